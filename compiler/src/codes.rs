@@ -1,0 +1,133 @@
+//! Every diagnostic code taskc can emit. Codes are stable: never renumber, only add.
+//! `docs/diagnostics.md` explains each one; a test keeps the two in step.
+
+use crate::diagnostic::Severity;
+
+macro_rules! codes {
+    ($( $variant:ident = $code:literal, $name:literal, $sev:ident, $summary:literal; )*) => {
+        /// A stable diagnostic code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $( $variant, )* }
+
+        impl Code {
+            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+
+            /// The stable code, e.g. `E0200`.
+            pub fn as_str(self) -> &'static str {
+                match self { $( Code::$variant => $code, )* }
+            }
+
+            /// A short kebab-case name, e.g. `unknown-field`.
+            pub fn name(self) -> &'static str {
+                match self { $( Code::$variant => $name, )* }
+            }
+
+            pub fn severity(self) -> Severity {
+                match self { $( Code::$variant => Severity::$sev, )* }
+            }
+
+            /// One line on what the code means.
+            pub fn summary(self) -> &'static str {
+                match self { $( Code::$variant => $summary, )* }
+            }
+
+            pub fn from_str(s: &str) -> Option<Code> {
+                match s { $( $code => Some(Code::$variant), )* _ => None }
+            }
+        }
+    };
+}
+
+codes! {
+    // E01xx: reading and syntax
+    InvalidUtf8        = "E0100", "invalid-utf8",        Error, "the file is not valid UTF-8";
+    EmptyFile          = "E0101", "empty-file",          Error, "the file holds no task";
+    NulByte            = "E0102", "nul-byte",            Error, "the file contains a NUL byte";
+    FileTooLarge       = "E0103", "file-too-large",      Error, "the file is larger than taskc reads";
+    UnexpectedToken    = "E0104", "unexpected-token",    Error, "the parser found something it did not expect here";
+    UnterminatedString = "E0105", "unterminated-string", Error, "a string is not closed";
+    UnclosedBlock      = "E0106", "unclosed-block",      Error, "a `{`, `[` or `(` is never closed";
+    UnexpectedClose    = "E0107", "unexpected-close",    Error, "a `}`, `]` or `)` closes nothing";
+    NestingTooDeep     = "E0108", "nesting-too-deep",    Error, "blocks or lists are nested deeper than taskc allows";
+    InvalidEscape      = "E0109", "invalid-escape",      Error, "a string contains an unknown escape sequence";
+
+    // E02xx: structure of the task
+    UnknownField       = "E0200", "unknown-field",       Error, "a statement names a field this block does not have";
+    DuplicateField     = "E0201", "duplicate-field",     Error, "a field that may appear once appears twice";
+    MissingField       = "E0202", "missing-field",       Error, "a required field is missing";
+    InvalidValue       = "E0203", "invalid-value",       Error, "a field's value has the wrong shape or type";
+    DuplicateName      = "E0204", "duplicate-name",      Error, "two repositories (or tasks) share a name";
+    UnknownRepository  = "E0205", "unknown-repository",  Error, "a name refers to no repository of the task";
+    InvalidName        = "E0206", "invalid-name",        Error, "a name is not a valid identifier";
+    UnknownKeyword     = "E0207", "unknown-keyword",     Error, "a value is not one of the words this field accepts";
+    TaskCount          = "E0208", "task-count",          Error, "a spec file must hold exactly one `task` block";
+
+    // E03xx: sources and files
+    BaseNotFullSha     = "E0300", "base-not-full-sha",   Error, "a base commit is not a full 40-hex SHA";
+    FileNotFound       = "E0301", "file-not-found",      Error, "a file or folder named by the spec does not exist";
+    PathEscapes        = "E0302", "path-escapes",        Error, "a path leaves the spec's folder";
+    MissingBase        = "E0303", "missing-base",        Error, "a git or bundle source has no base commit";
+    FileUnreadable     = "E0304", "file-unreadable",     Error, "a file named by the spec cannot be read as text";
+
+    // E04xx: patches
+    InvalidPatch       = "E0400", "invalid-patch",       Error, "a patch file is not a valid unified diff";
+    TestPatchTouchesCode = "W0401", "test-patch-touches-code", Warning, "a hidden test patch changes files that are not tests";
+    GoldTouchesOnlyTests = "W0402", "gold-touches-only-tests", Warning, "a gold patch changes only test files";
+    EmptyPatch         = "E0403", "empty-patch",         Error, "a patch file changes nothing";
+
+    // E05xx: repositories and their graph
+    TooFewTargets      = "E0500", "too-few-targets",     Error, "joint verification needs at least two target repositories";
+    SingleTarget       = "W0501", "single-target",       Warning, "the task has fewer than two target repositories";
+    UsesCycle          = "E0502", "uses-cycle",          Error, "`uses` edges form a cycle";
+    ContextScored      = "E0503", "context-scored",      Error, "a context repository has a gold patch or tests";
+    TargetIncomplete   = "E0504", "target-incomplete",   Error, "a target repository lacks a gold patch or a test block";
+    SelfUse            = "E0505", "self-use",            Error, "a repository `uses` itself";
+
+    // E06xx: relaxations and expectations
+    DropUnknownFile    = "E0600", "drop-unknown-file",   Error, "a `drop` names a test in a file the hidden test patch does not touch";
+    EditTextNotFound   = "E0601", "edit-text-not-found", Error, "an `edit`'s text does not occur in the added lines of the file";
+    EditTextAmbiguous  = "E0602", "edit-text-ambiguous", Error, "an `edit`'s text occurs more than once in the added lines of the file";
+    RelaxMissingRule   = "E0603", "relax-missing-rule",  Error, "a relaxation has no `rule`";
+    RelaxMissingReason = "E0604", "relax-missing-reason", Error, "a relaxation has no `because`";
+    EditUnknownFile    = "E0605", "edit-unknown-file",   Error, "an `edit` names a file the hidden test patch does not touch";
+    ExpectDropped      = "E0606", "expect-dropped",      Error, "a test is both expected and dropped";
+
+    // E07xx: environments and parsers
+    UnknownRecipe      = "E0700", "unknown-recipe",      Error, "the environment names no stdlib recipe";
+    UnknownParam       = "E0701", "unknown-param",       Error, "a recipe parameter the recipe does not declare";
+    ParamType          = "E0702", "param-type",          Error, "a recipe parameter has the wrong type";
+    MissingParam       = "E0703", "missing-param",       Error, "a required recipe parameter is missing";
+    UnknownParser      = "E0704", "unknown-parser",      Error, "a test block names no known log parser";
+
+    // W08xx: lints
+    PromptLeak         = "W0800", "prompt-leak",         Warning, "the prompt names an identifier that only the gold patch introduces";
+
+    // E09xx: lock files
+    StaleLock          = "W0900", "stale-lock",          Warning, "the lock file was written for other inputs; re-run `taskc verify`";
+    InvalidLock        = "E0901", "invalid-lock",        Error, "the lock file cannot be read";
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_prefixed_by_severity() {
+        let mut seen = std::collections::BTreeSet::new();
+        for c in Code::ALL {
+            assert!(seen.insert(c.as_str()), "duplicate {}", c.as_str());
+            let want = match c.severity() {
+                Severity::Error => 'E',
+                Severity::Warning => 'W',
+            };
+            assert!(c.as_str().starts_with(want), "{} prefix", c.as_str());
+            assert_eq!(Code::from_str(c.as_str()), Some(*c));
+        }
+    }
+}

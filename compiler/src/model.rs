@@ -1,0 +1,221 @@
+//! The checked task: what a spec means once the checker accepts it.
+//! Every file it names has been read, every patch parsed, every reference resolved.
+//! Lowering (`crate::lower`) turns it into plans.
+
+use std::collections::BTreeMap;
+
+use crate::patch::Patch;
+use crate::span::Span;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Task {
+    pub id: String,
+    /// The spec's path as given to taskc, with `/` separators (for messages only; never hashed).
+    pub spec_path: String,
+    pub title: Option<String>,
+    pub kind: TaskKind,
+    pub ecosystem: Option<String>,
+    pub languages: Vec<String>,
+    /// Source pull requests or issues the task was mined from.
+    pub links: Vec<String>,
+    pub prompt: Prompt,
+    pub verify: VerifyMode,
+    pub env: Environment,
+    /// Targets and context repositories, in declaration order.
+    pub repos: Vec<Repo>,
+}
+
+impl Task {
+    pub fn repo(&self, name: &str) -> Option<&Repo> {
+        self.repos.iter().find(|r| r.name == name)
+    }
+
+    pub fn targets(&self) -> impl Iterator<Item = &Repo> {
+        self.repos.iter().filter(|r| r.role == Role::Target)
+    }
+
+    pub fn contexts(&self) -> impl Iterator<Item = &Repo> {
+        self.repos.iter().filter(|r| r.role == Role::Context)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TaskKind {
+    Bugfix,
+    Feature,
+}
+
+impl TaskKind {
+    pub const WORDS: &'static [&'static str] = &["bugfix", "feature"];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Bugfix => "bugfix",
+            TaskKind::Feature => "feature",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum VerifyMode {
+    /// All 2^N subsets of gold patches; only the full set may pass.
+    Joint,
+    /// Each target fails at base and passes with its own gold.
+    PerRepo,
+}
+
+impl VerifyMode {
+    pub const WORDS: &'static [&'static str] = &["joint", "per-repo"];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerifyMode::Joint => "joint",
+            VerifyMode::PerRepo => "per-repo",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub text: String,
+    /// The file it came from, relative to the spec's folder, if not inline.
+    pub file: Option<String>,
+}
+
+/// A stdlib recipe and its (type-checked) parameters, defaults filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Environment {
+    pub recipe: String,
+    pub params: BTreeMap<String, ParamValue>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ParamValue {
+    Str(String),
+    Int(u64),
+    Bool(bool),
+    List(Vec<String>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// Scored: has a gold patch and hidden tests.
+    Target,
+    /// Visible to agents, may be edited, never scored.
+    Context,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Target => "target",
+            Role::Context => "context",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repo {
+    pub name: String,
+    pub role: Role,
+    pub source: Source,
+    /// Full 40-hex commit; required for git and bundle sources, optional for dir sources.
+    pub base: Option<String>,
+    pub gold: Option<PatchFile>,
+    /// Shell commands run in the task image, in order, in the repository's folder.
+    pub setup: Vec<String>,
+    /// Repositories whose working tree this repository's tests see.
+    pub uses: Vec<String>,
+    pub test: Option<TestBlock>,
+    pub relaxations: Vec<Relaxation>,
+    /// Where the repository was declared (for diagnostics after checking).
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Git { url: String },
+    /// A git bundle file, relative to the spec's folder; `digest` is the sha256 of its bytes.
+    Bundle { path: String, digest: String },
+    /// A plain folder, relative to the spec's folder; `digest` hashes its tree (paths, modes, bytes).
+    Dir { path: String, digest: String },
+}
+
+impl Source {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Source::Git { .. } => "git",
+            Source::Bundle { .. } => "bundle",
+            Source::Dir { .. } => "dir",
+        }
+    }
+}
+
+/// A patch file named by the spec: its path, bytes, sha256 and parsed form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchFile {
+    /// Relative to the spec's folder, `/`-separated.
+    pub path: String,
+    pub text: String,
+    /// sha256 of `text`, lowercase hex.
+    pub digest: String,
+    pub patch: Patch,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestBlock {
+    /// The hidden test patch: never in an image an agent can see.
+    pub patch: PatchFile,
+    /// Shell command that runs the tests, in the repository's folder.
+    pub run: String,
+    /// Name of a runtime log parser (`pytest`, `go-test-json`, …).
+    pub parser: String,
+    pub timeout_secs: u64,
+    pub expect: Expectations,
+}
+
+/// Tests the curator asserts must end up fail-to-pass or pass-to-pass.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Expectations {
+    pub f2p: Vec<String>,
+    pub p2p: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relaxation {
+    pub rule: Rule,
+    pub reason: String,
+    pub action: RelaxAction,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// Review rule 1: relax implementation-specific constraints.
+    ImplementationSpecific,
+    /// Review rule 2: remove checks of functionality the prompt never asked for.
+    Unrequested,
+}
+
+impl Rule {
+    pub const WORDS: &'static [&'static str] = &["implementation-specific", "unrequested"];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::ImplementationSpecific => "implementation-specific",
+            Rule::Unrequested => "unrequested",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RelaxAction {
+    /// Remove a test id (`file::name` or `file::Class::name`) from the oracle.
+    Drop { test: String },
+    /// Replace `replace` (occurring exactly once in the added lines of `file` in the
+    /// hidden test patch) with `with`.
+    Edit {
+        file: String,
+        replace: String,
+        with: String,
+    },
+}
+
+/// Default per-run test timeout, seconds.
+pub const DEFAULT_TEST_TIMEOUT_SECS: u64 = 1800;

@@ -1,0 +1,114 @@
+//! The compiler's [`Loader`] over the real file system, rooted at a spec's folder.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use taskc_compiler::loader::{EntryKind, LoadError, Loader};
+
+/// Reads files below `root` (a spec's folder); refuses anything that resolves outside it.
+#[derive(Debug, Clone)]
+pub struct FsLoader {
+    root: PathBuf,
+}
+
+impl FsLoader {
+    pub fn new(root: impl Into<PathBuf>) -> FsLoader {
+        FsLoader { root: root.into() }
+    }
+
+    fn resolve(&self, rel: &str) -> Result<PathBuf, LoadError> {
+        let path = self.root.join(rel);
+        let canon = path.canonicalize().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => LoadError::NotFound,
+            _ => LoadError::Other(e.to_string()),
+        })?;
+        let root = self
+            .root
+            .canonicalize()
+            .map_err(|e| LoadError::Other(e.to_string()))?;
+        if !canon.starts_with(&root) {
+            return Err(LoadError::Escapes);
+        }
+        Ok(canon)
+    }
+}
+
+fn io_err(e: std::io::Error) -> LoadError {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => LoadError::NotFound,
+        _ => LoadError::Other(e.to_string()),
+    }
+}
+
+impl Loader for FsLoader {
+    fn read(&self, path: &str) -> Result<Vec<u8>, LoadError> {
+        let p = self.resolve(path)?;
+        if p.is_dir() {
+            return Err(LoadError::Other("is a folder, not a file".into()));
+        }
+        std::fs::read(p).map_err(io_err)
+    }
+
+    fn kind(&self, path: &str) -> Result<EntryKind, LoadError> {
+        let p = self.resolve(path)?;
+        let md = std::fs::metadata(p).map_err(io_err)?;
+        Ok(if md.is_dir() {
+            EntryKind::Dir
+        } else {
+            EntryKind::File
+        })
+    }
+
+    fn dir_digest(&self, path: &str) -> Result<String, LoadError> {
+        let root = self.resolve(path)?;
+        let mut files = Vec::new();
+        walk(&root, &root, &mut files).map_err(io_err)?;
+        files.sort();
+        let mut h = Sha256::new();
+        for rel in files {
+            let full = root.join(&rel);
+            let bytes = std::fs::read(&full).map_err(io_err)?;
+            let mode = if is_executable(&full) { "100755" } else { "100644" };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            h.update(rel.as_bytes());
+            h.update([0]);
+            h.update(mode.as_bytes());
+            h.update([0]);
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+        Ok(hex::encode(h.finalize()))
+    }
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let ty = entry.file_type()?;
+        let path = entry.path();
+        if ty.is_dir() {
+            if entry.file_name() == ".git" {
+                continue;
+            }
+            walk(root, &path, out)?;
+        } else if ty.is_file() {
+            if let Ok(rel) = path.strip_prefix(root) {
+                out.push(rel.to_path_buf());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+#[cfg(not(unix))]
+fn is_executable(_: &Path) -> bool {
+    false
+}

@@ -1,0 +1,44 @@
+//! taskc's standard library: environment recipes (a TOML manifest declaring typed
+//! parameters, base image and local variant, plus a tera Dockerfile template each) and the
+//! names of the test-log parsers the runtime implements. Everything is embedded at build
+//! time, so the compiler reads it without I/O.
+
+/// One recipe as shipped: `recipes/<name>.toml` and `recipes/<name>.Dockerfile.tera`.
+#[derive(Debug, Clone, Copy)]
+pub struct RecipeSource {
+    pub name: &'static str,
+    pub manifest: &'static str,
+    pub template: &'static str,
+}
+
+macro_rules! recipe {
+    ($name:literal) => {
+        RecipeSource {
+            name: $name,
+            manifest: include_str!(concat!("../recipes/", $name, ".toml")),
+            template: include_str!(concat!("../recipes/", $name, ".Dockerfile.tera")),
+        }
+    };
+}
+
+/// Every recipe, sorted by name.
+pub const RECIPES: &[RecipeSource] = &[recipe!("generic"), recipe!("python")];
+
+pub fn recipe(name: &str) -> Option<&'static RecipeSource> {
+    RECIPES.iter().find(|r| r.name == name)
+}
+
+/// Names of the test-log parsers a `test { parser … }` may name, sorted.
+/// The runtime has one implementation per name (a runtime test checks it).
+pub const PARSERS: &[&str] = &["cargo", "go-test-json", "jest-json", "junit-xml", "pytest", "tap"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recipes_and_parsers_are_sorted() {
+        assert!(RECIPES.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(PARSERS.windows(2).all(|w| w[0] < w[1]));
+    }
+}
