@@ -1,0 +1,3 @@
+module github.com/example-org/acme-go
+
+go 1.19
