@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what taskc's tests and examples need on a fresh Debian machine of this kind
+# (rust-docker: Rust toolchain + Docker Engine present, no container registry).
+# Idempotent: re-running it does nothing that is already done.
+set -euo pipefail
+
+need_apt=()
+command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || need_apt+=(debootstrap)
+command -v git >/dev/null 2>&1 || need_apt+=(git)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]} from Debian's packages"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# The local backend runs the python examples with the host's python3 and pytest.
+if ! python3 -c 'import pytest' >/dev/null 2>&1; then
+  echo "setup: installing pytest from PyPI"
+  python3 -m pip install --quiet pytest
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  echo "setup: the Docker Engine does not answer (docker info failed)." >&2
+  echo "       Start it (e.g. 'service docker start') or run the suite with TASKC_SKIP_DOCKER=1." >&2
+  exit 1
+fi
+
+# Base image built from nothing (debootstrap + docker import); reused by tag when present.
+cargo build --quiet --bin taskc
+./target/debug/taskc image bootstrap
