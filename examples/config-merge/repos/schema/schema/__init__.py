@@ -1,0 +1,5 @@
+"""Declarative schemas for configuration tables."""
+
+from .core import REQUIRED, Field, Section
+
+__all__ = ["REQUIRED", "Field", "Section"]
