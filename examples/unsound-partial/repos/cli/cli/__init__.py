@@ -1,0 +1,1 @@
+"""du-lite: list large files."""
