@@ -10,6 +10,7 @@ pub mod fmt;
 pub mod loader;
 pub mod model;
 pub mod patch;
+pub mod recipe;
 pub mod source;
 pub mod span;
 pub mod syntax;

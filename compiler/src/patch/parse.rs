@@ -1,8 +1,14 @@
 //! The unified-diff parser.
+//!
+//! Accepts what `git diff` / `git format-patch` write (`diff --git` with extended headers,
+//! renames, mode changes, binary markers) and plain `---`/`+++` diffs. Text before the first
+//! file header (an e-mail preamble) is ignored. Hunk line counts are checked against the hunk
+//! header. Line texts and spans exclude the line ending (`\n` or `\r\n`).
 
-use super::Patch;
+use super::{FilePatch, Hunk, HunkLine, LineKind, Patch};
 use crate::span::Span;
 
+/// Why a patch is not a valid unified diff, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatchError {
     pub message: String,
@@ -11,7 +17,614 @@ pub struct PatchError {
     pub help: Option<String>,
 }
 
-pub fn parse_patch(text: &str) -> Result<Patch, PatchError> {
-    let _ = text;
-    todo!("patch parser: see issue 2")
+impl PatchError {
+    fn new(message: impl Into<String>, span: Span, help: impl Into<String>) -> PatchError {
+        PatchError {
+            message: message.into(),
+            span,
+            help: Some(help.into()),
+        }
+    }
 }
+
+impl std::fmt::Display for PatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for PatchError {}
+
+/// Parse a unified diff. An input without any file header yields an empty [`Patch`]
+/// (the caller decides whether that is an error).
+pub fn parse_patch(text: &str) -> Result<Patch, PatchError> {
+    Parser::new(text).run()
+}
+
+/// One physical line: its text without the line ending, and its span.
+#[derive(Debug, Clone, Copy)]
+struct Line<'a> {
+    text: &'a str,
+    span: Span,
+}
+
+fn split_lines(text: &str) -> Vec<Line<'_>> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    while start < text.len() {
+        let end = memchr_newline(bytes, start).unwrap_or(text.len());
+        let mut content_end = end;
+        if content_end > start && bytes[content_end - 1] == b'\r' {
+            content_end -= 1;
+        }
+        lines.push(Line {
+            text: &text[start..content_end],
+            span: Span::new(start, content_end),
+        });
+        start = end + 1;
+    }
+    lines
+}
+
+fn memchr_newline(bytes: &[u8], from: usize) -> Option<usize> {
+    bytes[from..]
+        .iter()
+        .position(|b| *b == b'\n')
+        .map(|i| i + from)
+}
+
+/// A file patch being assembled.
+struct Building {
+    file: FilePatch,
+    /// Saw `---`/`+++` lines.
+    has_file_lines: bool,
+    /// Saw an extended header that makes a hunk-less change meaningful (mode, rename, copy,
+    /// new/deleted file, binary).
+    meaningful_header: bool,
+    /// The header line that started this file (for errors).
+    header: Span,
+}
+
+struct Parser<'a> {
+    lines: Vec<Line<'a>>,
+    pos: usize,
+    files: Vec<FilePatch>,
+    current: Option<Building>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Parser<'a> {
+        Parser {
+            lines: split_lines(text),
+            pos: 0,
+            files: Vec::new(),
+            current: None,
+        }
+    }
+
+    fn peek(&self, offset: usize) -> Option<Line<'a>> {
+        self.lines.get(self.pos + offset).copied()
+    }
+
+    fn run(mut self) -> Result<Patch, PatchError> {
+        while let Some(line) = self.peek(0) {
+            let t = line.text;
+            if let Some(rest) = t.strip_prefix("diff --git ") {
+                self.finish()?;
+                let (old, new) = parse_git_header_paths(rest);
+                self.current = Some(Building {
+                    file: FilePatch {
+                        old_path: old,
+                        new_path: new,
+                        hunks: Vec::new(),
+                        binary: false,
+                        span: line.span,
+                    },
+                    has_file_lines: false,
+                    meaningful_header: false,
+                    header: line.span,
+                });
+                self.pos += 1;
+                self.extended_headers()?;
+            } else if t.starts_with("--- ") && self.is_plus_header(1) {
+                self.file_lines(line)?;
+            } else if t.starts_with("@@@") {
+                return Err(PatchError::new(
+                    "combined diffs (`@@@`) are not supported",
+                    line.span,
+                    "write the patch with `git diff` against a single parent",
+                ));
+            } else if t.starts_with("@@ ") || t == "@@" {
+                self.hunk(line)?;
+            } else {
+                // Preamble, trailer (`-- ` signature) or commentary between files.
+                self.pos += 1;
+            }
+        }
+        self.finish()?;
+        Ok(Patch { files: self.files })
+    }
+
+    fn is_plus_header(&self, offset: usize) -> bool {
+        self.peek(offset)
+            .is_some_and(|l| l.text.starts_with("+++ "))
+    }
+
+    /// The lines after `diff --git` up to `---` or a hunk or the next file.
+    fn extended_headers(&mut self) -> Result<(), PatchError> {
+        while let Some(line) = self.peek(0) {
+            let t = line.text;
+            let Some(cur) = self.current.as_mut() else {
+                return Ok(());
+            };
+            if t.starts_with("diff --git ") || t.starts_with("@@") {
+                return Ok(());
+            }
+            if t.starts_with("--- ")
+                && self
+                    .lines
+                    .get(self.pos + 1)
+                    .is_some_and(|l| l.text.starts_with("+++ "))
+            {
+                return Ok(());
+            }
+            if t.starts_with("new file mode ") {
+                cur.file.old_path = None;
+                cur.meaningful_header = true;
+            } else if t.starts_with("deleted file mode ") {
+                cur.file.new_path = None;
+                cur.meaningful_header = true;
+            } else if let Some(p) = t
+                .strip_prefix("rename from ")
+                .or_else(|| t.strip_prefix("copy from "))
+            {
+                cur.file.old_path = Some(unquote(p));
+                cur.meaningful_header = true;
+            } else if let Some(p) = t
+                .strip_prefix("rename to ")
+                .or_else(|| t.strip_prefix("copy to "))
+            {
+                cur.file.new_path = Some(unquote(p));
+                cur.meaningful_header = true;
+            } else if t.starts_with("old mode ")
+                || t.starts_with("new mode ")
+                || t.starts_with("similarity index ")
+                || t.starts_with("dissimilarity index ")
+            {
+                cur.meaningful_header = true;
+            } else if t.starts_with("index ") {
+                // Blob ids: nothing to keep.
+            } else if t.starts_with("Binary files ") && t.ends_with(" differ") {
+                cur.file.binary = true;
+                cur.meaningful_header = true;
+            } else if t == "GIT binary patch" {
+                cur.file.binary = true;
+                cur.meaningful_header = true;
+                cur.file.span = cur.file.span.to(line.span);
+                self.pos += 1;
+                // Skip the base85 literal/delta blocks up to the next file.
+                while let Some(l) = self.peek(0) {
+                    if l.text.starts_with("diff --git ") {
+                        break;
+                    }
+                    if let Some(c) = self.current.as_mut() {
+                        if !l.text.is_empty() && !l.text.starts_with("-- ") && l.text != "--" {
+                            c.file.span = c.file.span.to(l.span);
+                        }
+                    }
+                    self.pos += 1;
+                }
+                return Ok(());
+            } else {
+                // Anything else ends the header block (e.g. trailing commentary).
+                return Ok(());
+            }
+            cur.file.span = cur.file.span.to(line.span);
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    /// `--- old` followed by `+++ new`.
+    fn file_lines(&mut self, minus: Line<'a>) -> Result<(), PatchError> {
+        let Some(plus) = self.peek(1) else {
+            return Ok(());
+        };
+        let old = file_line_path(&minus.text[4..], "a/");
+        let new = file_line_path(&plus.text[4..], "b/");
+        // Within a `diff --git` whose header has not yet seen `---`, these lines belong to it.
+        let continues = self
+            .current
+            .as_ref()
+            .is_some_and(|c| !c.has_file_lines && c.file.hunks.is_empty() && !c.file.binary);
+        if !continues {
+            self.finish()?;
+            self.current = Some(Building {
+                file: FilePatch {
+                    old_path: None,
+                    new_path: None,
+                    hunks: Vec::new(),
+                    binary: false,
+                    span: minus.span,
+                },
+                has_file_lines: false,
+                meaningful_header: false,
+                header: minus.span,
+            });
+        }
+        if let Some(cur) = self.current.as_mut() {
+            cur.has_file_lines = true;
+            cur.file.old_path = old;
+            cur.file.new_path = new;
+            cur.file.span = cur.file.span.to(plus.span);
+        }
+        self.pos += 2;
+        Ok(())
+    }
+
+    fn hunk(&mut self, header: Line<'a>) -> Result<(), PatchError> {
+        if self.current.is_none() {
+            return Err(PatchError::new(
+                "hunk before any file header",
+                header.span,
+                "a hunk must follow `--- a/<path>` and `+++ b/<path>` lines naming the file it changes",
+            ));
+        }
+        let (old_start, old_len, new_start, new_len) = parse_hunk_header(header.text).ok_or_else(|| {
+            PatchError::new(
+                format!("malformed hunk header `{}`", header.text),
+                header.span,
+                "a hunk header looks like `@@ -12,7 +12,8 @@` (old start,count and new start,count)",
+            )
+        })?;
+        self.pos += 1;
+        let mut lines = Vec::new();
+        let (mut old_left, mut new_left) = (old_len, new_len);
+        let (mut seen_removed, mut seen_added, mut seen_context) = (0u32, 0u32, 0u32);
+        let mut span = header.span;
+        while old_left > 0 || new_left > 0 {
+            let Some(line) = self.peek(0) else {
+                break;
+            };
+            let t = line.text;
+            let kind = match t.as_bytes().first() {
+                Some(b' ') => LineKind::Context,
+                Some(b'+') => LineKind::Added,
+                Some(b'-') => LineKind::Removed,
+                // Some tools strip the single space of an empty context line.
+                None if old_left > 0 && new_left > 0 => LineKind::Context,
+                Some(b'\\') => {
+                    self.pos += 1;
+                    span = span.to(line.span);
+                    continue;
+                }
+                _ => {
+                    if t.starts_with("@@") || t.starts_with("diff --git ") || t.is_empty() {
+                        break;
+                    }
+                    return Err(PatchError::new(
+                        format!("unexpected line in hunk: `{}`", shorten(t)),
+                        line.span,
+                        "every line of a hunk starts with ` ` (context), `+` (added), `-` (removed) or `\\` (no newline marker); was the patch edited by hand or re-wrapped?",
+                    ));
+                }
+            };
+            let body = if t.is_empty() { "" } else { &t[1..] };
+            match kind {
+                LineKind::Context => {
+                    if old_left == 0 || new_left == 0 {
+                        break;
+                    }
+                    old_left -= 1;
+                    new_left -= 1;
+                    seen_context += 1;
+                }
+                LineKind::Added => {
+                    if new_left == 0 {
+                        break;
+                    }
+                    new_left -= 1;
+                    seen_added += 1;
+                }
+                LineKind::Removed => {
+                    if old_left == 0 {
+                        break;
+                    }
+                    old_left -= 1;
+                    seen_removed += 1;
+                }
+            }
+            lines.push(HunkLine {
+                kind,
+                text: body.to_string(),
+                span: line.span,
+            });
+            span = span.to(line.span);
+            self.pos += 1;
+        }
+        if old_left > 0 || new_left > 0 {
+            return Err(PatchError::new(
+                count_message(
+                    old_len,
+                    new_len,
+                    seen_removed + seen_context,
+                    seen_added + seen_context,
+                ),
+                header.span,
+                "the counts in `@@ -start,count +start,count @@` must match the hunk's lines; regenerate the patch with `git diff` rather than editing it by hand",
+            ));
+        }
+        // A trailing `\ No newline at end of file`.
+        while let Some(l) = self.peek(0) {
+            if l.text.starts_with('\\') {
+                span = span.to(l.span);
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+        if let Some(next) = self.peek(0) {
+            if is_hunk_body_line(next.text)
+                && !(next.text.starts_with("--- ") && self.is_plus_header(1))
+            {
+                return Err(self.too_many_lines(
+                    header.span,
+                    next,
+                    (old_len, new_len),
+                    (seen_removed + seen_context, seen_added + seen_context),
+                ));
+            }
+        }
+        if let Some(cur) = self.current.as_mut() {
+            cur.file.span = cur.file.span.to(span);
+            cur.file.hunks.push(Hunk {
+                old_start,
+                old_len,
+                new_start,
+                new_len,
+                lines,
+                span,
+            });
+        }
+        Ok(())
+    }
+
+    /// The hunk whose header is `header` goes on past its counts at `first_extra`.
+    fn too_many_lines(
+        &self,
+        header: Span,
+        first_extra: Line<'a>,
+        (old_len, new_len): (u32, u32),
+        (old_seen, new_seen): (u32, u32),
+    ) -> PatchError {
+        let (mut extra_old, mut extra_new) = (0u32, 0u32);
+        let mut i = self.pos;
+        while let Some(l) = self.lines.get(i) {
+            match l.text.as_bytes().first() {
+                Some(b' ') => {
+                    extra_old += 1;
+                    extra_new += 1;
+                }
+                Some(b'+') if !l.text.starts_with("+++ ") => extra_new += 1,
+                Some(b'-') if !l.text.starts_with("--- ") && !l.text.starts_with("-- ") => {
+                    extra_old += 1
+                }
+                Some(b'\\') => {}
+                _ => break,
+            }
+            i += 1;
+        }
+        let mut err = PatchError::new(
+            count_message(old_len, new_len, old_seen + extra_old, new_seen + extra_new),
+            header,
+            "the counts in `@@ -start,count +start,count @@` must match the hunk's lines; regenerate the patch with `git diff` rather than editing it by hand",
+        );
+        if extra_old == 0 && extra_new == 0 {
+            err.message = format!(
+                "unexpected line after hunk: `{}`",
+                shorten(first_extra.text)
+            );
+            err.span = first_extra.span;
+        }
+        err
+    }
+
+    /// Close the file being built, checking it changes something.
+    fn finish(&mut self) -> Result<(), PatchError> {
+        let Some(b) = self.current.take() else {
+            return Ok(());
+        };
+        if b.file.hunks.is_empty() && !b.file.binary && (b.has_file_lines || !b.meaningful_header) {
+            return Err(PatchError::new(
+                format!("file header for `{}` has no hunks", display_path(&b.file)),
+                b.header,
+                "a file's `---`/`+++` lines must be followed by at least one `@@ … @@` hunk; remove the header or regenerate the patch",
+            ));
+        }
+        self.files.push(b.file);
+        Ok(())
+    }
+}
+
+fn display_path(f: &FilePatch) -> &str {
+    let p = f.path();
+    if p.is_empty() {
+        "?"
+    } else {
+        p
+    }
+}
+
+fn is_hunk_body_line(t: &str) -> bool {
+    matches!(t.as_bytes().first(), Some(b' ' | b'+' | b'-'))
+        && !t.starts_with("-- ")
+        && t != "--"
+        && !t.starts_with("diff --git ")
+}
+
+fn count_message(old_len: u32, new_len: u32, old_seen: u32, new_seen: u32) -> String {
+    // Prefer the side that differs; say "added" for the new side, "removed" for the old.
+    let plural = |n: u32| if n == 1 { "" } else { "s" };
+    if new_len != new_seen {
+        format!(
+            "hunk says {new_len} new-side line{} (added + context), found {new_seen}",
+            plural(new_len)
+        )
+    } else {
+        format!(
+            "hunk says {old_len} old-side line{} (removed + context), found {old_seen}",
+            plural(old_len)
+        )
+    }
+}
+
+fn shorten(t: &str) -> String {
+    const MAX: usize = 60;
+    if t.chars().count() <= MAX {
+        t.to_string()
+    } else {
+        let s: String = t.chars().take(MAX).collect();
+        format!("{s}…")
+    }
+}
+
+/// `@@ -l[,s] +l[,s] @@[ section]`.
+fn parse_hunk_header(t: &str) -> Option<(u32, u32, u32, u32)> {
+    let rest = t.strip_prefix("@@ -")?;
+    let end = rest.find(" @@")?;
+    let ranges = &rest[..end];
+    let (old, new) = ranges.split_once(" +")?;
+    let (os, ol) = parse_range(old)?;
+    let (ns, nl) = parse_range(new)?;
+    Some((os, ol, ns, nl))
+}
+
+fn parse_range(s: &str) -> Option<(u32, u32)> {
+    let num = |x: &str| -> Option<u32> {
+        if x.is_empty() || !x.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        x.parse().ok()
+    };
+    match s.split_once(',') {
+        Some((a, b)) => Some((num(a)?, num(b)?)),
+        None => Some((num(s)?, 1)),
+    }
+}
+
+/// The path on a `---`/`+++` line: strip a trailing tab+timestamp, `/dev/null` → None,
+/// strip the `a/`/`b/` prefix.
+fn file_line_path(raw: &str, prefix: &str) -> Option<String> {
+    let raw = raw.split('\t').next().unwrap_or(raw);
+    let raw = raw.trim_end();
+    let p = unquote(raw);
+    if p == "/dev/null" {
+        return None;
+    }
+    Some(p.strip_prefix(prefix).map(str::to_string).unwrap_or(p))
+}
+
+/// `a/x b/y` (possibly quoted) from a `diff --git` line.
+fn parse_git_header_paths(rest: &str) -> (Option<String>, Option<String>) {
+    let strip = |s: String, prefix: &str| s.strip_prefix(prefix).map(str::to_string).unwrap_or(s);
+    if rest.starts_with('"') {
+        if let Some((first, tail)) = split_quoted(rest) {
+            let second = unquote(tail.trim_start());
+            return (Some(strip(first, "a/")), Some(strip(second, "b/")));
+        }
+    }
+    if let Some(idx) = rest.find(" \"b/") {
+        let second = unquote(&rest[idx + 1..]);
+        return (
+            Some(strip(rest[..idx].to_string(), "a/")),
+            Some(strip(second, "b/")),
+        );
+    }
+    // Unquoted: `a/P b/P`; with equal halves the split is unambiguous even if P has spaces.
+    let bytes = rest.len();
+    if bytes % 2 == 1 {
+        let half = bytes / 2;
+        if rest.is_char_boundary(half) && rest.as_bytes()[half] == b' ' {
+            let (a, b) = (&rest[..half], &rest[half + 1..]);
+            if a.len() > 2 && b.len() > 2 && a[2..] == b[2..] {
+                return (
+                    Some(strip(a.to_string(), "a/")),
+                    Some(strip(b.to_string(), "b/")),
+                );
+            }
+        }
+    }
+    match rest.find(" b/") {
+        Some(idx) => (
+            Some(strip(rest[..idx].to_string(), "a/")),
+            Some(strip(rest[idx + 1..].to_string(), "b/")),
+        ),
+        None => match rest.split_once(' ') {
+            Some((a, b)) => (Some(a.to_string()), Some(b.to_string())),
+            None => (Some(rest.to_string()), Some(rest.to_string())),
+        },
+    }
+}
+
+/// Split a leading C-quoted string off `s`: returns its unquoted value and the rest.
+fn split_quoted(s: &str) -> Option<(String, &str)> {
+    let mut escaped = false;
+    for (i, c) in s.char_indices().skip(1) {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == '"' {
+            return Some((unquote(&s[..=i]), &s[i + 1..]));
+        }
+    }
+    None
+}
+
+/// Git quotes paths with unusual bytes as C strings with octal escapes.
+fn unquote(s: &str) -> String {
+    let Some(inner) = s.strip_prefix('"').and_then(|x| x.strip_suffix('"')) else {
+        return s.to_string();
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(inner.len());
+    let b = inner.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 1 < b.len() {
+            let c = b[i + 1];
+            let simple = match c {
+                b'n' => Some(b'\n'),
+                b't' => Some(b'\t'),
+                b'r' => Some(b'\r'),
+                b'"' => Some(b'"'),
+                b'\\' => Some(b'\\'),
+                b'a' => Some(7),
+                b'b' => Some(8),
+                b'f' => Some(12),
+                b'v' => Some(11),
+                _ => None,
+            };
+            if let Some(v) = simple {
+                out.push(v);
+                i += 2;
+                continue;
+            }
+            if i + 3 < b.len() && b[i + 1..i + 4].iter().all(|d| (b'0'..=b'7').contains(d)) {
+                let v = (b[i + 1] - b'0') as u32 * 64
+                    + (b[i + 2] - b'0') as u32 * 8
+                    + (b[i + 3] - b'0') as u32;
+                out.push(v as u8);
+                i += 4;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+#[path = "parse_tests.rs"]
+mod tests;
