@@ -11,7 +11,9 @@ tests passed. It derives F2P (fail at base, pass with all gold) and P2P (pass at
 both) and gives the verdict of `verify joint` (only the full gold set passes) or
 `verify per-repo` (each target fails at base and passes with its gold).
 
-Usage: python3 examples/verify-by-hand.py examples/cookie-split/cookie-split.task [-v]
+Usage: python3 examples/verify-by-hand.py examples/cookie-split/cookie-split.task [-v] [--raw]
+  -v     print every test log
+  --raw  ignore the `relax` blocks (shows what the review changed)
 
 It reads only the subset of the language the examples use (one statement per
 line), with regular expressions: it is a test aid, not a parser.
@@ -74,7 +76,7 @@ def load(path):
         }
     for name, body in blocks(text, "context"):
         task["context"][name] = {"source": call(body, "source")}
-    for name, body in blocks(text, "relax"):
+    for name, body in blocks(text, "relax") if "--raw" not in sys.argv else ():
         repo = task["repos"][name]
         repo["drop"] |= set(re.findall(r'^\s*drop\s+"([^"]*)"', body, re.M))
         for m in re.finditer(r'^\s*edit\s+"([^"]*)"\s*\{(.*?)^\s*\}', body, re.M | re.S):
@@ -195,19 +197,26 @@ def main():
                 print(f"   EXPECT {kind} {t}: not observed")
                 sound = False
 
-    def passes(results, only=None):
+    def passes(results, only=None, kinds=(f2p, p2p)):
         return all(
-            results[n].get(t, False) for n in names if only in (None, n) for t in f2p[n] + p2p[n]
+            results[n].get(t, False) for n in names if only in (None, n) for kind in kinds for t in kind[n]
         )
 
     if task["verify"] == "joint":
-        print("== joint truth table (F2P+P2P of every target)")
+        print("== joint truth table: F2P+P2P of every target (and F2P alone)")
         for k in range(len(names) + 1):
             for subset in itertools.combinations(names, k):
                 results = gold if len(subset) == len(names) else base if not subset else run_config(task, set(subset), verbose)
                 ok = passes(results)
                 failing = sorted(f"{n}:{t}" for n in names for t in f2p[n] + p2p[n] if not results[n].get(t, False))
-                print(f"   gold {{{', '.join(subset)}}}: {'PASS' if ok else 'fail'}  {len(failing)} failing")
+                f2p_ok = passes(results, kinds=(f2p,))
+                print(
+                    f"   gold {{{', '.join(subset)}}}: {'PASS' if ok else 'fail'}  {len(failing)} failing"
+                    f"  (F2P alone: {'PASS' if f2p_ok else 'fail'})"
+                )
+                if verbose or 0 < len(failing) <= 6:
+                    for t in failing:
+                        print(f"      failing {t}")
                 if ok != (len(subset) == len(names)):
                     sound = False
     else:
