@@ -1,0 +1,119 @@
+//! The plan's two images as backend builds: the environment image (the recipe's rendered
+//! Dockerfile, or its local variant) and the task image (every repository materialised at
+//! base under `/work/<name>`, then the setup commands). Neither holds a gold patch or a
+//! hidden test: those are uploaded into runs only.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use taskc_compiler::plan::Plan;
+
+use super::script::sh_quote;
+use crate::backend::{ContextFile, ImageBuild, IMAGE_LABEL};
+
+/// Docker tag of a plan image id (`img-…`).
+pub fn tag(kind: &str, id: &str) -> String {
+    format!("taskc/{kind}:{id}")
+}
+
+/// The environment image build of `plan`.
+pub fn env_build(plan: &Plan, base_image: &str) -> ImageBuild {
+    let env = &plan.images.environment;
+    let mut labels = BTreeMap::new();
+    labels.insert(IMAGE_LABEL.to_string(), env.id.clone());
+    labels.insert("taskc.recipe".to_string(), env.recipe.clone());
+    labels.insert("taskc.base".to_string(), base_image.to_string());
+    ImageBuild {
+        tag: tag("env", &env.id),
+        dockerfile: env.dockerfile.clone(),
+        context: Vec::new(),
+        labels,
+        local_setup: env.local.setup.clone(),
+        local_requires: env.local.requires.clone(),
+    }
+}
+
+/// The task image build of `plan`, from repositories already materialised (one synthetic
+/// commit each) in the given folders.
+pub fn task_build(plan: &Plan, repos: &BTreeMap<String, PathBuf>) -> std::io::Result<ImageBuild> {
+    let img = &plan.images.task;
+    let mut context = Vec::new();
+    for r in &img.repos {
+        let Some(dir) = repos.get(&r.name) else {
+            return Err(std::io::Error::other(format!(
+                "repository `{}` was not materialised",
+                r.name
+            )));
+        };
+        collect(dir, dir, &format!("work/{}", r.name), &mut context)?;
+    }
+    context.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut df = format!("FROM {}\nCOPY work/ /work/\n", tag("env", &img.from));
+    let mut local_setup = Vec::new();
+    for r in &img.repos {
+        for cmd in &r.setup {
+            df.push_str(&format!(
+                "RUN cd {} && bash -euo pipefail -c {}\n",
+                sh_quote(&r.path),
+                sh_quote(cmd)
+            ));
+            local_setup.push(format!("cd work/{} && {}", sh_quote(&r.name), cmd));
+        }
+    }
+    df.push_str("WORKDIR /work\n");
+    let mut labels = BTreeMap::new();
+    labels.insert(IMAGE_LABEL.to_string(), img.id.clone());
+    labels.insert("taskc.task".to_string(), plan.task.id.clone());
+    Ok(ImageBuild {
+        tag: tag("task", &img.id),
+        dockerfile: df,
+        context,
+        labels,
+        local_setup,
+        local_requires: plan.images.environment.local.requires.clone(),
+    })
+}
+
+fn collect(
+    root: &Path,
+    dir: &Path,
+    prefix: &str,
+    out: &mut Vec<ContextFile>,
+) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let ty = entry.file_type()?;
+        let path = entry.path();
+        if ty.is_dir() {
+            collect(root, &path, prefix, out)?;
+        } else if ty.is_file() {
+            let rel = path
+                .strip_prefix(root)
+                .map_err(std::io::Error::other)?
+                .to_string_lossy()
+                .replace('\\', "/");
+            let mode = file_mode(&entry.metadata()?);
+            out.push(ContextFile {
+                path: format!("{prefix}/{rel}"),
+                bytes: std::fs::read(&path)?,
+                mode,
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn file_mode(md: &std::fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    if md.permissions().mode() & 0o111 != 0 {
+        0o755
+    } else {
+        0o644
+    }
+}
+
+#[cfg(not(unix))]
+fn file_mode(_: &std::fs::Metadata) -> u32 {
+    0o644
+}

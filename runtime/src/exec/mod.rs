@@ -1,0 +1,13 @@
+//! Executing plans: images, run scripts, the scheduler, interpretation of logs, and the
+//! result store.
+
+pub mod images;
+pub mod interpret;
+pub mod progress;
+pub mod scheduler;
+pub mod script;
+pub mod store;
+
+pub use progress::{Event, Progress, ProgressStyle};
+pub use scheduler::{ExecError, Execution, Executor, Job};
+pub use store::ResultStore;

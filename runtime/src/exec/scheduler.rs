@@ -1,0 +1,223 @@
+//! Executing a plan's runs on a backend: each image built once, up to `jobs` runs at
+//! once, every result stored by run id as soon as it is known, cached results reused,
+//! Ctrl-C stops new work and removes this session's containers.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use taskc_compiler::plan::Run;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use super::interpret::interpret;
+use super::progress::{Event, Progress};
+use super::script;
+use super::store::ResultStore;
+use crate::backend::{Backend, BackendError, ImageBuild, Limits, RunRequest};
+use crate::results::RunResult;
+
+/// Why executing a plan stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error("{0}")]
+    Script(#[from] script::ScriptError),
+    #[error("cannot store a run result in {path}: {source}")]
+    Store {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("interrupted: {finished} results kept; re-run to resume")]
+    Interrupted { finished: usize },
+    #[error("{0}")]
+    Prepare(String),
+}
+
+/// What one execution did.
+#[derive(Debug, Clone, Default)]
+pub struct Execution {
+    /// Results per run id, one per repetition.
+    pub results: BTreeMap<String, Vec<RunResult>>,
+    /// Runs executed now.
+    pub executed: usize,
+    /// Runs whose result was already stored.
+    pub cached: usize,
+    pub wall: Duration,
+}
+
+/// One plan execution's settings.
+pub struct Executor {
+    pub backend: Arc<dyn Backend>,
+    pub store: ResultStore,
+    /// Labels every container of this invocation (for Ctrl-C cleanup).
+    pub session: String,
+    pub jobs: usize,
+    pub limits: Limits,
+    /// Environment variables for every run (the recipe's local variant on the local backend).
+    pub env: BTreeMap<String, String>,
+    pub progress: Arc<Progress>,
+}
+
+/// A run together with the key its result is stored under (the run id, or the run id and a
+/// prediction's digest when scoring) and the agent patches it applies.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub run: Run,
+    pub key: String,
+    pub predictions: BTreeMap<String, String>,
+}
+
+impl Executor {
+    /// Build `build` unless the backend already has it.
+    pub async fn ensure_image(&self, build: &ImageBuild) -> Result<(), ExecError> {
+        let start = Instant::now();
+        self.backend.ensure_image(build).await?;
+        let secs = start.elapsed().as_secs_f64();
+        self.progress.emit(Event::ImageReady {
+            image: build.tag.clone(),
+            cached: secs < 0.5,
+            secs,
+        });
+        Ok(())
+    }
+
+    /// Execute `jobs` from image `image` (patch texts in `blobs`), each `repeat` times,
+    /// reusing stored results.
+    pub async fn execute(
+        &self,
+        image: &str,
+        blobs: &BTreeMap<String, String>,
+        jobs: Vec<Job>,
+        repeat: usize,
+    ) -> Result<Execution, ExecError> {
+        let start = Instant::now();
+        let mut exec = Execution::default();
+        let mut todo = Vec::new();
+        for job in jobs {
+            for k in 0..repeat.max(1) {
+                match self.store.get(&job.key, k) {
+                    Some(r) => {
+                        self.progress.emit(Event::RunCached {
+                            run: job.key.clone(),
+                            repetition: k,
+                        });
+                        exec.cached += 1;
+                        exec.results.entry(job.key.clone()).or_default().push(r);
+                    }
+                    None => todo.push((job.clone(), k)),
+                }
+            }
+        }
+        let pending = todo.len();
+        let stop = Arc::new(AtomicBool::new(false));
+        let permits = Arc::new(Semaphore::new(self.jobs.max(1)));
+        let mut set = JoinSet::new();
+        for (job, k) in todo {
+            let req = self.request(image, blobs, &job, k)?;
+            let backend = self.backend.clone();
+            let permits = permits.clone();
+            let stop = stop.clone();
+            let progress = self.progress.clone();
+            let name = backend.name();
+            set.spawn(async move {
+                let _permit = permits.acquire_owned().await.ok()?;
+                if stop.load(Ordering::SeqCst) {
+                    return None;
+                }
+                progress.emit(Event::RunStarted {
+                    run: job.key.clone(),
+                    repetition: k,
+                });
+                let started = Instant::now();
+                let outcome = backend.run(&req).await;
+                let result = outcome.map(|o| {
+                    let mut r = interpret(&job.run, &o, name);
+                    r.run = job.key.clone();
+                    r
+                });
+                if let Ok(r) = &result {
+                    progress.emit(Event::RunFinished {
+                        run: job.key.clone(),
+                        repetition: k,
+                        invalid: r.invalid.clone(),
+                        secs: started.elapsed().as_secs_f64(),
+                    });
+                }
+                Some((job.key, k, result))
+            });
+        }
+        let mut finished = 0;
+        let ctrl_c = tokio::signal::ctrl_c();
+        tokio::pin!(ctrl_c);
+        loop {
+            tokio::select! {
+                next = set.join_next() => {
+                    let Some(joined) = next else { break };
+                    let Ok(Some((key, k, result))) = joined else { continue };
+                    let result = match result {
+                        Ok(r) => r,
+                        Err(e) => {
+                            stop.store(true, Ordering::SeqCst);
+                            set.abort_all();
+                            let _ = self.backend.remove_session(&self.session).await;
+                            return Err(e.into());
+                        }
+                    };
+                    self.store.put(&result, k).map_err(|source| ExecError::Store {
+                        path: format!("{key}.{k}.json"),
+                        source,
+                    })?;
+                    finished += 1;
+                    exec.executed += 1;
+                    exec.results.entry(key).or_default().push(result);
+                }
+                _ = &mut ctrl_c => {
+                    stop.store(true, Ordering::SeqCst);
+                    set.abort_all();
+                    let _ = self.backend.remove_session(&self.session).await;
+                    self.progress.emit(Event::Interrupted { finished, pending: pending - finished });
+                    return Err(ExecError::Interrupted { finished: finished + exec.cached });
+                }
+            }
+        }
+        for reps in exec.results.values_mut() {
+            reps.truncate(repeat.max(1));
+        }
+        exec.wall = start.elapsed();
+        Ok(exec)
+    }
+
+    fn request(
+        &self,
+        image: &str,
+        blobs: &BTreeMap<String, String>,
+        job: &Job,
+        repetition: usize,
+    ) -> Result<RunRequest, ExecError> {
+        let s = script::build(&job.run, blobs, &job.predictions)?;
+        let timeout: u64 = job
+            .run
+            .tests
+            .iter()
+            .map(|t| t.timeout_secs + 10)
+            .sum::<u64>()
+            + 120;
+        let mut req = RunRequest::new(
+            image,
+            format!("{}-{repetition}", job.key),
+            self.session.clone(),
+            s.script,
+        );
+        req.uploads = s.uploads;
+        req.collect = s.collect;
+        req.workdir = "/work".into();
+        req.env = self.env.clone();
+        req.timeout = Duration::from_secs(timeout);
+        req.limits = self.limits;
+        req.network = job.run.network;
+        Ok(req)
+    }
+}

@@ -1,0 +1,61 @@
+//! Run results stored by backend, run id and repetition, written atomically (temp file +
+//! rename) so an interrupted session keeps every finished result and a re-run resumes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::results::{RunResult, RESULT_SCHEMA};
+
+#[derive(Debug, Clone)]
+pub struct ResultStore {
+    dir: PathBuf,
+}
+
+impl ResultStore {
+    /// Results of `backend` under `<cache>/results/<backend>/`.
+    pub fn new(cache: &Path, backend: &str) -> ResultStore {
+        ResultStore {
+            dir: cache.join("results").join(backend),
+        }
+    }
+
+    fn path(&self, run: &str, repetition: usize) -> PathBuf {
+        self.dir.join(format!("{run}.{repetition}.json"))
+    }
+
+    /// The stored result, if any (an unreadable or foreign file counts as absent).
+    pub fn get(&self, run: &str, repetition: usize) -> Option<RunResult> {
+        let text = std::fs::read_to_string(self.path(run, repetition)).ok()?;
+        let r: RunResult = serde_json::from_str(&text).ok()?;
+        (r.schema == RESULT_SCHEMA && r.run == run).then_some(r)
+    }
+
+    /// Store `result` atomically.
+    pub fn put(&self, result: &RunResult, repetition: usize) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;
+        let json = serde_json::to_vec_pretty(result).map_err(std::io::Error::other)?;
+        tmp.write_all(&json)?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(self.path(&result.run, repetition))
+            .map_err(|e| e.error)?;
+        Ok(())
+    }
+
+    /// Remove stored results whose run id is not in `keep`; returns how many.
+    pub fn gc(&self, keep: &std::collections::BTreeSet<String>) -> std::io::Result<usize> {
+        let mut removed = 0;
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Ok(0);
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let run = name.split('.').next().unwrap_or("");
+            if !keep.contains(run) {
+                std::fs::remove_file(e.path())?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+}

@@ -1,0 +1,49 @@
+//! What one run produced, as stored by run id. A run is *valid* when every step applied and
+//! every test log parsed completely; otherwise it is *invalid* with a reason, reported apart
+//! from failing tests (a timeout is not a failed test, and not a pass).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::parsers::Outcome;
+
+/// Schema tag of stored run results.
+pub const RESULT_SCHEMA: &str = "taskc.result/1";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema: String,
+    /// The plan's run id.
+    pub run: String,
+    /// `docker` or `local`: results of different backends are stored apart.
+    pub backend: String,
+    /// Why the run is invalid (a patch did not apply, a timeout, an OOM kill, an incomplete
+    /// log); `None` when valid.
+    pub invalid: Option<String>,
+    /// Per repository under test.
+    pub repos: BTreeMap<String, RepoTests>,
+    /// Wall time of the whole run (container create → remove), milliseconds.
+    pub wall_ms: u64,
+}
+
+/// One repository's test results in one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct RepoTests {
+    pub tests: BTreeMap<String, Outcome>,
+    pub exit_code: Option<i64>,
+    /// Wall time of the raw test command alone, measured inside the run, milliseconds.
+    pub test_ms: u64,
+    pub duplicates: Vec<String>,
+}
+
+impl RunResult {
+    pub fn is_valid(&self) -> bool {
+        self.invalid.is_none()
+    }
+
+    /// The outcome of `test` of `repo`, if the run reported it.
+    pub fn outcome(&self, repo: &str, test: &str) -> Option<Outcome> {
+        self.repos.get(repo)?.tests.get(test).copied()
+    }
+}

@@ -1,0 +1,163 @@
+//! The verification truth table: configurations (gold subsets) × target repositories, each
+//! cell the decided run's pass/fail counts over the target's oracle, checked against what
+//! the plan expects.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use taskc_compiler::plan::{Configuration, Expect, Outcome as PlanOutcome};
+
+use super::oracle::RepoOracle;
+use crate::results::RunResult;
+
+/// One target in one configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    pub run: String,
+    /// Oracle tests (F2P + P2P) that passed in the run.
+    pub passed: usize,
+    /// Oracle tests that failed, errored, were skipped or are missing.
+    pub failed: usize,
+    /// Every oracle test passed (and the run was valid).
+    pub pass: bool,
+    pub expected: String,
+    /// The cell meets its expectation (`any` always does).
+    pub ok: bool,
+    /// Set when the deciding run is invalid.
+    pub invalid: Option<String>,
+}
+
+/// One configuration of the table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Row {
+    /// Targets with gold applied, sorted.
+    pub gold: Vec<String>,
+    pub cells: BTreeMap<String, Cell>,
+    /// Every target passed.
+    pub pass: bool,
+    /// `pass` or `fail`.
+    pub expected: String,
+    pub ok: bool,
+}
+
+/// Evaluate one configuration against the oracles and the (first) result of each run.
+pub fn row(
+    config: &Configuration,
+    oracles: &BTreeMap<String, RepoOracle>,
+    results: &BTreeMap<String, RunResult>,
+) -> Row {
+    let mut cells = BTreeMap::new();
+    for (repo, check) in &config.targets {
+        let result = results.get(&check.run);
+        let oracle = oracles.get(repo);
+        let (mut passed, mut failed) = (0, 0);
+        if let (Some(result), Some(oracle)) = (result, oracle) {
+            for t in oracle.all() {
+                if result.outcome(repo, t).is_some_and(|o| o.is_pass()) {
+                    passed += 1;
+                } else {
+                    failed += 1;
+                }
+            }
+        }
+        let invalid = match result {
+            None => Some("no result".to_string()),
+            Some(r) => r.invalid.clone(),
+        };
+        let pass = invalid.is_none() && failed == 0;
+        let ok = match check.expected {
+            Expect::Pass => pass,
+            Expect::Fail => !pass,
+            Expect::Any => true,
+        };
+        let expected = match check.expected {
+            Expect::Pass => "pass",
+            Expect::Fail => "fail",
+            Expect::Any => "any",
+        };
+        cells.insert(
+            repo.clone(),
+            Cell {
+                run: check.run.clone(),
+                passed,
+                failed,
+                pass,
+                expected: expected.to_string(),
+                ok,
+                invalid,
+            },
+        );
+    }
+    let pass = cells.values().all(|c| c.pass);
+    let (expected, ok_overall) = match config.expected {
+        PlanOutcome::Pass => ("pass", pass),
+        PlanOutcome::Fail => ("fail", !pass),
+    };
+    let ok = ok_overall && cells.values().all(|c| c.ok);
+    Row {
+        gold: config.gold.clone(),
+        cells,
+        pass,
+        expected: expected.to_string(),
+        ok,
+    }
+}
+
+/// The table as aligned plain text with ✓/✗ marks.
+pub fn render(rows: &[Row], targets: &[String]) -> String {
+    let label = |gold: &[String]| {
+        if gold.is_empty() {
+            "(base)".to_string()
+        } else {
+            gold.join(" + ")
+        }
+    };
+    let first = rows
+        .iter()
+        .map(|r| label(&r.gold).chars().count())
+        .chain(["gold applied".len()])
+        .max()
+        .unwrap_or(12);
+    let cell_text = |c: Option<&Cell>| match c {
+        None => "-".to_string(),
+        Some(c) if c.invalid.is_some() => "invalid".to_string(),
+        Some(c) => format!(
+            "{} {}/{}",
+            if c.pass { "pass" } else { "fail" },
+            c.passed,
+            c.passed + c.failed
+        ),
+    };
+    let widths: Vec<usize> = targets
+        .iter()
+        .map(|t| {
+            rows.iter()
+                .map(|r| cell_text(r.cells.get(t)).chars().count())
+                .chain([t.chars().count()])
+                .max()
+                .unwrap_or(4)
+        })
+        .collect();
+    let mut out = String::new();
+    let mut line = format!("{:<first$}", "gold applied");
+    for (t, w) in targets.iter().zip(&widths) {
+        line.push_str(&format!("  {t:<w$}"));
+    }
+    line.push_str("  expected");
+    out.push_str(line.trim_end());
+    out.push('\n');
+    for r in rows {
+        let mut line = format!("{:<first$}", label(&r.gold));
+        for (t, w) in targets.iter().zip(&widths) {
+            line.push_str(&format!("  {:<w$}", cell_text(r.cells.get(t))));
+        }
+        line.push_str(&format!(
+            "  {:<8}  {}",
+            r.expected,
+            if r.ok { "✓" } else { "✗" }
+        ));
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
