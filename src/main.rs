@@ -1,3 +1,45 @@
-fn main() {
-    println!("taskc");
+//! `taskc`: the command line. A small enum of subcommands and a dispatch; each command
+//! lives in its own file under `commands/`.
+
+mod commands;
+mod discover;
+mod exit;
+mod output;
+mod render;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use commands::{ColorChoice, Context};
+
+/// A declarative task-spec compiler for cross-repository coding benchmarks.
+#[derive(Debug, Parser)]
+#[command(name = "taskc", version, about, after_help = exit::HELP)]
+struct Cli {
+    /// When to colour diagnostics: `auto` colours when stderr is a terminal and NO_COLOR
+    /// is unset.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check specs and report every error and warning.
+    Check(commands::check::CheckArgs),
+    /// Lay specs out in the canonical format (in place, or `--check` for a diff).
+    Fmt(commands::fmt::FmtArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ctx = Context::new(cli.color);
+    let exit = match cli.command {
+        Command::Check(args) => commands::check::run(&args, &ctx),
+        Command::Fmt(args) => commands::fmt::run(&args, &ctx),
+    };
+    exit.into()
 }

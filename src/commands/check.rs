@@ -1,0 +1,104 @@
+//! `taskc check [PATH...]`: check specs, report every diagnostic, exit 1 on errors.
+
+use std::path::{Path, PathBuf};
+
+use taskc_compiler::check::check_spec;
+use taskc_compiler::Severity;
+use taskc_runtime::fs_loader::FsLoader;
+
+use super::Context;
+use crate::discover::{discover, display, io_message};
+use crate::exit::Exit;
+use crate::output;
+use crate::render::{human, json};
+
+/// How `check` prints diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Graphical reports on stderr, then a summary line.
+    Human,
+    /// One JSON object per diagnostic per line on stdout.
+    Json,
+}
+
+/// Arguments of `taskc check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Spec files, or folders searched recursively for `*.task` (skipping `target/` and
+    /// hidden folders).
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Fail (exit 1) on warnings too.
+    #[arg(long)]
+    pub deny_warnings: bool,
+}
+
+/// Run `taskc check`.
+pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
+    let (files, problems) = discover(&args.paths);
+    let mut exit = Exit::Success;
+    for p in &problems {
+        output::error(&p.to_string());
+        exit = Exit::Usage;
+    }
+    if files.is_empty() && problems.is_empty() {
+        let names: Vec<String> = args.paths.iter().map(|p| display(p)).collect();
+        output::error(&format!(
+            "no `.task` files found in {}\n  help: name a spec file or a folder that holds one",
+            names.join(", ")
+        ));
+        return Exit::Usage;
+    }
+
+    let renderer = human::Human::new(ctx.color);
+    let (mut checked, mut errors, mut warnings) = (0, 0, 0);
+    for path in &files {
+        let name = display(path);
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                output::error(&format!("{name}: cannot read: {}", io_message(&e)));
+                exit = exit.max(Exit::Usage);
+                continue;
+            }
+        };
+        let result = check_spec(&name, &bytes, &FsLoader::new(spec_dir(path)));
+        checked += 1;
+        for d in result.diagnostics.sorted() {
+            match d.severity() {
+                Severity::Error => errors += 1,
+                Severity::Warning => warnings += 1,
+            }
+            match args.format {
+                Format::Human => {
+                    output::err(&format!("{}\n", renderer.render(&d, &result.sources)))
+                }
+                Format::Json => output::out(&format!("{}\n", json::render(&d, &result.sources))),
+            }
+        }
+    }
+
+    if args.format == Format::Human {
+        output::err(&format!(
+            "{}\n",
+            human::summary("checked", checked, errors, warnings)
+        ));
+    }
+    if errors > 0 || (args.deny_warnings && warnings > 0) {
+        exit = exit.max(Exit::Findings);
+    }
+    exit
+}
+
+/// The folder the spec's relative paths start from.
+pub fn spec_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}

@@ -1,0 +1,36 @@
+//! One file per subcommand, plus what they share.
+
+pub mod check;
+pub mod fmt;
+
+use std::io::IsTerminal;
+
+/// The `--color` option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Options every command shares, resolved once.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// Colour diagnostics written to stderr.
+    pub color: bool,
+}
+
+impl Context {
+    /// Resolve `--color auto` against the terminal and `NO_COLOR`.
+    pub fn new(color: ColorChoice) -> Context {
+        let color = match color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stderr().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        };
+        Context { color }
+    }
+}

@@ -1,0 +1,38 @@
+//! The process exit codes of `taskc`, in one place (documented in `docs/cli.md`).
+
+use std::process::ExitCode;
+
+/// How a `taskc` run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Exit {
+    /// 0: everything checked is clean (or the command succeeded).
+    Success = 0,
+    /// 1: a spec has errors (or warnings under `--deny-warnings`), or `fmt --check` found
+    /// a file that is not formatted.
+    Findings = 1,
+    /// 2: taskc could not do what was asked: bad usage, a path that does not exist, a file
+    /// or folder it cannot read or write.
+    Usage = 2,
+}
+
+impl Exit {
+    /// The worse of two outcomes: usage errors outrank findings, findings outrank success.
+    pub fn max(self, other: Exit) -> Exit {
+        std::cmp::max(self, other)
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> ExitCode {
+        ExitCode::from(e as u8)
+    }
+}
+
+/// Text for `taskc --help`.
+pub const HELP: &str = "\
+Exit codes:
+  0  success: no errors (and no warnings under --deny-warnings); files formatted
+  1  findings: a spec has errors, or warnings under --deny-warnings; `fmt --check` found
+     files that would change; `fmt` refused a file with syntax errors
+  2  usage or I/O error: bad arguments, a path that does not exist, a file or folder
+     that cannot be read or written";
