@@ -2,3 +2,4 @@
 //! grading and reports.
 
 pub mod fs_loader;
+pub mod parsers;

@@ -1,0 +1,188 @@
+//! The normalised result of parsing one test log, shared by every parser.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What happened to one test.
+///
+/// Ordered from best to worst: when a log reports the same id twice, the worst
+/// outcome wins (see [`ParsedLog::record`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// The test ran and passed.
+    Passed,
+    /// The test was skipped (or is a TODO); it does not count as passing.
+    Skipped,
+    /// The test ran and failed.
+    Failed,
+    /// The test errored or crashed (setup error, panic outside an assertion,
+    /// build failure); it does not count as passing.
+    Error,
+}
+
+impl Outcome {
+    /// True only for [`Outcome::Passed`].
+    pub fn is_pass(self) -> bool {
+        self == Outcome::Passed
+    }
+}
+
+/// One test and its outcome, as stored in [`ParsedLog::tests`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TestResult {
+    /// Normalised id, `file::class::name` (see each parser's module docs).
+    pub id: String,
+    /// What happened to it.
+    pub outcome: Outcome,
+}
+
+/// Everything a parser learnt from one log.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ParsedLog {
+    /// Every test id with its (worst) outcome, sorted by id.
+    pub tests: BTreeMap<String, Outcome>,
+    /// Ids reported more than once, each listed once, sorted.
+    pub duplicates: Vec<String>,
+    /// Things the parser noticed but could not use (human readable).
+    pub warnings: Vec<String>,
+    /// False when the log ends mid-run (no final summary, unfinished package,
+    /// fewer TAP results than planned…): the runtime treats such a run as invalid.
+    pub complete: bool,
+}
+
+impl Outcome {
+    /// The lowercase name used in reports (`passed`, `skipped`, `failed`, `error`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Skipped => "skipped",
+            Outcome::Failed => "failed",
+            Outcome::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A readable listing: completeness, one `outcome  id` line per test, then
+/// duplicates and warnings.
+impl std::fmt::Display for ParsedLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "complete: {}", self.complete)?;
+        writeln!(f, "tests ({}):", self.tests.len())?;
+        for (id, outcome) in &self.tests {
+            writeln!(f, "  {:<7} {id}", outcome.as_str())?;
+        }
+        if !self.duplicates.is_empty() {
+            writeln!(f, "duplicates:")?;
+            for id in &self.duplicates {
+                writeln!(f, "  {id}")?;
+            }
+        }
+        if !self.warnings.is_empty() {
+            writeln!(f, "warnings:")?;
+            for warning in &self.warnings {
+                writeln!(f, "  {warning}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ParsedLog {
+    /// An empty, complete log.
+    pub fn new() -> Self {
+        ParsedLog {
+            complete: true,
+            ..ParsedLog::default()
+        }
+    }
+
+    /// Records one result; a repeated id keeps the worst outcome and is listed
+    /// in [`ParsedLog::duplicates`].
+    pub fn record(&mut self, id: impl Into<String>, outcome: Outcome) {
+        let id = id.into();
+        if let Some(old) = self.tests.get_mut(&id) {
+            *old = (*old).max(outcome);
+            self.duplicates.push(id);
+        } else {
+            self.tests.insert(id, outcome);
+        }
+    }
+
+    /// Adds a warning.
+    pub fn warn(&mut self, message: impl Into<String>) {
+        self.warnings.push(message.into());
+    }
+
+    /// The tests as a list of [`TestResult`], sorted by id.
+    pub fn results(&self) -> Vec<TestResult> {
+        self.tests
+            .iter()
+            .map(|(id, outcome)| TestResult {
+                id: id.clone(),
+                outcome: *outcome,
+            })
+            .collect()
+    }
+
+    /// Rewrites ids that start with `root` followed by `/` (an absolute path
+    /// printed by the test runner) to be relative to `root`.
+    pub fn strip_root(&mut self, root: &str) {
+        let root = root.trim_end_matches('/');
+        if root.is_empty() {
+            return;
+        }
+        let prefix = format!("{root}/");
+        let strip = |id: String| match id.strip_prefix(&prefix) {
+            Some(rest) => rest.to_string(),
+            None => id,
+        };
+        let tests = std::mem::take(&mut self.tests);
+        let mut rebuilt = ParsedLog::new();
+        for (id, outcome) in tests {
+            rebuilt.record(strip(id), outcome);
+        }
+        self.tests = rebuilt.tests;
+        self.duplicates = std::mem::take(&mut self.duplicates)
+            .into_iter()
+            .map(strip)
+            .chain(rebuilt.duplicates)
+            .collect();
+        self.finish();
+    }
+
+    /// Adds many results at once: faster than [`ParsedLog::record`] for large logs.
+    pub(crate) fn record_all(&mut self, mut items: Vec<(String, Outcome)>) {
+        if !self.tests.is_empty() {
+            for (id, outcome) in items {
+                self.record(id, outcome);
+            }
+            return;
+        }
+        items.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut merged: Vec<(String, Outcome)> = Vec::with_capacity(items.len());
+        for (id, outcome) in items {
+            match merged.last_mut() {
+                Some(last) if last.0 == id => {
+                    last.1 = last.1.max(outcome);
+                    self.duplicates.push(id);
+                }
+                _ => merged.push((id, outcome)),
+            }
+        }
+        self.tests = merged.into_iter().collect();
+    }
+
+    /// Sorts and de-duplicates [`ParsedLog::duplicates`]; every parser calls it last.
+    pub(crate) fn finish(&mut self) {
+        self.duplicates.sort_unstable();
+        self.duplicates.dedup();
+    }
+}

@@ -1,0 +1,361 @@
+//! pytest's terminal output, run with `-rA` (preferably) or `-v`.
+//!
+//! **Ids** are pytest node ids as printed: `tests/test_x.py::test_name`,
+//! `tests/test_x.py::TestClass::test_name`, `tests/test_x.py::test_p[a b-1]`
+//! (parameters may hold spaces and brackets), or a bare `tests/test_x.py` for a
+//! collection error.
+//!
+//! **What is trusted.** The log is split into sessions at each
+//! `=== test session starts ===` header (a run command may call pytest twice).
+//! In each session only the lines of the *last* `=== short test summary info ===`
+//! section are read, up to the final `=== N passed, M failed in 1.2s ===` line, so
+//! lines that tests print (which pytest shows earlier, under "Captured stdout")
+//! are never taken for results. A session without a summary section falls back
+//! to `-v` lines (`path::name PASSED [ 10%]` or xdist's `[gw0] [ 10%] PASSED path::name`),
+//! read only in the progress part of the session (before its first `=== … ===` banner);
+//! with `-v` and a summary of failures only (pytest's default `-rfE`), `-v` lines add
+//! the tests the summary does not list.
+//!
+//! **Outcomes.** `PASSED`, `XFAIL` and `XPASS` → passed (as SWE-bench grades them:
+//! the test behaved as marked; a strict xpass is printed as `FAILED`);
+//! `FAILED` → failed; `ERROR` → error; `SKIPPED id` → skipped. `SKIPPED [N] file:line: reason`
+//! lines name no test and are ignored. Colours (ANSI codes) are removed first.
+//!
+//! **Complete** when every session reaches its final summary line.
+
+use std::collections::HashSet;
+
+use memchr::memmem;
+
+use super::ansi;
+use super::lines::lines;
+use super::parsed_log::{Outcome, ParsedLog};
+
+/// Parses a pytest log.
+pub fn parse(log: &[u8]) -> ParsedLog {
+    let mut state = State {
+        progress: true,
+        ..State::default()
+    };
+    let mut scratch = Vec::new();
+    for raw in lines(log) {
+        let line: &[u8] = if ansi::has_escape(raw) {
+            ansi::strip_into(raw, &mut scratch);
+            &scratch
+        } else {
+            raw
+        };
+        state.line(line);
+    }
+    state.end_of_log()
+}
+
+/// Where the single forward pass stands.
+#[derive(Default)]
+struct State {
+    /// Session headers seen minus final lines seen: 2 and more means the
+    /// lines belong to a pytest run printed by a test (pytester), not ours.
+    depth: usize,
+    /// Results of finished sessions and of the current summary section.
+    items: Vec<(String, Outcome)>,
+    /// Index in `items` where the current session's summary section starts.
+    summary_start: Option<usize>,
+    /// `-v` lines of the current session, used if it has no summary section.
+    verbose: Vec<(String, Outcome)>,
+    /// Before the first banner after the session header, where `-v` prints
+    /// one line per test; later `-v`-like lines are test output.
+    progress: bool,
+    /// The current session has printed anything we count (header, result).
+    open: bool,
+    sessions: usize,
+    incomplete: Vec<usize>,
+}
+
+impl State {
+    #[inline]
+    fn line(&mut self, line: &[u8]) {
+        let Some(&first) = line.first() else { return };
+        if first == b'=' {
+            match banner_text(line) {
+                b"test session starts" => return self.header(),
+                b"short test summary info" if self.depth <= 1 => {
+                    // A later header replaces an earlier one (printed by a test).
+                    let start = *self.summary_start.get_or_insert(self.items.len());
+                    self.items.truncate(start);
+                    self.open = true;
+                    self.progress = false;
+                    return;
+                }
+                b"" => {}
+                _ if self.depth <= 1 => self.progress = false,
+                _ => {}
+            }
+        }
+        if self.depth > 1 {
+            if is_final_line(line) {
+                self.depth -= 1;
+            }
+            return;
+        }
+        if self.summary_start.is_some() {
+            if let Some((outcome, id)) = status_first(line) {
+                self.items.push((to_string(id), outcome));
+                return;
+            }
+        } else if self.progress {
+            if let Some((outcome, id)) = verbose_line(line) {
+                self.verbose.push((to_string(id), outcome));
+                self.open = true;
+                return;
+            }
+        }
+        if is_final_line(line) {
+            self.close_session(true);
+        }
+    }
+
+    fn header(&mut self) {
+        if self.depth == 0 && self.open {
+            // Results with no header before them, then a new run: the first
+            // one never printed its final line.
+            self.close_session(false);
+        }
+        self.depth += 1;
+        if self.depth == 1 {
+            self.progress = true;
+        }
+        self.open = true;
+    }
+
+    fn close_session(&mut self, complete: bool) {
+        match self.summary_start {
+            // `-v` without `-rA`: the summary lists only failures and errors.
+            Some(start) if !self.verbose.is_empty() => {
+                let listed: HashSet<&str> = self.items[start..].iter().map(|(id, _)| id.as_str()).collect();
+                let extra: Vec<_> = self.verbose.drain(..).filter(|(id, _)| !listed.contains(id.as_str())).collect();
+                self.items.extend(extra);
+            }
+            Some(_) => {}
+            None => self.items.append(&mut self.verbose),
+        }
+        self.verbose.clear();
+        self.progress = true;
+        self.summary_start = None;
+        self.sessions += 1;
+        if !complete {
+            self.incomplete.push(self.sessions);
+        }
+        self.depth = 0;
+        self.open = false;
+    }
+
+    fn end_of_log(mut self) -> ParsedLog {
+        if self.open || self.depth > 0 {
+            self.close_session(false);
+        }
+        let mut parsed = ParsedLog::new();
+        for session in &self.incomplete {
+            parsed.complete = false;
+            parsed.warn(format!(
+                "pytest session {session} has no final `N passed in …s` line: the run ended early"
+            ));
+        }
+        parsed.record_all(self.items);
+        parsed.finish();
+        parsed
+    }
+}
+
+/// The text of a `=== text ===` banner line without `=` and spaces.
+#[inline]
+fn banner_text(line: &[u8]) -> &[u8] {
+    trim_matches(line, |b| b == b'=' || b == b' ')
+}
+
+fn trim_matches(mut s: &[u8], drop: impl Fn(u8) -> bool) -> &[u8] {
+    while let [first, rest @ ..] = s {
+        if !drop(*first) {
+            break;
+        }
+        s = rest;
+    }
+    while let [rest @ .., last] = s {
+        if !drop(*last) {
+            break;
+        }
+        s = rest;
+    }
+    s
+}
+
+const STATUSES: [(&[u8], Outcome); 6] = [
+    (b"PASSED", Outcome::Passed),
+    (b"FAILED", Outcome::Failed),
+    (b"ERROR", Outcome::Error),
+    (b"SKIPPED", Outcome::Skipped),
+    (b"XFAIL", Outcome::Passed),
+    (b"XPASS", Outcome::Passed),
+];
+
+/// The status word at the start of `line` and what follows it.
+#[inline]
+fn status_word(line: &[u8]) -> Option<(Outcome, &[u8])> {
+    let first = *line.first()?;
+    if !matches!(first, b'P' | b'F' | b'E' | b'S' | b'X') {
+        return None;
+    }
+    STATUSES.iter().find_map(|(word, outcome)| {
+        let rest = line.strip_prefix(*word)?;
+        match rest.first() {
+            None | Some(b' ') | Some(b'(') => Some((*outcome, rest)),
+            _ => None,
+        }
+    })
+}
+
+/// `STATUS id[ - message]`, as in the summary section.
+#[inline]
+fn status_first(line: &[u8]) -> Option<(Outcome, &[u8])> {
+    let (outcome, rest) = status_word(line)?;
+    let rest = rest.strip_prefix(b" ")?;
+    let id = node_id(rest);
+    if !looks_like_node_id(id, outcome) {
+        return None;
+    }
+    Some((outcome, id))
+}
+
+/// `path::name STATUS [ 10%]` or `[gw0] [ 10%] STATUS path::name`.
+fn verbose_line(line: &[u8]) -> Option<(Outcome, &[u8])> {
+    if line.starts_with(b"[gw") {
+        let mut rest = line;
+        while let Some(after) = rest.strip_prefix(b"[") {
+            let close = memchr::memchr(b']', after)?;
+            rest = trim_matches(&after[close + 1..], |b| b == b' ');
+        }
+        return status_first(rest);
+    }
+    let id = node_id(line);
+    if id.is_empty() || memmem::find(id, b"::").is_none() {
+        return None;
+    }
+    let rest = trim_matches(&line[id.len()..], |b| b == b' ');
+    let (outcome, _) = status_word(rest)?;
+    Some((outcome, id))
+}
+
+/// The node id at the start of `s`: up to the first space outside brackets.
+#[inline]
+fn node_id(s: &[u8]) -> &[u8] {
+    let mut depth = 0i32;
+    for (i, &b) in s.iter().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            b' ' | b'\t' if depth <= 0 => return &s[..i],
+            _ => {}
+        }
+    }
+    // Unbalanced brackets (a truncated line): stop at the first ` - ` if any.
+    if depth > 0 {
+        if let Some(i) = memmem::find(s, b" - ") {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// Rejects `SKIPPED [1] file:line` and message lines that merely start with a
+/// status word: a node id holds `::`, or is a path (collection errors).
+#[inline]
+fn looks_like_node_id(id: &[u8], outcome: Outcome) -> bool {
+    if id.is_empty() || id[0] == b'[' {
+        return false;
+    }
+    if memmem::find(id, b"::").is_some() {
+        return true;
+    }
+    matches!(outcome, Outcome::Error | Outcome::Failed)
+        && (id.ends_with(b".py") || memchr::memchr(b'/', id).is_some())
+}
+
+/// pytest's last line: `=== 1 failed, 2 passed, 1 warning in 0.12s (0:00:00) ===`,
+/// `no tests ran in 0.01s`, or (old pytest) `… in 0.12 seconds`.
+fn is_final_line(line: &[u8]) -> bool {
+    let text = trim_matches(line, |b| b == b'=' || b == b' ');
+    let (Some(first), Some(last)) = (text.first(), text.last()) else {
+        return false;
+    };
+    if !(first.is_ascii_digit() || *first == b'n') || !(*last == b's' || *last == b')') {
+        return false;
+    }
+    let Some(at) = memmem::rfind(text, b" in ") else {
+        return false;
+    };
+    let (counts, time) = (&text[..at], &text[at + 4..]);
+    is_duration(time) && (counts == b"no tests ran" || counts.split(|&b| b == b',').all(is_count))
+}
+
+/// `0.12s`, `65.43s (0:01:05)`, `0.12 seconds`.
+fn is_duration(s: &[u8]) -> bool {
+    let digits = s.iter().take_while(|b| b.is_ascii_digit() || **b == b'.').count();
+    if digits == 0 {
+        return false;
+    }
+    let rest = &s[digits..];
+    let rest = if let Some(r) = rest.strip_prefix(b" seconds") {
+        r
+    } else if let Some(r) = rest.strip_prefix(b"s") {
+        r
+    } else {
+        return false;
+    };
+    rest.is_empty() || (rest.starts_with(b" (") && rest.ends_with(b")"))
+}
+
+/// ` 2 passed`, `1 error`, `3 warnings`.
+fn is_count(part: &[u8]) -> bool {
+    let part = trim_matches(part, |b| b == b' ');
+    let digits = part.iter().take_while(|b| b.is_ascii_digit()).count();
+    digits > 0
+        && part.get(digits) == Some(&b' ')
+        && part[digits + 1..].iter().all(|b| b.is_ascii_lowercase() || *b == b' ')
+        && part.len() > digits + 1
+}
+
+#[inline]
+fn to_string(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn final_lines() {
+        assert!(is_final_line(b"==== 1 failed, 2 passed in 0.12s ===="));
+        assert!(is_final_line(b"1 passed in 65.43s (0:01:05)"));
+        assert!(is_final_line(b"===== no tests ran in 0.01s ====="));
+        assert!(is_final_line(b"= 3 passed in 0.5 seconds ="));
+        assert!(!is_final_line(b"PASSED a.py::t - done in 3s"));
+        assert!(!is_final_line(b"things in 3 parts"));
+    }
+
+    #[test]
+    fn node_ids_keep_brackets_and_spaces() {
+        assert_eq!(node_id(b"t.py::x[a b-1] - msg"), b"t.py::x[a b-1]");
+        assert_eq!(node_id(b"t.py::x[x[y]]"), b"t.py::x[x[y]]");
+        assert_eq!(node_id(b"t.py::x[dash - in id] - m"), b"t.py::x[dash - in id]");
+    }
+
+    #[test]
+    fn summary_line_shapes() {
+        assert_eq!(status_first(b"SKIPPED [1] t.py:3: no"), None);
+        assert_eq!(status_first(b"ERROR tests/t.py"), Some((Outcome::Error, &b"tests/t.py"[..])));
+        assert_eq!(status_first(b"PASSED to the next step"), None);
+    }
+}

@@ -1,0 +1,55 @@
+//! The cargo parser (libtest and nextest) on logs in tests/fixtures/logs/cargo/:
+//! a real `cargo test --no-fail-fast` run and hand-written nextest/old-cargo logs.
+
+use taskc_runtime::parsers::parse;
+
+fn snapshot(fixture: &str, case: &str) {
+    let path = format!("{}/tests/fixtures/logs/cargo/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let log = std::fs::read(&path).expect("fixture exists");
+    let parsed = parse("cargo", &log).expect("cargo is a known parser");
+    insta::with_settings!({
+        input_file => &path,
+        description => case,
+        omit_expression => true,
+        snapshot_suffix => fixture.trim_end_matches(".log"),
+    }, {
+        insta::assert_snapshot!(parsed.to_string());
+    });
+}
+
+#[test]
+fn libtest_no_fail_fast() {
+    snapshot(
+        "libtest-no-fail-fast.log",
+        "real cargo test: lib, integration and doc tests; should-panic, ignored with reason; \
+         a failing test prints fake result lines; a test binary aborts (SIGABRT) mid-block",
+    );
+}
+
+#[test]
+fn libtest_truncated() {
+    snapshot("libtest-truncated.log", "the log stops inside a `running 2 tests` block -> incomplete");
+}
+
+#[test]
+fn old_cargo_duplicates() {
+    snapshot(
+        "old-cargo-duplicates.log",
+        "old cargo (`Running target/...` without the source): bare ids; the binary ran twice, \
+         so ids repeat and the worst outcome wins",
+    );
+}
+
+#[test]
+fn nextest() {
+    snapshot(
+        "nextest.log",
+        "nextest: binary ids, retries (TRY n), SIGABRT, TIMEOUT, captured libtest output, \
+         and the failure list repeated after Summary",
+    );
+}
+
+#[test]
+fn nextest_truncated() {
+    snapshot("nextest-truncated.log", "nextest log cut before its Summary line -> incomplete");
+}

@@ -1,0 +1,107 @@
+//! The pytest parser on real pytest 9 logs (tests/fixtures/logs/pytest/), each
+//! snapshot naming the log it read and the hard case it covers.
+
+use taskc_runtime::parsers::parse;
+
+fn snapshot(fixture: &str, case: &str) {
+    let path = format!("{}/tests/fixtures/logs/pytest/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let log = std::fs::read(&path).expect("fixture exists");
+    let parsed = parse("pytest", &log).expect("pytest is a known parser");
+    insta::with_settings!({
+        input_file => &path,
+        description => case,
+        omit_expression => true,
+        snapshot_suffix => fixture.trim_end_matches(".log"),
+    }, {
+        insta::assert_snapshot!(parsed.to_string());
+    });
+}
+
+#[test]
+#[allow(non_snake_case)]
+fn rA_plain() {
+    snapshot(
+        "rA-plain.log",
+        "-rA summary: params with spaces and brackets, xfail/xpass, fixture error, SKIPPED [1] lines, \
+         a passing test that prints a fake summary header and fake FAILED lines (must be ignored)",
+    );
+}
+
+#[test]
+#[allow(non_snake_case)]
+fn rA_color() {
+    snapshot("rA-color.log", "same run with --color=yes: ANSI codes around status words and test names");
+}
+
+#[test]
+#[allow(non_snake_case)]
+fn rA_ci_multiline() {
+    snapshot(
+        "rA-ci-multiline.log",
+        "CI=true: full multi-line failure messages inside the summary section",
+    );
+}
+
+#[test]
+#[allow(non_snake_case)]
+fn rA_quiet() {
+    snapshot("rA-quiet.log", "-rA -q: final line without === decoration");
+}
+
+#[test]
+fn verbose_only() {
+    snapshot("verbose-only.log", "-v without -r: falls back to `path::name STATUS [ n%]` lines");
+}
+
+#[test]
+fn crash_segfault() {
+    snapshot(
+        "crash-segfault.log",
+        "the interpreter segfaults mid-run: no summary, no final line -> incomplete",
+    );
+}
+
+#[test]
+fn collection_error() {
+    snapshot("collection-error.log", "an import error during collection: `ERROR path.py`, interrupted run");
+}
+
+#[test]
+fn two_sessions_duplicates() {
+    snapshot(
+        "two-sessions-duplicates.log",
+        "the run command calls pytest twice; ids seen in both sessions are duplicates",
+    );
+}
+
+#[test]
+fn pytester_nested_session() {
+    snapshot(
+        "pytester-nested.log",
+        "a test prints a whole inner pytest session (pytester) in its captured output: \
+         its header, summary and final line must not end the outer session",
+    );
+}
+
+#[test]
+fn truncated_summary() {
+    snapshot(
+        "truncated-summary.log",
+        "the log is cut inside the short test summary: what was read is kept, incomplete",
+    );
+}
+
+#[test]
+fn non_utf8_bytes() {
+    let mut log = b"============ test session starts ============\n".to_vec();
+    log.extend_from_slice(b"=========== short test summary info ===========\n");
+    log.extend_from_slice(b"PASSED t.py::test_x[\xff\xfe]\nFAILED t.py::test_y - \xc3\n");
+    log.extend_from_slice(b"======= 1 failed, 1 passed in 0.01s =======\n");
+    let parsed = parse("pytest", &log).expect("known parser");
+    insta::assert_snapshot!(parsed.to_string(), @r"
+    complete: true
+    tests (2):
+      passed  t.py::test_x[��]
+      failed  t.py::test_y
+    ");
+}
