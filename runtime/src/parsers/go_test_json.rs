@@ -1,4 +1,149 @@
-//! stub
-use super::parsed_log::ParsedLog;
-/// Parses.
-pub fn parse(_log: &[u8]) -> ParsedLog { ParsedLog::new() }
+//! `go test -json` (test2json events, one JSON object per line).
+//!
+//! **Ids** are `<package>/<Test>`: `example.com/m/cookie/TestJar`, and for
+//! subtests `example.com/m/cookie/TestJar/set_one` (go already replaced spaces
+//! in subtest names with `_`).
+//!
+//! **Outcomes.** A test's `pass` → passed, `fail` → failed, `skip` → skipped.
+//! A test that got `run` but no result before its package ended (a panic or a
+//! `-timeout` kills the test binary) → error. A package that fails without any
+//! failing test (build failure `[build failed]`, setup failure, `TestMain` exit,
+//! Go 1.24's `build-fail`) is recorded under the package path itself as error.
+//! Lines that are not JSON objects (build output on stderr, shell traces) are
+//! ignored.
+//!
+//! **Complete** when every package that appears ends with a package-level
+//! `pass`, `fail` or `skip` action.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use super::lines::lines;
+use super::parsed_log::{Outcome, ParsedLog};
+
+/// One test2json event; unknown fields are ignored.
+#[derive(Deserialize)]
+struct Event {
+    #[serde(rename = "Action", default)]
+    action: String,
+    #[serde(rename = "Package", default)]
+    package: String,
+    #[serde(rename = "Test", default)]
+    test: Option<String>,
+    #[serde(rename = "Output", default)]
+    output: Option<String>,
+    #[serde(rename = "ImportPath", default)]
+    import_path: Option<String>,
+    #[serde(rename = "FailedBuild", default)]
+    failed_build: Option<String>,
+}
+
+/// What one package has shown so far.
+#[derive(Default)]
+struct Package {
+    /// Tests that got `run` and no result yet.
+    running: BTreeSet<String>,
+    /// Some test of it failed or errored.
+    any_failure: bool,
+    /// A `[build failed]` / `[setup failed]` line or a `FailedBuild` field.
+    build_failed: bool,
+    /// The package-level pass/fail/skip arrived.
+    ended: bool,
+}
+
+/// Parses a `go test -json` log.
+pub fn parse(log: &[u8]) -> ParsedLog {
+    let mut parsed = ParsedLog::new();
+    let mut packages: BTreeMap<String, Package> = BTreeMap::new();
+    let mut skipped_lines = 0usize;
+    for raw in lines(log) {
+        let trimmed = raw.trim_ascii();
+        if !trimmed.starts_with(b"{") {
+            continue;
+        }
+        let Ok(event) = serde_json::from_slice::<Event>(trimmed) else {
+            skipped_lines += 1;
+            continue;
+        };
+        // Go 1.24: `build-output` / `build-fail` carry ImportPath, no Package.
+        if event.action == "build-fail" {
+            if let Some(path) = &event.import_path {
+                let name = path.split(' ').next().unwrap_or(path).to_string();
+                packages.entry(name).or_default().build_failed = true;
+            }
+            continue;
+        }
+        if event.package.is_empty() {
+            continue;
+        }
+        let package = packages.entry(event.package.clone()).or_default();
+        if event.failed_build.is_some() {
+            package.build_failed = true;
+        }
+        match event.test.as_deref().filter(|t| !t.is_empty()) {
+            Some(test) => {
+                let id = format!("{}/{test}", event.package);
+                let outcome = match event.action.as_str() {
+                    "run" => {
+                        package.running.insert(id);
+                        continue;
+                    }
+                    "pass" => Outcome::Passed,
+                    "fail" => Outcome::Failed,
+                    "skip" => Outcome::Skipped,
+                    _ => continue,
+                };
+                package.running.remove(&id);
+                package.any_failure |= outcome == Outcome::Failed;
+                parsed.record(id, outcome);
+            }
+            None => match event.action.as_str() {
+                "output" => {
+                    let output = event.output.as_deref().unwrap_or("");
+                    if output.contains("[build failed]") || output.contains("[setup failed]") {
+                        package.build_failed = true;
+                    }
+                }
+                "pass" | "skip" => package.ended = true,
+                "fail" => {
+                    package.ended = true;
+                    let crashed = std::mem::take(&mut package.running);
+                    for id in crashed {
+                        parsed.warn(format!(
+                            "{id} started but has no result before its package failed: counted as an error"
+                        ));
+                        parsed.record(id, Outcome::Error);
+                        package.any_failure = true;
+                    }
+                    if !package.any_failure || package.build_failed {
+                        parsed.record(event.package.clone(), Outcome::Error);
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+    for (name, package) in &packages {
+        if package.ended {
+            continue;
+        }
+        if package.build_failed {
+            // A build failure reported only by `build-fail`.
+            parsed.record(name.clone(), Outcome::Error);
+            continue;
+        }
+        parsed.complete = false;
+        parsed.warn(format!(
+            "package {name} started but has no final pass/fail: the run ended early"
+        ));
+        for id in &package.running {
+            parsed.record(id.clone(), Outcome::Error);
+        }
+    }
+    if skipped_lines > 0 {
+        parsed.warn(format!("{skipped_lines} line(s) starting with `{{` are not test2json events"));
+    }
+    parsed.finish();
+    parsed
+}
