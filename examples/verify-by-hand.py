@@ -125,7 +125,7 @@ def parse_tap(log):
             name = m.group(3)
             # A file-level wrapper (node 18) is reported as its path: drop it.
             prefix = [s for s in stack[:depth] if not s.startswith("/")]
-            results[" > ".join(prefix + [name])] = m.group(2) == "ok"
+            results["::".join(prefix + [name])] = m.group(2) == "ok"
     return {k: v for k, v in results.items() if not k.startswith("/")}
 
 
