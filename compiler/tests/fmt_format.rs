@@ -1,0 +1,134 @@
+//! Formatter: canonical layout, comments, strings, idempotence on hand-written inputs.
+
+use taskc_compiler::fmt::format;
+use taskc_compiler::syntax::{parse, strip_spans};
+use taskc_compiler::SourceId;
+
+const LANGUAGE_EXAMPLE: &str = include_str!("syntax_data/language_example.task");
+
+/// Format `text`, and check the output re-parses to the same document and is a fixed point.
+fn fmt(text: &str) -> String {
+    let first = parse(SourceId(0), text);
+    assert!(
+        first.diagnostics.is_empty(),
+        "input has errors: {:#?}",
+        first.diagnostics
+    );
+    let out = format(&first.document);
+    let second = parse(SourceId(0), &out);
+    assert!(
+        second.diagnostics.is_empty(),
+        "output has errors: {:#?}\n{out}",
+        second.diagnostics
+    );
+    assert_eq!(
+        strip_spans(&second.document),
+        strip_spans(&first.document),
+        "\n{out}"
+    );
+    assert_eq!(format(&second.document), out, "not idempotent");
+    out
+}
+
+#[test]
+fn language_reference_example_is_already_canonical() {
+    assert_eq!(fmt(LANGUAGE_EXAMPLE), LANGUAGE_EXAMPLE);
+}
+
+#[test]
+fn examples_round_trip() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+    let mut stack = vec![std::path::PathBuf::from(root)];
+    let mut seen = 0;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "task") {
+                let text = std::fs::read_to_string(&path).expect("example is UTF-8");
+                let parsed = parse(SourceId(0), &text);
+                if parsed.diagnostics.is_empty() {
+                    fmt(&text);
+                    seen += 1;
+                }
+            }
+        }
+    }
+    eprintln!("round-tripped {seen} example specs");
+}
+
+#[test]
+fn messy_input_snapshot() {
+    let input = r###"
+
+
+// leading comment
+task   "demo"{ title "t"; kind bugfix
+//no space
+  //    indented comment text
+
+
+
+    languages ["python","go",]   // trailing
+  links ["https://example.com/a/very/long/url/that/goes/on/and/on", "https://example.com/another/long/url/for/good/measure"]
+  nested [[1,2],[3,[4,5]]]
+  prompt """
+        Fix the bug.
+
+          Keep this indented.
+        Say \""" here.
+        """
+  repo a {
+
+    source dir( "repos/a" )
+    test{}
+
+  }
+  relax a { drop "t::x" { rule unrequested; because "why" } }
+  edit r##"a "# b"## with r"plain"
+  empty {
+    // only a comment
+
+  }
+  ///doc-like
+}
+// end
+
+
+"###;
+    let out = fmt(input);
+    insta::assert_snapshot!(format!("{input}\n----- formatted -----\n{out}"));
+}
+
+#[test]
+fn long_lists_break_one_item_per_line() {
+    let items: Vec<String> = (0..12).map(|i| format!("\"item-number-{i}\"")).collect();
+    let text = format!("a {{\n  l [{}] [1]\n}}\n", items.join(", "));
+    let out = fmt(&text);
+    assert!(out.contains("  l [\n    \"item-number-0\",\n"), "{out}");
+    assert!(out.contains("    \"item-number-11\",\n  ] [1]\n"), "{out}");
+    assert!(out.lines().all(|l| l.chars().count() <= 100));
+}
+
+#[test]
+fn quoted_strings_are_reescaped() {
+    assert_eq!(
+        fmt("a \"x\\u{7}\\ty\\\"\\\\\"\n"),
+        "a \"x\\u{7}\\ty\\\"\\\\\"\n"
+    );
+}
+
+#[test]
+fn crlf_becomes_lf_and_file_ends_with_one_newline() {
+    assert_eq!(fmt("a 1\r\nb 2\r\n\r\n\r\n"), "a 1\nb 2\n");
+    assert_eq!(fmt("a 1"), "a 1\n");
+}
+
+#[test]
+fn semicolons_become_lines() {
+    assert_eq!(fmt("a 1; b { c; d }"), "a 1\nb {\n  c\n  d\n}\n");
+}
