@@ -310,7 +310,7 @@ impl<'t> Parser<'t> {
             TokKind::LParen => {
                 self.unexpected(
                     "a value, `{` or the end of the statement",
-                    "a call is written without a space: `file(\"x\")`; a `(` only follows a name",
+                    "a `(` only follows the name of a call, as in `file(\"x\")`",
                 );
                 self.skip_to_boundary();
             }
