@@ -1,0 +1,42 @@
+//! The oracle scoring grades against: per target, its fail-to-pass and pass-to-pass tests
+//! (from the lock file; the integrator maps the lock onto this plain type).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::verify::Verification;
+
+/// One target's tests that must pass.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TargetOracle {
+    pub f2p: Vec<String>,
+    pub p2p: Vec<String>,
+}
+
+/// Every target's oracle, by target name.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TaskOracle {
+    pub targets: BTreeMap<String, TargetOracle>,
+}
+
+impl TaskOracle {
+    /// The oracle a verification derived (F2P and P2P of every target).
+    pub fn from_verification(v: &Verification) -> TaskOracle {
+        TaskOracle {
+            targets: v
+                .oracles
+                .iter()
+                .map(|(t, o)| {
+                    (
+                        t.clone(),
+                        TargetOracle {
+                            f2p: o.f2p.clone(),
+                            p2p: o.p2p.clone(),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+}
