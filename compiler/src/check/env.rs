@@ -1,0 +1,193 @@
+//! `env <recipe> { <param> <value> … }`: the recipe exists, its parameters are declared,
+//! typed and complete; defaults are filled in.
+
+use std::collections::BTreeMap;
+
+use crate::codes::Code;
+use crate::diagnostic::Diagnostic;
+use crate::model::{Environment, ParamValue};
+use crate::recipe::{self, ParamType};
+use crate::syntax::ast::{Statement, Value};
+
+use super::fields::header_span;
+use super::{suggest, Cx};
+
+pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment> {
+    let known: Vec<&str> = recipe::recipes().iter().map(|r| r.name.as_str()).collect();
+    let v = cx.single(stmt, "a recipe name")?;
+    let (name, span) = match v {
+        Value::Ident(i) => (i.name.as_str(), i.span),
+        other => {
+            cx.invalid(
+                other.span(),
+                format!("`env` expects a recipe name, found {}", other.describe()),
+                "expected a recipe name",
+                format!(
+                    "write e.g. `env python {{ … }}`; recipes: {}",
+                    suggest::list(known.iter().copied())
+                ),
+            );
+            return None;
+        }
+    };
+    let Some(recipe) = recipe::recipe(name) else {
+        cx.emit(
+            Diagnostic::new(
+                Code::UnknownRecipe,
+                format!("`{name}` is not a stdlib recipe"),
+                cx.label(span, "unknown recipe"),
+            )
+            .with_help(format!(
+                "{}known recipes: {}; `generic` takes a Dockerfile fragment for anything else",
+                suggest::did_you_mean(name, known.iter().copied()),
+                suggest::list(known.iter().copied())
+            )),
+        );
+        return None;
+    };
+    let mut ok = true;
+    let mut given: BTreeMap<String, (ParamValue, &Statement)> = BTreeMap::new();
+    let declared: Vec<&str> = recipe.params.iter().map(|p| p.name.as_str()).collect();
+    for p in stmt.block.iter().flat_map(|b| b.statements.iter()) {
+        let pname = p.name.name.as_str();
+        let Some(decl) = recipe.param(pname) else {
+            ok = false;
+            cx.emit(
+                Diagnostic::new(
+                    Code::UnknownParam,
+                    format!("recipe `{name}` has no parameter `{pname}`"),
+                    cx.label(p.name.span, "unknown parameter"),
+                )
+                .with_help(if declared.is_empty() {
+                    format!("recipe `{name}` takes no parameters")
+                } else {
+                    format!(
+                        "{}`{name}` takes: {}",
+                        suggest::did_you_mean(pname, declared.iter().copied()),
+                        suggest::list(declared.iter().copied())
+                    )
+                }),
+            );
+            continue;
+        };
+        if let Some((_, first)) = given.get(pname) {
+            ok = false;
+            cx.emit(
+                Diagnostic::new(
+                    Code::DuplicateField,
+                    format!("parameter `{pname}` is given twice"),
+                    cx.label(p.name.span, "given again here"),
+                )
+                .with_label(cx.label(first.name.span, "first given here"))
+                .with_help("give each parameter once"),
+            );
+            continue;
+        }
+        cx.no_block(p);
+        let Some(v) = cx.single(p, decl.ty.describe()) else {
+            ok = false;
+            continue;
+        };
+        match typed(decl.ty, v) {
+            Some(value) => {
+                given.insert(pname.to_string(), (value, p));
+            }
+            None => {
+                ok = false;
+                cx.emit(
+                    Diagnostic::new(
+                        Code::ParamType,
+                        format!(
+                            "parameter `{pname}` of recipe `{name}` is {}, found {}",
+                            decl.ty.describe(),
+                            found(v)
+                        ),
+                        cx.label(v.span(), format!("expected {}", decl.ty.describe())),
+                    )
+                    .with_help(format!(
+                        "write e.g. `{pname} {}`{}",
+                        example(decl.ty),
+                        doc_suffix(&decl.doc)
+                    )),
+                );
+            }
+        }
+    }
+    let mut params: BTreeMap<String, ParamValue> =
+        given.into_iter().map(|(k, (v, _))| (k, v)).collect();
+    for decl in &recipe.params {
+        if params.contains_key(&decl.name) {
+            continue;
+        }
+        if let Some(d) = &decl.default {
+            params.insert(decl.name.clone(), d.clone());
+        } else if decl.required {
+            ok = false;
+            if !cx.syntax_errors {
+                cx.emit(
+                    Diagnostic::new(
+                        Code::MissingParam,
+                        format!("recipe `{name}` needs parameter `{}`", decl.name),
+                        cx.label(header_span(stmt), format!("`{}` missing", decl.name)),
+                    )
+                    .with_help(format!(
+                        "add `{} {}` inside `env {name} {{ … }}`{}",
+                        decl.name,
+                        example(decl.ty),
+                        doc_suffix(&decl.doc)
+                    )),
+                );
+            }
+        }
+    }
+    ok.then(|| Environment {
+        recipe: name.to_string(),
+        params,
+    })
+}
+
+fn typed(ty: ParamType, v: &Value) -> Option<ParamValue> {
+    match (ty, v) {
+        (ParamType::String, Value::Str(s)) => Some(ParamValue::Str(s.value.clone())),
+        (ParamType::Int, Value::Int(i)) => Some(ParamValue::Int(i.value)),
+        (ParamType::Bool, Value::Ident(i)) if i.name == "true" => Some(ParamValue::Bool(true)),
+        (ParamType::Bool, Value::Ident(i)) if i.name == "false" => Some(ParamValue::Bool(false)),
+        (ParamType::List, Value::List(l)) => l
+            .items
+            .iter()
+            .map(|i| match i {
+                Value::Str(s) => Some(s.value.clone()),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(ParamValue::List),
+        _ => None,
+    }
+}
+
+fn found(v: &Value) -> String {
+    match v {
+        Value::List(l) if l.items.iter().any(|i| !matches!(i, Value::Str(_))) => {
+            "a list with items that are not strings".into()
+        }
+        Value::Ident(i) => format!("the name `{}`", i.name),
+        other => other.describe().into(),
+    }
+}
+
+fn example(ty: ParamType) -> &'static str {
+    match ty {
+        ParamType::String => "\"…\"",
+        ParamType::Int => "8",
+        ParamType::Bool => "true",
+        ParamType::List => "[\"…\", \"…\"]",
+    }
+}
+
+fn doc_suffix(doc: &str) -> String {
+    if doc.is_empty() {
+        String::new()
+    } else {
+        format!(" ({doc})")
+    }
+}

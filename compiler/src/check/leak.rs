@@ -1,0 +1,229 @@
+//! The prompt-leak lint (W0800): the prompt names an identifier that only the gold patch
+//! introduces, so the prompt gives away part of the solution.
+//!
+//! A candidate is a code-looking identifier (`[A-Za-z_][A-Za-z0-9_]{3,}` with an `_` or a
+//! camelCase hump) on an added line of a gold patch that occurs on no removed or context
+//! line of any gold patch (the base is not readable here; those lines stand in for it).
+//! A plain word counts only when an added line defines it as a function (`def name(`,
+//! `fn name(`, `func name(`, …) and the prompt writes it as code too (in backticks or
+//! followed by `(`), so English words never warn.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::codes::Code;
+use crate::diagnostic::{Diagnostic, Label};
+use crate::patch::LineKind;
+use crate::span::{SourceId, Span};
+
+use super::repo::RepoDraft;
+use super::task::PromptDraft;
+use super::Cx;
+
+/// Where a gold patch first adds an identifier.
+struct Introduced {
+    source: SourceId,
+    line: Span,
+    repo: String,
+    called: bool,
+}
+
+/// Identifier tokens of `text`: (byte offset, token).
+fn identifiers(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            let prev_is_word =
+                i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+            if (b.is_ascii_alphabetic() || b == b'_') && !prev_is_word {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                // A word glued to non-ASCII letters (e.g. `naïve`) is not an identifier.
+                let glued = |k: usize| {
+                    text[..k]
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphanumeric)
+                };
+                let after_glued = text[i..].chars().next().is_some_and(char::is_alphanumeric);
+                if !(glued(start) || after_glued) {
+                    return Some((start, &text[start..i]));
+                }
+            } else {
+                i += 1;
+            }
+        }
+        None
+    })
+}
+
+/// Whether the text before a `name(` is a definition keyword (`def`, `fn`, `func`, …).
+fn defines(before: &str) -> bool {
+    let before = before.trim_end();
+    // Go methods: `func (r *T) name(`.
+    let before = if before.ends_with(')') && before.trim_start().starts_with("func") {
+        "func"
+    } else {
+        before
+    };
+    let last = before
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    matches!(
+        last,
+        "def" | "fn" | "func" | "function" | "class" | "sub" | "fun"
+    )
+}
+
+fn long_enough(id: &str) -> bool {
+    id.len() >= 4
+}
+
+/// `_` anywhere, a camelCase hump (lowercase then capital), or an acronym hump
+/// (`HTTPError`: two capitals then two lowercase letters). `URLs`, `HTTP`, `Cookie` are words.
+fn looks_like_code(id: &str) -> bool {
+    let b = id.as_bytes();
+    id.contains('_')
+        || b.windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        || b.windows(4).any(|w| {
+            w[0].is_ascii_uppercase()
+                && w[1].is_ascii_uppercase()
+                && w[2].is_ascii_lowercase()
+                && w[3].is_ascii_lowercase()
+        })
+}
+
+pub(crate) fn check_prompt_leak(cx: &mut Cx<'_>, prompt: &PromptDraft, repos: &[RepoDraft]) {
+    let mut known: HashSet<&str> = HashSet::new();
+    let mut added: HashMap<&str, Introduced> = HashMap::new();
+    for r in repos {
+        let Some(g) = &r.gold else {
+            continue;
+        };
+        for f in &g.file.patch.files {
+            for h in &f.hunks {
+                for l in &h.lines {
+                    if l.kind != LineKind::Added {
+                        for (_, id) in identifiers(&l.text) {
+                            known.insert(id);
+                        }
+                        continue;
+                    }
+                    for (off, id) in identifiers(&l.text) {
+                        if !long_enough(id) {
+                            continue;
+                        }
+                        let called =
+                            l.text[off + id.len()..].starts_with('(') && defines(&l.text[..off]);
+                        let entry = added.entry(id).or_insert_with(|| Introduced {
+                            source: g.source,
+                            line: l.span,
+                            repo: r.name.clone(),
+                            called,
+                        });
+                        entry.called |= called;
+                    }
+                }
+            }
+        }
+    }
+    if added.is_empty() {
+        return;
+    }
+    let text = prompt.prompt.text.as_str();
+    let mut reported: HashSet<&str> = HashSet::new();
+    for (off, id) in identifiers(text) {
+        let Some(intro) = added.get(id) else {
+            continue;
+        };
+        if known.contains(id) || reported.contains(id) {
+            continue;
+        }
+        let code_like = looks_like_code(id)
+            || intro.called && {
+                let before = text[..off].chars().next_back();
+                let after = text[off + id.len()..].chars().next();
+                before == Some('`') || after == Some('(') || after == Some('`')
+            };
+        if !code_like {
+            continue;
+        }
+        reported.insert(id);
+        let at = prompt_span(cx, prompt, off, id);
+        cx.emit(
+            Diagnostic::new(
+                Code::PromptLeak,
+                format!("the prompt names `{id}`, which only the gold patch of `{}` introduces", intro.repo),
+                Label::new(prompt.source, at, "named in the prompt"),
+            )
+            .with_label(Label::new(intro.source, intro.line, "introduced by the gold patch here"))
+            .with_help("describe the behaviour instead of naming the solution's identifiers; if the name is part of the requested interface, keep it and say so in the prompt"),
+        );
+    }
+}
+
+/// Where the prompt's `id` at byte `off` of the prompt text is, in the prompt's source.
+fn prompt_span(cx: &Cx<'_>, prompt: &PromptDraft, off: usize, id: &str) -> Span {
+    if !prompt.inline {
+        return Span::new(off, off + id.len());
+    }
+    // Inline strings may differ from their source (escapes, indentation): find the word in
+    // the literal's source text, or fall back to the whole literal.
+    let raw = cx
+        .sources
+        .get(prompt.source)
+        .text
+        .get(prompt.span.range())
+        .unwrap_or("");
+    let nth = identifiers(&prompt.prompt.text[..off])
+        .filter(|(_, w)| *w == id)
+        .count();
+    identifiers(raw)
+        .filter(|(_, w)| *w == id)
+        .nth(nth)
+        .map(|(o, _)| {
+            let start = prompt.span.start as usize + o;
+            Span::new(start, start + id.len())
+        })
+        .unwrap_or(prompt.span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifier_tokens() {
+        let ids: Vec<&str> = identifiers("call split_jar(x) on naïve 9abc _x")
+            .map(|(_, w)| w)
+            .collect();
+        assert_eq!(ids, vec!["call", "split_jar", "x", "on", "_x"]);
+    }
+
+    #[test]
+    fn definitions() {
+        assert!(defines("    def "));
+        assert!(defines("pub fn "));
+        assert!(defines("func (c *Client) "));
+        assert!(defines("export function "));
+        assert!(!defines("    return "));
+        assert!(!defines("x = "));
+    }
+
+    #[test]
+    fn code_shapes() {
+        assert!(looks_like_code("split_jar"));
+        assert!(looks_like_code("maxHeaderSize"));
+        assert!(looks_like_code("CookieJar"));
+        assert!(!looks_like_code("Cookie"));
+        assert!(!looks_like_code("HTTP"));
+        assert!(!looks_like_code("cookies"));
+        assert!(looks_like_code("HTTPError"));
+        assert!(!looks_like_code("URLs"));
+    }
+}
