@@ -1,5 +1,11 @@
 //! All of taskc's I/O: files, repositories, images, containers, processes, log parsers,
 //! grading and reports.
 
+pub mod apply;
+pub mod backend;
+pub mod bootstrap;
+pub mod docker;
 pub mod fs_loader;
+pub mod local;
 pub mod parsers;
+pub mod repo;

@@ -1,0 +1,78 @@
+//! Backend errors: each names the operation that failed and what to do about it.
+
+use std::path::PathBuf;
+
+/// Why a backend could not do what was asked (as opposed to a run that failed).
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// The Docker daemon did not answer.
+    #[error(
+        "cannot reach the Docker daemon ({detail})\n  help: start Docker and check that \
+         /var/run/docker.sock (or DOCKER_HOST) is reachable by this user, or run with \
+         `--backend local`"
+    )]
+    DockerUnreachable { detail: String },
+
+    /// A Docker API call failed.
+    #[error("Docker {op} failed for `{target}`: {detail}\n  help: {help}")]
+    Docker {
+        /// The Docker operation, e.g. `create container`.
+        op: &'static str,
+        /// The image or container concerned.
+        target: String,
+        detail: String,
+        help: String,
+    },
+
+    /// An image build reported an error.
+    #[error("building image `{tag}` failed: {detail}\n--- last build output ---\n{log_tail}")]
+    ImageBuild {
+        tag: String,
+        detail: String,
+        log_tail: String,
+    },
+
+    /// A run named an image that was never built.
+    #[error("image `{tag}` does not exist\n  help: {help}")]
+    ImageMissing { tag: String, help: String },
+
+    /// The local backend needs a program that is not on `PATH`.
+    #[error(
+        "image `{tag}` needs the program `{program}`, which is not on PATH\n  help: install \
+         `{program}` on this machine, or use `--backend docker`"
+    )]
+    MissingProgram { tag: String, program: String },
+
+    /// A local image setup command failed.
+    #[error("preparing local image `{tag}`: command `{command}` failed ({status})\n{output}")]
+    LocalSetup {
+        tag: String,
+        command: String,
+        status: String,
+        output: String,
+    },
+
+    /// A file-system or process operation failed.
+    #[error("{op} `{}`: {source}", path.display())]
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The request itself is malformed (e.g. a relative upload path).
+    #[error("invalid run request for `{run_id}`: {detail}")]
+    InvalidRequest { run_id: String, detail: String },
+}
+
+impl BackendError {
+    /// Builds a [`BackendError::Io`].
+    pub fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> BackendError {
+        BackendError::Io {
+            op,
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! The execution backend: build images and run one script per container (or per local
+//! workspace), independent of the plan types that drive it.
+//!
+//! Invariants every backend keeps:
+//! - uploads (patches, hidden tests) are copied into a run after it is created, never baked
+//!   into an image;
+//! - every run is labelled with its run id and session, and is removed when it ends, also on
+//!   error or timeout;
+//! - a run's combined output is capped at [`LOG_CAP`] bytes, with a truncation marker.
+
+mod error;
+mod log_buffer;
+mod types;
+
+pub use error::BackendError;
+pub use log_buffer::{LogBuffer, LOG_CAP, TRUNCATION_MARKER};
+pub use types::{ContextFile, ImageBuild, Limits, RunOutcome, RunRequest, Upload};
+pub(crate) use types::check_container_path;
+
+use futures_util::future::BoxFuture;
+
+/// Label carrying a run's id on every taskc container.
+pub const RUN_LABEL: &str = "taskc.run";
+/// Label carrying the session (one `taskc` invocation) on every taskc container.
+pub const SESSION_LABEL: &str = "taskc.session";
+/// Label marking images built by taskc (value: the content id).
+pub const IMAGE_LABEL: &str = "taskc.image";
+
+/// Where runs execute: Docker (isolated, enforced limits) or local processes (fast, trusted).
+///
+/// Object safe: the scheduler holds a `Box<dyn Backend>` / `Arc<dyn Backend>`.
+pub trait Backend: Send + Sync {
+    /// A short name for reports and errors (`docker`, `local`).
+    fn name(&self) -> &'static str;
+
+    /// Builds `build.tag` unless it already exists.
+    fn ensure_image<'a>(&'a self, build: &'a ImageBuild) -> BoxFuture<'a, Result<(), BackendError>>;
+
+    /// Runs `req.script` with bash in a fresh container/workspace from `req.image`, then
+    /// removes it. A non-zero exit, a timeout or an OOM kill is an outcome, not an error.
+    fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>>;
+
+    /// Removes every run left by `session` (Ctrl-C cleanup); returns how many were removed.
+    fn remove_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<usize, BackendError>>;
+
+    /// Removes stale taskc runs and every taskc image whose tag is not in `keep`; returns
+    /// how many objects were removed.
+    fn gc<'a>(&'a self, keep: &'a [String]) -> BoxFuture<'a, Result<usize, BackendError>>;
+}

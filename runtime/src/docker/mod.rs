@@ -1,0 +1,524 @@
+//! The Docker backend (bollard): one container per run, running the script as its command.
+//!
+//! Lifecycle of a run: create (labelled) → upload → start → wait (kill on timeout) →
+//! inspect (OOM) → logs → download collected files → remove. Removal happens on every path,
+//! also when the future is dropped (a guard spawns the removal).
+
+mod errors;
+mod tar_archive;
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use bollard::container::{
+    Config, CreateContainerOptions, DownloadFromContainerOptions, KillContainerOptions,
+    ListContainersOptions, LogsOptions, RemoveContainerOptions, StartContainerOptions,
+    UploadToContainerOptions, WaitContainerOptions,
+};
+use bollard::image::{BuildImageOptions, ListImagesOptions, RemoveImageOptions};
+use bollard::models::HostConfig;
+use bollard::Docker;
+use futures_util::future::BoxFuture;
+use futures_util::StreamExt;
+
+use crate::backend::{
+    check_container_path, Backend, BackendError, ImageBuild, LogBuffer, RunOutcome, RunRequest,
+    IMAGE_LABEL, LOG_CAP, RUN_LABEL, SESSION_LABEL,
+};
+pub(crate) use errors::{docker_error, is_not_found};
+use tar_archive::{build_tar, read_collected, TarFile};
+
+/// Name of the generated Dockerfile inside a build context.
+const DOCKERFILE_NAME: &str = "taskc.Dockerfile";
+
+/// Containers older than this are stale for [`Backend::gc`] even if still running.
+const STALE_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// Runs plans in Docker containers through the daemon's API.
+#[derive(Debug, Clone)]
+pub struct DockerBackend {
+    docker: Docker,
+    build_network: String,
+}
+
+impl DockerBackend {
+    /// Connects with the local defaults (`DOCKER_HOST` or the unix socket), negotiates the API
+    /// version and pings the daemon.
+    pub async fn connect() -> Result<DockerBackend, BackendError> {
+        let unreachable = |e: bollard::errors::Error| BackendError::DockerUnreachable {
+            detail: e.to_string(),
+        };
+        let docker = Docker::connect_with_local_defaults()
+            .map_err(unreachable)?
+            .with_timeout(Duration::from_secs(3600));
+        let docker = docker.negotiate_version().await.map_err(unreachable)?;
+        docker.ping().await.map_err(unreachable)?;
+        Ok(DockerBackend {
+            docker,
+            build_network: String::new(),
+        })
+    }
+
+    /// Sets the network mode of image builds (default: the daemon's default bridge, which
+    /// reaches deb.debian.org here; use `host` where the bridge has no route out).
+    pub fn with_build_network(mut self, mode: impl Into<String>) -> DockerBackend {
+        self.build_network = mode.into();
+        self
+    }
+
+    /// The underlying client, for the bootstrap and diagnostics.
+    pub fn client(&self) -> &Docker {
+        &self.docker
+    }
+
+    /// Whether an image with this tag exists.
+    pub async fn image_exists(&self, tag: &str) -> Result<bool, BackendError> {
+        match self.docker.inspect_image(tag).await {
+            Ok(_) => Ok(true),
+            Err(e) if is_not_found(&e) => Ok(false),
+            Err(e) => Err(docker_error("inspect image", tag, e)),
+        }
+    }
+
+    async fn build(&self, build: &ImageBuild) -> Result<(), BackendError> {
+        if build.context.iter().any(|f| f.path == DOCKERFILE_NAME) {
+            return Err(BackendError::ImageBuild {
+                tag: build.tag.clone(),
+                detail: format!("the build context must not contain a file named `{DOCKERFILE_NAME}`"),
+                log_tail: String::new(),
+            });
+        }
+        let mut files = vec![TarFile {
+            path: DOCKERFILE_NAME,
+            bytes: build.dockerfile.as_bytes(),
+            mode: 0o644,
+        }];
+        files.extend(build.context.iter().map(|f| TarFile {
+            path: &f.path,
+            bytes: &f.bytes,
+            mode: f.mode,
+        }));
+        let context = build_tar(&files).map_err(|e| BackendError::ImageBuild {
+            tag: build.tag.clone(),
+            detail: format!("cannot write the build context archive: {e}"),
+            log_tail: String::new(),
+        })?;
+        let mut labels: HashMap<String, String> = build
+            .labels
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        labels.insert(IMAGE_LABEL.into(), build.tag.clone());
+        let options = BuildImageOptions {
+            dockerfile: DOCKERFILE_NAME.to_string(),
+            t: build.tag.clone(),
+            rm: true,
+            forcerm: true,
+            labels,
+            networkmode: self.build_network.clone(),
+            ..Default::default()
+        };
+        let mut stream = self.docker.build_image(options, None, Some(context.into()));
+        let mut log = String::new();
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(info) => {
+                    if let Some(text) = info.stream {
+                        log.push_str(&text);
+                    }
+                    if let Some(error) = info.error {
+                        return Err(build_failed(&build.tag, error, &log));
+                    }
+                }
+                Err(bollard::errors::Error::DockerStreamError { error }) => {
+                    return Err(build_failed(&build.tag, error, &log));
+                }
+                Err(e) => return Err(docker_error("build image", &build.tag, e)),
+            }
+        }
+        if !self.image_exists(&build.tag).await? {
+            return Err(build_failed(&build.tag, "the build ended without an image".into(), &log));
+        }
+        Ok(())
+    }
+
+    async fn run_inner(&self, req: &RunRequest) -> Result<RunOutcome, BackendError> {
+        for path in req
+            .uploads
+            .iter()
+            .map(|u| u.path.as_str())
+            .chain(req.collect.iter().map(String::as_str))
+            .chain(std::iter::once(req.workdir.as_str()))
+        {
+            check_container_path(path).map_err(|detail| BackendError::InvalidRequest {
+                run_id: req.run_id.clone(),
+                detail,
+            })?;
+        }
+        let labels = HashMap::from([
+            (RUN_LABEL.to_string(), req.run_id.clone()),
+            (SESSION_LABEL.to_string(), req.session.clone()),
+        ]);
+        // `TASKC_ROOT` is the mapped `/` of the local backend; empty here (see `local`).
+        let env: Vec<String> = std::iter::once("TASKC_ROOT=".to_string())
+            .chain(req.env.iter().map(|(k, v)| format!("{k}={v}")))
+            .collect();
+        let host_config = HostConfig {
+            memory: req.limits.memory_bytes.map(|m| m as i64),
+            memory_swap: req.limits.memory_bytes.map(|m| m as i64),
+            nano_cpus: req.limits.cpus.map(|c| (c * 1e9) as i64),
+            pids_limit: req.limits.pids,
+            network_mode: Some(if req.network { "bridge" } else { "none" }.into()),
+            init: Some(true),
+            ..Default::default()
+        };
+        let config = Config {
+            image: Some(req.image.clone()),
+            cmd: Some(vec![
+                "bash".into(),
+                "-euo".into(),
+                "pipefail".into(),
+                "-c".into(),
+                req.script.clone(),
+            ]),
+            working_dir: Some(req.workdir.clone()),
+            env: Some(env),
+            labels: Some(labels),
+            network_disabled: Some(!req.network),
+            host_config: Some(host_config),
+            ..Default::default()
+        };
+        let created = self
+            .docker
+            .create_container(None::<CreateContainerOptions<String>>, config)
+            .await
+            .map_err(|e| {
+                if is_not_found(&e) {
+                    BackendError::ImageMissing {
+                        tag: req.image.clone(),
+                        help: "build it first (ensure_image), or run `taskc image bootstrap` for \
+                               the base image"
+                            .into(),
+                    }
+                } else {
+                    docker_error("create container", &req.image, e)
+                }
+            })?;
+        let mut guard = RemoveGuard {
+            docker: self.docker.clone(),
+            id: Some(created.id.clone()),
+        };
+        let result = self.drive(&created.id, req).await;
+        let removal = guard.remove_now().await;
+        let outcome = result?;
+        removal?;
+        Ok(outcome)
+    }
+
+    async fn drive(&self, id: &str, req: &RunRequest) -> Result<RunOutcome, BackendError> {
+        if !req.uploads.is_empty() {
+            let files: Vec<TarFile<'_>> = req
+                .uploads
+                .iter()
+                .map(|u| TarFile {
+                    path: u.path.trim_start_matches('/'),
+                    bytes: &u.bytes,
+                    mode: u.mode,
+                })
+                .collect();
+            let archive = build_tar(&files).map_err(|e| BackendError::InvalidRequest {
+                run_id: req.run_id.clone(),
+                detail: format!("cannot archive the uploads: {e}"),
+            })?;
+            self.docker
+                .upload_to_container(
+                    id,
+                    Some(UploadToContainerOptions {
+                        path: "/".to_string(),
+                        ..Default::default()
+                    }),
+                    archive.into(),
+                )
+                .await
+                .map_err(|e| docker_error("upload files to container", id, e))?;
+        }
+        let started = Instant::now();
+        self.docker
+            .start_container(id, None::<StartContainerOptions<String>>)
+            .await
+            .map_err(|e| docker_error("start container", id, e))?;
+        let mut timed_out = false;
+        let waited = tokio::time::timeout(req.timeout, self.wait(id)).await;
+        let mut exit_code = match waited {
+            Ok(code) => code?,
+            Err(_) => {
+                timed_out = true;
+                let kill = self
+                    .docker
+                    .kill_container(id, Some(KillContainerOptions { signal: "SIGKILL" }))
+                    .await;
+                if let Err(e) = kill {
+                    // The container may have exited between the timeout and the kill.
+                    if !is_conflict(&e) && !is_not_found(&e) {
+                        return Err(docker_error("kill container", id, e));
+                    }
+                }
+                self.wait(id).await.ok().flatten()
+            }
+        };
+        let duration = started.elapsed();
+        let inspect = self
+            .docker
+            .inspect_container(id, None)
+            .await
+            .map_err(|e| docker_error("inspect container", id, e))?;
+        let state = inspect.state.unwrap_or_default();
+        let oom_killed = state.oom_killed.unwrap_or(false);
+        if timed_out {
+            exit_code = None;
+        } else if exit_code.is_none() {
+            exit_code = state.exit_code;
+        }
+        let (log, log_truncated) = self.logs(id).await?;
+        let mut collected = BTreeMap::new();
+        for path in &req.collect {
+            collected.extend(self.download(id, path).await?);
+        }
+        Ok(RunOutcome {
+            exit_code,
+            log,
+            log_truncated,
+            timed_out,
+            oom_killed,
+            duration,
+            collected,
+        })
+    }
+
+    /// Waits for the container to stop; returns its exit code.
+    async fn wait(&self, id: &str) -> Result<Option<i64>, BackendError> {
+        let mut stream = self.docker.wait_container(
+            id,
+            Some(WaitContainerOptions {
+                condition: "not-running",
+            }),
+        );
+        match stream.next().await {
+            Some(Ok(response)) => Ok(Some(response.status_code)),
+            Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => {
+                Ok(Some(code))
+            }
+            Some(Err(e)) => Err(docker_error("wait for container", id, e)),
+            None => Ok(None),
+        }
+    }
+
+    async fn logs(&self, id: &str) -> Result<(Vec<u8>, bool), BackendError> {
+        let mut buffer = LogBuffer::new(LOG_CAP);
+        let mut stream = self.docker.logs(
+            id,
+            Some(LogsOptions::<String> {
+                stdout: true,
+                stderr: true,
+                ..Default::default()
+            }),
+        );
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| docker_error("read container logs", id, e))?;
+            buffer.push(chunk.as_ref());
+        }
+        Ok(buffer.finish())
+    }
+
+    async fn download(
+        &self,
+        id: &str,
+        path: &str,
+    ) -> Result<BTreeMap<String, Vec<u8>>, BackendError> {
+        let mut stream = self
+            .docker
+            .download_from_container(id, Some(DownloadFromContainerOptions { path }));
+        let mut archive = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            match chunk {
+                Ok(bytes) => archive.extend_from_slice(&bytes),
+                Err(e) if is_not_found(&e) => return Ok(BTreeMap::new()),
+                Err(e) => return Err(docker_error("download files from container", path, e)),
+            }
+        }
+        read_collected(path, &archive).map_err(|e| BackendError::Docker {
+            op: "download files from container",
+            target: path.to_string(),
+            detail: format!("the archive Docker returned is unreadable: {e}"),
+            help: "retry; if it persists, check the Docker daemon's logs".into(),
+        })
+    }
+
+    async fn list_containers(
+        &self,
+        label_filter: String,
+    ) -> Result<Vec<bollard::models::ContainerSummary>, BackendError> {
+        self.docker
+            .list_containers(Some(ListContainersOptions {
+                all: true,
+                filters: HashMap::from([("label".to_string(), vec![label_filter])]),
+                ..Default::default()
+            }))
+            .await
+            .map_err(|e| docker_error("list containers", "taskc containers", e))
+    }
+
+    async fn force_remove(&self, id: &str) -> Result<(), BackendError> {
+        match self
+            .docker
+            .remove_container(
+                id,
+                Some(RemoveContainerOptions {
+                    force: true,
+                    v: true,
+                    ..Default::default()
+                }),
+            )
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(e) if is_not_found(&e) || is_conflict(&e) => Ok(()),
+            Err(e) => Err(docker_error("remove container", id, e)),
+        }
+    }
+}
+
+fn build_failed(tag: &str, detail: String, log: &str) -> BackendError {
+    let tail: Vec<&str> = log.lines().rev().take(40).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    BackendError::ImageBuild {
+        tag: tag.to_string(),
+        detail: detail.trim().to_string(),
+        log_tail: tail.join("\n"),
+    }
+}
+
+fn is_conflict(e: &bollard::errors::Error) -> bool {
+    matches!(
+        e,
+        bollard::errors::Error::DockerResponseServerError { status_code: 409, .. }
+    )
+}
+
+/// Removes a container when dropped (e.g. the run's future was cancelled by Ctrl-C).
+struct RemoveGuard {
+    docker: Docker,
+    id: Option<String>,
+}
+
+impl RemoveGuard {
+    async fn remove_now(&mut self) -> Result<(), BackendError> {
+        let Some(id) = self.id.take() else {
+            return Ok(());
+        };
+        let options = RemoveContainerOptions {
+            force: true,
+            v: true,
+            ..Default::default()
+        };
+        match self.docker.remove_container(&id, Some(options)).await {
+            Ok(()) => Ok(()),
+            Err(e) if is_not_found(&e) => Ok(()),
+            Err(e) => Err(docker_error("remove container", &id, e)),
+        }
+    }
+}
+
+impl Drop for RemoveGuard {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let docker = self.docker.clone();
+            handle.spawn(async move {
+                let options = RemoveContainerOptions {
+                    force: true,
+                    v: true,
+                    ..Default::default()
+                };
+                let _ = docker.remove_container(&id, Some(options)).await;
+            });
+        }
+    }
+}
+
+impl Backend for DockerBackend {
+    fn name(&self) -> &'static str {
+        "docker"
+    }
+
+    fn ensure_image<'a>(&'a self, build: &'a ImageBuild) -> BoxFuture<'a, Result<(), BackendError>> {
+        Box::pin(async move {
+            if self.image_exists(&build.tag).await? {
+                return Ok(());
+            }
+            self.build(build).await
+        })
+    }
+
+    fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>> {
+        Box::pin(self.run_inner(req))
+    }
+
+    fn remove_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<usize, BackendError>> {
+        Box::pin(async move {
+            let containers = self
+                .list_containers(format!("{SESSION_LABEL}={session}"))
+                .await?;
+            let mut removed = 0;
+            for id in containers.iter().filter_map(|c| c.id.as_deref()) {
+                self.force_remove(id).await?;
+                removed += 1;
+            }
+            Ok(removed)
+        })
+    }
+
+    fn gc<'a>(&'a self, keep: &'a [String]) -> BoxFuture<'a, Result<usize, BackendError>> {
+        Box::pin(async move {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0);
+            let mut removed = 0;
+            for c in self.list_containers(RUN_LABEL.to_string()).await? {
+                let running = c.state.as_deref() == Some("running");
+                let old = c
+                    .created
+                    .is_some_and(|t| now - t > STALE_AFTER.as_secs() as i64);
+                if let (Some(id), true) = (c.id.as_deref(), !running || old) {
+                    self.force_remove(id).await?;
+                    removed += 1;
+                }
+            }
+            let images = self
+                .docker
+                .list_images(Some(ListImagesOptions {
+                    filters: HashMap::from([("label".to_string(), vec![IMAGE_LABEL.to_string()])]),
+                    ..Default::default()
+                }))
+                .await
+                .map_err(|e| docker_error("list images", "taskc images", e))?;
+            for image in images {
+                if image.repo_tags.iter().any(|t| keep.contains(t)) {
+                    continue;
+                }
+                let options = RemoveImageOptions {
+                    force: false,
+                    noprune: false,
+                };
+                match self.docker.remove_image(&image.id, Some(options), None).await {
+                    Ok(_) => removed += 1,
+                    // In use by a container of a live session, or already gone.
+                    Err(e) if is_conflict(&e) || is_not_found(&e) => {}
+                    Err(e) => return Err(docker_error("remove image", &image.id, e)),
+                }
+            }
+            Ok(removed)
+        })
+    }
+}

@@ -1,0 +1,338 @@
+//! The local backend: runs scripts as host processes in throw-away workspaces.
+//!
+//! An "image" is a folder `<cache>/images/<name>/` standing for the container's `/`: the
+//! build context files are written there and `local_setup` commands run in it once. A run
+//! copies that folder to `<cache>/runs/<session>/run-*/root`, writes the uploads (container
+//! path `/work/x` → `root/work/x`), and runs the script with a cleared environment:
+//! `PATH`, `LANG`, `LC_ALL`, `HOME` and `TMPDIR` (both inside the workspace) and
+//! `TASKC_ROOT` (the mapped `/`; the Docker backend sets it to the empty string, so scripts
+//! written as `"$TASKC_ROOT/work/x"` run unchanged on both). Nothing is written outside the
+//! cache folder. Not a sandbox: no memory, CPU, process or network limits are enforced.
+
+mod fs_tree;
+mod process;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use futures_util::future::BoxFuture;
+use sha2::{Digest, Sha256};
+
+use crate::backend::{
+    check_container_path, Backend, BackendError, ImageBuild, LogBuffer, RunOutcome, RunRequest,
+    LOG_CAP,
+};
+use fs_tree::{collect, copy_tree, map_path, write_file};
+
+/// The `PATH` runs and setup commands see unless changed with [`LocalBackend::with_path`].
+pub const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// Marker file written last in a finished image folder.
+const READY_MARKER: &str = ".taskc-image-ready";
+
+/// Run folders older than this are removed by [`Backend::gc`].
+const STALE_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// Runs scripts as local processes under a cache folder.
+#[derive(Debug, Clone)]
+pub struct LocalBackend {
+    cache: PathBuf,
+    path_var: String,
+}
+
+impl LocalBackend {
+    /// A backend keeping images and run workspaces under `cache`.
+    pub fn new(cache: impl Into<PathBuf>) -> LocalBackend {
+        LocalBackend {
+            cache: cache.into(),
+            path_var: DEFAULT_PATH.to_string(),
+        }
+    }
+
+    /// Replaces the `PATH` given to runs and used to check `local_requires`.
+    pub fn with_path(mut self, path_var: impl Into<String>) -> LocalBackend {
+        self.path_var = path_var.into();
+        self
+    }
+
+    /// The folder standing for image `tag`.
+    pub fn image_dir(&self, tag: &str) -> PathBuf {
+        self.cache.join("images").join(folder_name(tag))
+    }
+
+    fn runs_dir(&self) -> PathBuf {
+        self.cache.join("runs")
+    }
+
+    fn session_dir(&self, session: &str) -> PathBuf {
+        self.runs_dir().join(folder_name(session))
+    }
+
+    /// Whether image `tag` was fully prepared.
+    pub fn image_exists(&self, tag: &str) -> bool {
+        self.image_dir(tag).join(READY_MARKER).is_file()
+    }
+
+    fn find_program(&self, program: &str) -> bool {
+        if program.contains('/') {
+            return Path::new(program).is_file();
+        }
+        self.path_var
+            .split(':')
+            .filter(|d| !d.is_empty())
+            .any(|d| Path::new(d).join(program).is_file())
+    }
+
+    fn base_env(&self, root: &Path, home: &Path, tmp: &Path) -> Vec<(String, String)> {
+        vec![
+            ("PATH".into(), self.path_var.clone()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("LC_ALL".into(), "C.UTF-8".into()),
+            ("HOME".into(), home.display().to_string()),
+            ("TMPDIR".into(), tmp.display().to_string()),
+            ("TASKC_ROOT".into(), root.display().to_string()),
+        ]
+    }
+
+    async fn build(&self, build: &ImageBuild) -> Result<(), BackendError> {
+        for program in &build.local_requires {
+            if !self.find_program(program) {
+                return Err(BackendError::MissingProgram {
+                    tag: build.tag.clone(),
+                    program: program.clone(),
+                });
+            }
+        }
+        let images = self.cache.join("images");
+        fs::create_dir_all(&images).map_err(|e| BackendError::io("create folder", &images, e))?;
+        let staging = tempfile::Builder::new()
+            .prefix(".staging-")
+            .tempdir_in(&images)
+            .map_err(|e| BackendError::io("create staging folder in", &images, e))?;
+        let root = staging.path().join("root");
+        let home = staging.path().join("home");
+        let tmp = staging.path().join("tmp");
+        for dir in [&root, &home, &tmp] {
+            fs::create_dir_all(dir).map_err(|e| BackendError::io("create folder", dir, e))?;
+        }
+        for file in &build.context {
+            let target = map_path(&root, &file.path).ok_or_else(|| BackendError::ImageBuild {
+                tag: build.tag.clone(),
+                detail: format!("context file `{}` escapes the image folder", file.path),
+                log_tail: String::new(),
+            })?;
+            write_file(&target, &file.bytes, file.mode)
+                .map_err(|e| BackendError::io("write context file", &target, e))?;
+        }
+        let env = self.base_env(&root, &home, &tmp);
+        for command in &build.local_setup {
+            let log = staging.path().join("setup.log");
+            let finished =
+                process::run_script(command, &root, &env, &log, Duration::from_secs(3600))
+                    .await
+                    .map_err(|e| BackendError::io("run setup command in", &root, e))?;
+            if finished.exit_code != Some(0) {
+                let output = fs::read(&log).unwrap_or_default();
+                return Err(BackendError::LocalSetup {
+                    tag: build.tag.clone(),
+                    command: command.clone(),
+                    status: match finished.exit_code {
+                        Some(code) => format!("exit code {code}"),
+                        None => "timed out".into(),
+                    },
+                    output: String::from_utf8_lossy(&output).into_owned(),
+                });
+            }
+        }
+        write_file(&root.join(READY_MARKER), build.tag.as_bytes(), 0o644)
+            .map_err(|e| BackendError::io("write", &root, e))?;
+        let final_dir = self.image_dir(&build.tag);
+        match fs::rename(&root, &final_dir) {
+            Ok(()) => Ok(()),
+            // Another process finished the same image first: same content id, same result.
+            Err(_) if self.image_exists(&build.tag) => Ok(()),
+            Err(e) => Err(BackendError::io("move prepared image to", &final_dir, e)),
+        }
+    }
+
+    async fn run_inner(&self, req: &RunRequest) -> Result<RunOutcome, BackendError> {
+        let invalid = |detail: String| BackendError::InvalidRequest {
+            run_id: req.run_id.clone(),
+            detail,
+        };
+        for path in req
+            .uploads
+            .iter()
+            .map(|u| u.path.as_str())
+            .chain(req.collect.iter().map(String::as_str))
+            .chain(std::iter::once(req.workdir.as_str()))
+        {
+            check_container_path(path).map_err(invalid)?;
+        }
+        if !self.image_exists(&req.image) {
+            return Err(BackendError::ImageMissing {
+                tag: req.image.clone(),
+                help: "prepare it first with ensure_image (local images live under the cache \
+                       folder's `images/`)"
+                    .into(),
+            });
+        }
+        let session_dir = self.session_dir(&req.session);
+        fs::create_dir_all(&session_dir)
+            .map_err(|e| BackendError::io("create folder", &session_dir, e))?;
+        let workspace = tempfile::Builder::new()
+            .prefix("run-")
+            .tempdir_in(&session_dir)
+            .map_err(|e| BackendError::io("create workspace in", &session_dir, e))?;
+        let root = workspace.path().join("root");
+        let home = workspace.path().join("home");
+        let tmp = workspace.path().join("tmp");
+        let image = self.image_dir(&req.image);
+        copy_tree(&image, &root).map_err(|e| BackendError::io("copy image folder", &image, e))?;
+        let _ = fs::remove_file(root.join(READY_MARKER));
+        for dir in [&home, &tmp] {
+            fs::create_dir_all(dir).map_err(|e| BackendError::io("create folder", dir, e))?;
+        }
+        for upload in &req.uploads {
+            let target = map_path(&root, &upload.path)
+                .ok_or_else(|| invalid(format!("upload path `{}` escapes", upload.path)))?;
+            write_file(&target, &upload.bytes, upload.mode)
+                .map_err(|e| BackendError::io("write upload", &target, e))?;
+        }
+        let cwd = map_path(&root, &req.workdir)
+            .ok_or_else(|| invalid(format!("workdir `{}` escapes", req.workdir)))?;
+        fs::create_dir_all(&cwd).map_err(|e| BackendError::io("create workdir", &cwd, e))?;
+        let mut env = self.base_env(&root, &home, &tmp);
+        env.extend(req.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let log_path = workspace.path().join("output.log");
+        let started = Instant::now();
+        let finished = process::run_script(&req.script, &cwd, &env, &log_path, req.timeout)
+            .await
+            .map_err(|e| BackendError::io("start bash in", &cwd, e))?;
+        let duration = started.elapsed();
+        let (log, log_truncated) = read_capped(&log_path)?;
+        let mut collected = BTreeMap::new();
+        for path in &req.collect {
+            if let Some(host) = map_path(&root, path) {
+                collect(&host, path, &mut collected)
+                    .map_err(|e| BackendError::io("collect", &host, e))?;
+            }
+        }
+        let ws_path = workspace.path().to_path_buf();
+        workspace
+            .close()
+            .map_err(|e| BackendError::io("remove workspace", &ws_path, e))?;
+        Ok(RunOutcome {
+            exit_code: finished.exit_code,
+            log,
+            log_truncated,
+            timed_out: finished.timed_out,
+            oom_killed: false,
+            duration,
+            collected,
+        })
+    }
+}
+
+/// A file-system-safe, collision-free folder name for a tag or session.
+fn folder_name(s: &str) -> String {
+    let clean: String = s
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .take(64)
+        .collect();
+    let hash = hex::encode(Sha256::digest(s.as_bytes()));
+    format!("{}-{}", clean.trim_start_matches('.'), &hash[..12])
+}
+
+fn read_capped(path: &Path) -> Result<(Vec<u8>, bool), BackendError> {
+    use std::io::Read;
+    let file = fs::File::open(path).map_err(|e| BackendError::io("read run output", path, e))?;
+    let mut bytes = Vec::new();
+    let mut limited = file.take(LOG_CAP as u64 + 1);
+    limited
+        .read_to_end(&mut bytes)
+        .map_err(|e| BackendError::io("read run output", path, e))?;
+    let mut buffer = LogBuffer::new(LOG_CAP);
+    buffer.push(&bytes);
+    Ok(buffer.finish())
+}
+
+fn remove_dir(path: &Path) -> Result<(), BackendError> {
+    match fs::remove_dir_all(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(BackendError::io("remove folder", path, e)),
+    }
+}
+
+fn entries(dir: &Path) -> Result<Vec<fs::DirEntry>, BackendError> {
+    match fs::read_dir(dir) {
+        Ok(rd) => rd
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| BackendError::io("list folder", dir, e)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(BackendError::io("list folder", dir, e)),
+    }
+}
+
+impl Backend for LocalBackend {
+    fn name(&self) -> &'static str {
+        "local"
+    }
+
+    fn ensure_image<'a>(&'a self, build: &'a ImageBuild) -> BoxFuture<'a, Result<(), BackendError>> {
+        Box::pin(async move {
+            if self.image_exists(&build.tag) {
+                return Ok(());
+            }
+            self.build(build).await
+        })
+    }
+
+    fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>> {
+        Box::pin(self.run_inner(req))
+    }
+
+    fn remove_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<usize, BackendError>> {
+        Box::pin(async move {
+            let dir = self.session_dir(session);
+            let count = entries(&dir)?.len();
+            remove_dir(&dir)?;
+            Ok(count)
+        })
+    }
+
+    fn gc<'a>(&'a self, keep: &'a [String]) -> BoxFuture<'a, Result<usize, BackendError>> {
+        Box::pin(async move {
+            let mut removed = 0;
+            let keep: Vec<String> = keep.iter().map(|t| folder_name(t)).collect();
+            for entry in entries(&self.cache.join("images"))? {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if !keep.contains(&name) {
+                    remove_dir(&entry.path())?;
+                    removed += 1;
+                }
+            }
+            let now = SystemTime::now();
+            for session in entries(&self.runs_dir())? {
+                for run in entries(&session.path())? {
+                    let age = run
+                        .metadata()
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| now.duration_since(t).ok())
+                        .unwrap_or_default();
+                    if age > STALE_AFTER {
+                        remove_dir(&run.path())?;
+                        removed += 1;
+                    }
+                }
+                let _ = fs::remove_dir(session.path());
+            }
+            Ok(removed)
+        })
+    }
+}

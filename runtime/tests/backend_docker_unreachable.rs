@@ -1,0 +1,15 @@
+//! A daemon that does not answer is reported as such, suggesting `--backend local`.
+
+use taskc_runtime::backend::BackendError;
+use taskc_runtime::docker::DockerBackend;
+
+#[tokio::test]
+async fn an_unreachable_daemon_suggests_the_local_backend() {
+    // The only test of this binary, so changing the environment races with nothing.
+    std::env::set_var("DOCKER_HOST", "unix:///nonexistent/taskc-test.sock");
+    let err = DockerBackend::connect().await.expect_err("no daemon there");
+    assert!(matches!(err, BackendError::DockerUnreachable { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("cannot reach the Docker daemon"), "{text}");
+    assert!(text.contains("--backend local"), "{text}");
+}
