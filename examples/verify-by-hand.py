@@ -57,6 +57,24 @@ def call(body, name):
     return m.group(1) if m else None
 
 
+def source(body):
+    """(kind, path or url, base) of a repository's `source`."""
+    m = re.search(r'^\s*source\s+(\w+)\("([^"]*)"\)', body, re.M)
+    return m.group(1), m.group(2), field(body, "base")
+
+
+def materialise(task, repo, dest):
+    """Copy a `dir` source, or check out the base of a `bundle`/`git` source without history."""
+    kind, where, base = repo["source"]
+    if kind == "dir":
+        shutil.copytree(os.path.join(task["dir"], where), dest)
+        return
+    url = os.path.join(task["dir"], where) if kind == "bundle" else where
+    subprocess.run(["git", "-c", "init.defaultBranch=main", "clone", "-q", "--no-checkout", url, dest], check=True)
+    subprocess.run(["git", "-c", "advice.detachedHead=false", "checkout", "-q", base], cwd=dest, check=True)
+    shutil.rmtree(os.path.join(dest, ".git"))
+
+
 def load(path):
     text = re.sub(r"^\s*//.*$", "", open(path).read(), flags=re.M)
     task = {"dir": os.path.dirname(os.path.abspath(path)), "repos": {}, "context": {}}
@@ -64,7 +82,7 @@ def load(path):
     for name, body in blocks(text, "repo"):
         test = body[body.index("test {") :]
         task["repos"][name] = {
-            "source": call(body, "source"),
+            "source": source(body),
             "gold": call(body, "gold"),
             "patch": call(test, "patch"),
             "run": field(test, "run"),
@@ -75,7 +93,7 @@ def load(path):
             "edits": [],
         }
     for name, body in blocks(text, "context"):
-        task["context"][name] = {"source": call(body, "source")}
+        task["context"][name] = {"source": source(body)}
     for name, body in blocks(text, "relax") if "--raw" not in sys.argv else ():
         repo = task["repos"][name]
         repo["drop"] |= set(re.findall(r'^\s*drop\s+"([^"]*)"', body, re.M))
@@ -149,7 +167,7 @@ def run_config(task, applied, verbose):
     ws = tempfile.mkdtemp(prefix="taskc-hand-")
     try:
         for name, repo in list(task["repos"].items()) + list(task["context"].items()):
-            shutil.copytree(os.path.join(task["dir"], repo["source"]), os.path.join(ws, name))
+            materialise(task, repo, os.path.join(ws, name))
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
         out = {}
         for name, repo in task["repos"].items():
