@@ -1,0 +1,88 @@
+//! The environment image: the recipe's tera template rendered with its parameters.
+
+use std::collections::BTreeMap;
+
+use crate::model::{Environment, ParamValue};
+use crate::plan::{canonical_digest, short_id, EnvImage, LocalEnv, Param};
+
+use super::manifest::RecipeManifest;
+use super::{LowerError, LowerOptions};
+
+fn to_param(v: &ParamValue) -> Param {
+    match v {
+        ParamValue::Str(s) => Param::Str(s.clone()),
+        ParamValue::Int(i) => Param::Int(*i),
+        ParamValue::Bool(b) => Param::Bool(*b),
+        ParamValue::List(l) => Param::List(l.clone()),
+    }
+}
+
+/// Render the environment image (and its local variant) of `env`.
+pub(crate) fn env_image(
+    env: &Environment,
+    recipe: &RecipeManifest,
+    opts: &LowerOptions,
+) -> Result<EnvImage, LowerError> {
+    let mut params: BTreeMap<String, Param> = recipe
+        .defaults
+        .iter()
+        .map(|(k, v)| (k.clone(), to_param(v)))
+        .collect();
+    for (k, v) in &env.params {
+        params.insert(k.clone(), to_param(v));
+    }
+    let base_image = opts
+        .base_image_override
+        .clone()
+        .unwrap_or_else(|| recipe.base_image.clone());
+
+    let mut ctx = tera::Context::new();
+    ctx.insert("base_image", &base_image);
+    for (k, v) in &params {
+        ctx.insert(k.replace('-', "_"), v);
+    }
+    let dockerfile = tera::Tera::one_off(recipe.template, &ctx, false).map_err(|e| {
+        // tera nests the useful message in its source chain.
+        let mut msg = e.to_string();
+        let mut src = std::error::Error::source(&e);
+        while let Some(s) = src {
+            msg = format!("{msg}: {s}");
+            src = s.source();
+        }
+        LowerError::Template {
+            recipe: recipe.name.clone(),
+            message: msg,
+        }
+    })?;
+    let digest = canonical_digest("taskc.env-image/1", &dockerfile);
+
+    let mut setup = recipe.local_setup.clone();
+    if let Some(Param::List(extra)) = params.get("local-setup") {
+        setup.extend(extra.iter().cloned());
+    }
+    let local_digest = canonical_digest(
+        "taskc.env-local/1",
+        &(
+            &recipe.name,
+            &params,
+            &recipe.local_requires,
+            &recipe.local_env,
+            &setup,
+        ),
+    );
+    Ok(EnvImage {
+        id: short_id("img", &digest),
+        digest,
+        recipe: recipe.name.clone(),
+        params,
+        base_image,
+        dockerfile,
+        local: LocalEnv {
+            id: short_id("env", &local_digest),
+            digest: local_digest,
+            requires: recipe.local_requires.clone(),
+            env: recipe.local_env.clone(),
+            setup,
+        },
+    })
+}

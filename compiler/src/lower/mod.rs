@@ -1,0 +1,80 @@
+//! Lowering: a checked [`Task`] → deterministic, content-addressed [`Plan`]s.
+//!
+//! Pure like the rest of the compiler: recipes are embedded, patch texts come from the
+//! task, nothing reads the clock or the environment.
+
+mod closure;
+mod env;
+mod manifest;
+mod prepare;
+pub mod relax;
+mod score;
+mod task_image;
+mod verify;
+mod workspace;
+
+use crate::model::Task;
+use crate::plan::{Plan, ScoreMode, WorkspaceMode};
+
+pub use task_image::tree_digest;
+
+/// Most targets a joint verification may have (2^16 configurations).
+pub const MAX_JOINT_TARGETS: usize = 16;
+
+/// Choices that change a plan but are not part of the spec.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// Replaces the recipe's base image (from `taskc.toml` `[images] base`).
+    pub base_image_override: Option<String>,
+    /// Verify every target against every gold subset (N·2^N runs) to check `uses`.
+    pub exhaustive: bool,
+}
+
+/// Why a task could not be lowered. The checker rules most of these out; they remain
+/// for hand-built tasks and stdlib bugs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LowerError {
+    #[error("unknown recipe `{name}`; known recipes: {}", known.join(", "))]
+    UnknownRecipe { name: String, known: Vec<String> },
+    #[error("stdlib recipe `{recipe}` has a bad manifest: {message}")]
+    Manifest { recipe: String, message: String },
+    #[error("cannot render the Dockerfile of recipe `{recipe}`: {message}")]
+    Template { recipe: String, message: String },
+    #[error("cannot relax the hidden tests of `{repo}`: {source}")]
+    Relax {
+        repo: String,
+        #[source]
+        source: relax::RelaxError,
+    },
+    #[error("target `{repo}` has no {what}; every target needs a gold patch and a test block")]
+    TargetIncomplete { repo: String, what: &'static str },
+    #[error("{count} targets make {configs} configurations; joint verification supports at most {max} targets (use `verify per-repo` or split the task)", configs = 1u128 << (*count).min(127), max = MAX_JOINT_TARGETS)]
+    TooManyTargets { count: usize },
+}
+
+/// The verification plan (`verify joint` or `per-repo`, as the spec says).
+pub fn lower_verify(task: &Task, opts: &LowerOptions) -> Result<Plan, LowerError> {
+    let prep = prepare::Prepared::new(task, opts)?;
+    verify::lower(prep, opts)
+}
+
+/// The scoring plan for one prediction.
+pub fn lower_score(task: &Task, opts: &LowerOptions, mode: ScoreMode) -> Result<Plan, LowerError> {
+    let prep = prepare::Prepared::new(task, opts)?;
+    Ok(score::lower(prep, mode))
+}
+
+/// The workspace plan: what an agent gets.
+pub fn lower_workspace(
+    task: &Task,
+    opts: &LowerOptions,
+    mode: WorkspaceMode,
+) -> Result<Plan, LowerError> {
+    let prep = prepare::Prepared::new(task, opts)?;
+    Ok(workspace::lower(prep, mode))
+}
+
+/// sha256 over the embedded recipe `name` (manifest and template).
+pub fn recipe_digest(name: &str) -> Result<String, LowerError> {
+    Ok(manifest::load(name)?.digest)
+}

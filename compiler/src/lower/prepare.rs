@@ -1,0 +1,243 @@
+//! What every plan kind shares: images, blobs, per-target test material, and a run builder.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::{RelaxAction, Task};
+use crate::plan::{
+    canonical_digest, sha256_hex, short_id, DroppedTest, Images, Plan, PlanKind, Run, ScorePlan,
+    Step, TaskInfo, TestStep, VerifyPlan, WorkspacePlan, PLAN_SCHEMA,
+};
+
+use super::relax::{apply_edits, Edit};
+use super::task_image::repo_path;
+use super::{env, manifest, task_image, LowerError, LowerOptions};
+
+/// A target's hidden-test material, ready to put in runs.
+#[derive(Debug, Clone)]
+pub(crate) struct TargetTests {
+    pub gold_blob: String,
+    pub tests_blob: String,
+    pub restore: Vec<String>,
+    pub test: TestStep,
+}
+
+/// Shared lowering state of one task.
+pub(crate) struct Prepared<'t> {
+    pub task: &'t Task,
+    pub images: Images,
+    pub blobs: BTreeMap<String, String>,
+    /// Targets in declaration order.
+    pub targets: Vec<String>,
+    /// Context repositories in declaration order.
+    pub contexts: Vec<String>,
+    pub tests: BTreeMap<String, TargetTests>,
+    pub prompt_blob: String,
+}
+
+impl<'t> Prepared<'t> {
+    pub fn new(task: &'t Task, opts: &LowerOptions) -> Result<Prepared<'t>, LowerError> {
+        let recipe = manifest::load(&task.env.recipe)?;
+        let environment = env::env_image(&task.env, &recipe, opts)?;
+        let task_img = task_image::task_image(task, &environment);
+        let mut blobs = BTreeMap::new();
+        let mut add = |text: &str| {
+            let d = sha256_hex(text.as_bytes());
+            blobs.entry(d.clone()).or_insert_with(|| text.to_string());
+            d
+        };
+        let prompt_blob = add(&task.prompt.text);
+        let mut tests = BTreeMap::new();
+        for r in task.targets() {
+            let gold = r
+                .gold
+                .as_ref()
+                .ok_or_else(|| LowerError::TargetIncomplete {
+                    repo: r.name.clone(),
+                    what: "gold patch",
+                })?;
+            let t = r
+                .test
+                .as_ref()
+                .ok_or_else(|| LowerError::TargetIncomplete {
+                    repo: r.name.clone(),
+                    what: "test block",
+                })?;
+            let edits: Vec<Edit<'_>> = r
+                .relaxations
+                .iter()
+                .filter_map(|x| match &x.action {
+                    RelaxAction::Edit {
+                        file,
+                        replace,
+                        with,
+                    } => Some(Edit {
+                        file,
+                        replace,
+                        with,
+                    }),
+                    RelaxAction::Drop { .. } => None,
+                })
+                .collect();
+            let relaxed =
+                apply_edits(&t.patch.text, &edits).map_err(|source| LowerError::Relax {
+                    repo: r.name.clone(),
+                    source,
+                })?;
+            let mut dropped: Vec<DroppedTest> = r
+                .relaxations
+                .iter()
+                .filter_map(|x| match &x.action {
+                    RelaxAction::Drop { test } => Some(DroppedTest {
+                        test: test.clone(),
+                        rule: x.rule.as_str().to_string(),
+                    }),
+                    RelaxAction::Edit { .. } => None,
+                })
+                .collect();
+            dropped.sort();
+            dropped.dedup();
+            let restore: BTreeSet<String> = t
+                .patch
+                .patch
+                .files
+                .iter()
+                .flat_map(|f| [f.old_path.clone(), f.new_path.clone()])
+                .flatten()
+                .collect();
+            tests.insert(
+                r.name.clone(),
+                TargetTests {
+                    gold_blob: add(&gold.text),
+                    tests_blob: add(&relaxed),
+                    restore: restore.into_iter().collect(),
+                    test: TestStep {
+                        repo: r.name.clone(),
+                        workdir: repo_path(&r.name),
+                        command: t.run.clone(),
+                        parser: t.parser.clone(),
+                        timeout_secs: t.timeout_secs,
+                        dropped,
+                    },
+                },
+            );
+        }
+        Ok(Prepared {
+            task,
+            images: Images {
+                environment,
+                task: task_img,
+            },
+            blobs,
+            targets: task.targets().map(|r| r.name.clone()).collect(),
+            contexts: task.contexts().map(|r| r.name.clone()).collect(),
+            tests,
+            prompt_blob,
+        })
+    }
+
+    /// A run from the task image: the prediction placeholders, then gold, then for each
+    /// repository under test its test files restored and its relaxed hidden tests applied;
+    /// then its tests. Lists are sorted by name.
+    pub fn run(&self, under_test: &[String], gold: &[String], prediction: &[String]) -> Run {
+        let sorted = |v: &[String]| {
+            let mut v = v.to_vec();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let (under_test, gold, prediction) = (sorted(under_test), sorted(gold), sorted(prediction));
+        let mut steps = Vec::new();
+        for repo in &prediction {
+            steps.push(Step::ApplyPrediction { repo: repo.clone() });
+        }
+        for repo in &gold {
+            if let Some(t) = self.tests.get(repo) {
+                steps.push(Step::ApplyGold {
+                    repo: repo.clone(),
+                    blob: t.gold_blob.clone(),
+                });
+            }
+        }
+        let mut tests = Vec::new();
+        for repo in &under_test {
+            if let Some(t) = self.tests.get(repo) {
+                steps.push(Step::RestoreFiles {
+                    repo: repo.clone(),
+                    paths: t.restore.clone(),
+                });
+                steps.push(Step::ApplyTests {
+                    repo: repo.clone(),
+                    blob: t.tests_blob.clone(),
+                });
+                tests.push(t.test.clone());
+            }
+        }
+        let mut run = Run {
+            id: String::new(),
+            digest: String::new(),
+            image: self.images.task.id.clone(),
+            under_test,
+            gold_applied: gold,
+            prediction,
+            network: false,
+            steps,
+            tests,
+        };
+        let digest = canonical_digest("taskc.run/1", &(&self.images.task.digest, &run));
+        run.id = short_id("run", &digest);
+        run.digest = digest;
+        run
+    }
+
+    /// Assemble and seal a plan, keeping only the blobs it refers to.
+    pub fn finish(
+        self,
+        kind: PlanKind,
+        verify: Option<VerifyPlan>,
+        score: Option<ScorePlan>,
+        workspace: Option<WorkspacePlan>,
+    ) -> Plan {
+        let mut used: BTreeSet<String> = BTreeSet::new();
+        let runs = verify
+            .iter()
+            .flat_map(|v| v.runs.iter())
+            .chain(score.iter().flat_map(|s| s.runs.iter()));
+        for run in runs {
+            for step in &run.steps {
+                match step {
+                    Step::ApplyGold { blob, .. } | Step::ApplyTests { blob, .. } => {
+                        used.insert(blob.clone());
+                    }
+                    Step::ApplyPrediction { .. } | Step::RestoreFiles { .. } => {}
+                }
+            }
+        }
+        for w in workspace.iter().flat_map(|w| w.workspaces.iter()) {
+            used.insert(w.prompt.clone());
+        }
+        let blobs = self
+            .blobs
+            .into_iter()
+            .filter(|(k, _)| used.contains(k))
+            .collect();
+        Plan {
+            schema: PLAN_SCHEMA.to_string(),
+            id: String::new(),
+            digest: String::new(),
+            kind,
+            task: TaskInfo {
+                id: self.task.id.clone(),
+                title: self.task.title.clone(),
+                kind: self.task.kind.as_str().to_string(),
+                targets: self.targets,
+                contexts: self.contexts,
+            },
+            images: self.images,
+            verify,
+            score,
+            workspace,
+            blobs,
+        }
+        .seal()
+    }
+}

@@ -1,0 +1,102 @@
+//! The two images of a plan: the environment (recipe rendered to a Dockerfile, plus its
+//! local-backend variant) and the task image (environment + every repository at base).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Both images a plan's runs start from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Images {
+    pub environment: EnvImage,
+    pub task: TaskImage,
+}
+
+/// The environment image: the recipe's Dockerfile rendered with its parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvImage {
+    /// `img-<16 hex>`.
+    pub id: String,
+    /// sha256 over the rendered Dockerfile (which names the base image).
+    pub digest: String,
+    pub recipe: String,
+    /// Recipe parameters, defaults filled in.
+    pub params: BTreeMap<String, Param>,
+    pub base_image: String,
+    pub dockerfile: String,
+    /// The same environment on the local backend (no containers).
+    pub local: LocalEnv,
+}
+
+/// A recipe parameter value as written into a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Param {
+    Bool(bool),
+    Int(u64),
+    Str(String),
+    List(Vec<String>),
+}
+
+/// How the local backend reproduces the environment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalEnv {
+    /// `env-<16 hex>`.
+    pub id: String,
+    pub digest: String,
+    /// Executables that must be on `PATH`.
+    pub requires: Vec<String>,
+    /// Environment variables set for every command.
+    pub env: BTreeMap<String, String>,
+    /// Shell commands run once to prepare the environment.
+    pub setup: Vec<String>,
+}
+
+/// The task image: FROM the environment image, every repository (targets and context)
+/// materialised at `/work/<name>` as one synthetic commit of its tree at base (fixed author
+/// and date; the runtime does it), then each repository's setup commands, in order.
+/// It holds neither gold patches nor hidden tests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskImage {
+    /// `img-<16 hex>`.
+    pub id: String,
+    pub digest: String,
+    /// The environment image's id.
+    pub from: String,
+    /// In declaration order.
+    pub repos: Vec<RepoMaterial>,
+}
+
+/// One repository as the task image holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepoMaterial {
+    pub name: String,
+    pub role: RepoRole,
+    /// Absolute path inside the container, `/work/<name>`.
+    pub path: String,
+    pub source: SourceRef,
+    /// Full 40-hex commit, if any.
+    pub base: Option<String>,
+    /// Identity of the tree: sha256 over the dir digest (dir), url + base (git), or bundle
+    /// digest + base (bundle).
+    pub digest: String,
+    /// Shell commands run in `path`, in order.
+    pub setup: Vec<String>,
+}
+
+/// Whether a repository is scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RepoRole {
+    Target,
+    Context,
+}
+
+/// Where a repository's tree comes from; paths are relative to the spec's folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum SourceRef {
+    Dir { path: String, digest: String },
+    Git { url: String },
+    Bundle { path: String, digest: String },
+}

@@ -1,0 +1,72 @@
+//! Property: for random `uses` DAGs the joint plan has exactly Σ_r 2^|closure(r)| runs,
+//! 2^N configurations, and each configuration's target is decided by the run that applies
+//! exactly the gold of the configuration's repositories within the target's closure.
+
+mod plan_support;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use plan_support::dag_task;
+use proptest::prelude::*;
+use taskc_compiler::lower::{lower_verify, LowerOptions};
+use taskc_compiler::model::VerifyMode;
+
+/// Edges i → j only for j < i: always acyclic.
+fn dag() -> impl Strategy<Value = Vec<Vec<usize>>> {
+    (1usize..=6).prop_flat_map(|n| {
+        (0..n)
+            .map(|i| proptest::collection::btree_set(0..i.max(1), 0..=i.min(3)))
+            .collect::<Vec<_>>()
+            .prop_map(move |sets| {
+                sets.into_iter()
+                    .enumerate()
+                    .map(|(i, s)| s.into_iter().filter(|&j| j < i).collect())
+                    .collect()
+            })
+    })
+}
+
+fn closure(uses: &[Vec<usize>], r: usize) -> BTreeSet<usize> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![r];
+    while let Some(n) = stack.pop() {
+        if seen.insert(n) {
+            stack.extend(uses[n].iter().copied());
+        }
+    }
+    seen
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn joint_plan_has_sum_of_closure_powers_runs(uses in dag()) {
+        let n = uses.len();
+        let task = dag_task(&uses, VerifyMode::Joint);
+        let plan = lower_verify(&task, &LowerOptions::default()).unwrap();
+        let v = plan.verify.unwrap();
+        let expected: usize = (0..n).map(|r| 1usize << closure(&uses, r).len()).sum();
+        prop_assert_eq!(v.runs.len(), expected);
+        prop_assert_eq!(v.configurations.len(), 1usize << n);
+
+        let runs: BTreeMap<&str, _> = v.runs.iter().map(|r| (r.id.as_str(), r)).collect();
+        prop_assert_eq!(runs.len(), v.runs.len(), "run ids are unique");
+        let mut seen_gold = BTreeSet::new();
+        for c in &v.configurations {
+            prop_assert!(seen_gold.insert(c.gold.clone()), "each subset once");
+            prop_assert_eq!(c.targets.len(), n);
+            for (name, check) in &c.targets {
+                let r: usize = name[1..].parse().unwrap();
+                let cl: BTreeSet<String> = closure(&uses, r).iter().map(|i| format!("r{i}")).collect();
+                let run = runs[check.run.as_str()];
+                prop_assert_eq!(&run.under_test, &vec![name.clone()]);
+                let want: Vec<String> = c.gold.iter().filter(|g| cl.contains(*g)).cloned().collect();
+                prop_assert_eq!(&run.gold_applied, &want);
+            }
+        }
+        // Exhaustive: N·2^N.
+        let ex = lower_verify(&task, &LowerOptions { exhaustive: true, ..LowerOptions::default() }).unwrap();
+        prop_assert_eq!(ex.verify.unwrap().runs.len(), n << n);
+    }
+}
