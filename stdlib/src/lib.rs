@@ -22,7 +22,14 @@ macro_rules! recipe {
 }
 
 /// Every recipe, sorted by name.
-pub const RECIPES: &[RecipeSource] = &[recipe!("generic"), recipe!("python")];
+pub const RECIPES: &[RecipeSource] = &[
+    recipe!("generic"),
+    recipe!("go"),
+    recipe!("java"),
+    recipe!("node"),
+    recipe!("python"),
+    recipe!("rust"),
+];
 
 pub fn recipe(name: &str) -> Option<&'static RecipeSource> {
     RECIPES.iter().find(|r| r.name == name)
@@ -30,7 +37,14 @@ pub fn recipe(name: &str) -> Option<&'static RecipeSource> {
 
 /// Names of the test-log parsers a `test { parser … }` may name, sorted.
 /// The runtime has one implementation per name (a runtime test checks it).
-pub const PARSERS: &[&str] = &["cargo", "go-test-json", "jest-json", "junit-xml", "pytest", "tap"];
+pub const PARSERS: &[&str] = &[
+    "cargo",
+    "go-test-json",
+    "jest-json",
+    "junit-xml",
+    "pytest",
+    "tap",
+];
 
 #[cfg(test)]
 mod tests {

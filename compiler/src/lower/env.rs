@@ -31,17 +31,35 @@ pub(crate) fn env_image(
     for (k, v) in &env.params {
         params.insert(k.clone(), to_param(v));
     }
+    let r = recipe.recipe;
+    // One Dockerfile instruction per template line: a line break in a parameter (other than
+    // the generic recipe's fragment) would smuggle in instructions.
+    for (k, v) in &params {
+        let texts: Vec<&str> = match v {
+            Param::Str(s) => vec![s.as_str()],
+            Param::List(l) => l.iter().map(String::as_str).collect(),
+            Param::Int(_) | Param::Bool(_) => Vec::new(),
+        };
+        if k != "dockerfile" && texts.iter().any(|t| t.contains(['\n', '\r'])) {
+            return Err(LowerError::Template {
+                recipe: r.name.clone(),
+                message: format!(
+                    "parameter `{k}` contains a line break; give one value per list item"
+                ),
+            });
+        }
+    }
     let base_image = opts
         .base_image_override
         .clone()
-        .unwrap_or_else(|| recipe.base_image.clone());
+        .unwrap_or_else(|| r.base_image.clone());
 
     let mut ctx = tera::Context::new();
     ctx.insert("base_image", &base_image);
     for (k, v) in &params {
         ctx.insert(k.replace('-', "_"), v);
     }
-    let dockerfile = tera::Tera::one_off(recipe.template, &ctx, false).map_err(|e| {
+    let dockerfile = tera::Tera::one_off(&r.template, &ctx, false).map_err(|e| {
         // tera nests the useful message in its source chain.
         let mut msg = e.to_string();
         let mut src = std::error::Error::source(&e);
@@ -50,38 +68,32 @@ pub(crate) fn env_image(
             src = s.source();
         }
         LowerError::Template {
-            recipe: recipe.name.clone(),
+            recipe: r.name.clone(),
             message: msg,
         }
     })?;
     let digest = canonical_digest("taskc.env-image/1", &dockerfile);
 
-    let mut setup = recipe.local_setup.clone();
-    if let Some(Param::List(extra)) = params.get("local-setup") {
-        setup.extend(extra.iter().cloned());
-    }
+    let setup = match params.get("local-setup") {
+        Some(Param::List(s)) => s.clone(),
+        _ => Vec::new(),
+    };
     let local_digest = canonical_digest(
         "taskc.env-local/1",
-        &(
-            &recipe.name,
-            &params,
-            &recipe.local_requires,
-            &recipe.local_env,
-            &setup,
-        ),
+        &(&r.name, &params, &r.local.requires, &r.local.env, &setup),
     );
     Ok(EnvImage {
         id: short_id("img", &digest),
         digest,
-        recipe: recipe.name.clone(),
+        recipe: r.name.clone(),
         params,
         base_image,
         dockerfile,
         local: LocalEnv {
             id: short_id("env", &local_digest),
             digest: local_digest,
-            requires: recipe.local_requires.clone(),
-            env: recipe.local_env.clone(),
+            requires: r.local.requires.clone(),
+            env: r.local.env.clone(),
             setup,
         },
     })

