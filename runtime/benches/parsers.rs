@@ -1,1 +1,267 @@
-fn main() {}
+//! Throughput of the pytest log parser against SWE-bench's own
+//! (`swebench.harness.log_parsers.python.parse_log_pytest`) on the same log.
+//!
+//! `cargo bench -p taskc-runtime --bench parsers` writes a deterministic 200 MB
+//! pytest `-rA` log (tracebacks, captured output with colours and fake result
+//! lines, then a short test summary of about a million lines with parametrised
+//! ids) to `target/bench-logs/`, times our parser (best of 3), then runs
+//! `scripts/bench-swebench-parser.py` on the same file (which installs swebench
+//! into `target/swebench-venv` on first use) and prints both figures and their
+//! ratio. Set `TASKC_BENCH_LOG_MB` to change the size, `TASKC_BENCH_SKIP_SWEBENCH=1`
+//! to skip the comparison.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use taskc_runtime::parsers::parse;
+
+const SUMMARY_TESTS: usize = 1_000_000;
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` runs us without it.
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("parsers bench: run with `cargo bench -p taskc-runtime --bench parsers`");
+        return;
+    }
+    let megabytes: usize = std::env::var("TASKC_BENCH_LOG_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../target"));
+    let path = target.join("bench-logs").join(format!("pytest-rA-{megabytes}mb.log"));
+    if let Err(err) = ensure_log(&path, megabytes * 1_000_000) {
+        eprintln!("cannot write the bench log {}: {err}", path.display());
+        std::process::exit(1);
+    }
+    let log = match fs::read(&path) {
+        Ok(log) => log,
+        Err(err) => {
+            eprintln!("cannot read the bench log {}: {err}", path.display());
+            std::process::exit(1);
+        }
+    };
+    let mb = log.len() as f64 / 1e6;
+    println!("log: {} ({mb:.1} MB)", path.display());
+
+    let mut best = Duration::MAX;
+    let mut tests = 0;
+    let mut complete = false;
+    for _ in 0..3 {
+        let start = Instant::now();
+        let parsed = parse("pytest", &log).expect("pytest is a known parser");
+        best = best.min(start.elapsed());
+        tests = parsed.tests.len();
+        complete = parsed.complete;
+        drop(parsed);
+    }
+    let ours = mb / best.as_secs_f64();
+    println!(
+        "taskc pytest parser:    {ours:>8.1} MB/s  ({:.3} s best of 3, {tests} tests, complete: {complete})",
+        best.as_secs_f64()
+    );
+
+    if std::env::var("TASKC_BENCH_SKIP_SWEBENCH").is_ok_and(|v| v == "1") {
+        println!("SWE-bench parser:       skipped (TASKC_BENCH_SKIP_SWEBENCH=1)");
+        return;
+    }
+    let script = manifest.join("../scripts/bench-swebench-parser.py");
+    match run_swebench(&script, &path) {
+        Ok((theirs, their_tests, seconds, version)) => {
+            println!(
+                "SWE-bench parser:       {theirs:>8.1} MB/s  ({seconds:.3} s best of 3, {their_tests} ids, swebench {version})"
+            );
+            println!("ratio:                  {:>8.1}x", ours / theirs);
+        }
+        Err(why) => println!("SWE-bench parser:       no comparison: {why}"),
+    }
+}
+
+/// Runs the Python script; returns (MB/s, ids, seconds, swebench version).
+fn run_swebench(script: &Path, log: &Path) -> Result<(f64, u64, f64, String), String> {
+    let output = Command::new("python3")
+        .arg(script)
+        .arg(log)
+        .arg("--repeat")
+        .arg("3")
+        .output()
+        .map_err(|err| format!("cannot run python3: {err}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().last().unwrap_or("");
+    let value: serde_json::Value = serde_json::from_str(line).map_err(|_| {
+        format!(
+            "the script printed no result (exit {:?}): {}",
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or("")
+        )
+    })?;
+    if let Some(error) = value.get("error").and_then(|e| e.as_str()) {
+        return Err(error.to_string());
+    }
+    let number = |key: &str| value.get(key).and_then(|v| v.as_f64());
+    match (number("mb_per_s"), number("tests"), number("seconds")) {
+        (Some(rate), Some(tests), Some(seconds)) => Ok((
+            rate,
+            tests as u64,
+            seconds,
+            value.get("swebench").and_then(|v| v.as_str()).unwrap_or("?").to_string(),
+        )),
+        _ => Err(format!("unexpected script output: {line}")),
+    }
+}
+
+/// Writes the log unless a file of about the right size is already there.
+fn ensure_log(path: &Path, size: usize) -> std::io::Result<()> {
+    if fs::metadata(path).is_ok_and(|m| m.len() as usize >= size * 99 / 100) {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("tmp");
+    let mut out = BufWriter::with_capacity(1 << 20, fs::File::create(&tmp)?);
+    let summary = summary_section();
+    write_log(&mut out, size.saturating_sub(summary.len()), &summary)?;
+    out.flush()?;
+    drop(out);
+    fs::rename(tmp, path)
+}
+
+/// xorshift64*: deterministic, dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn node_id(rng: &mut Rng, i: usize) -> String {
+    let package = i / 20_000;
+    let module = (i / 400) % 50;
+    let mut id = format!("tests/pkg{package}/test_mod{module}.py::");
+    if rng.below(3) == 0 {
+        id.push_str(&format!("TestCase{}::", (i / 40) % 10));
+    }
+    id.push_str(&format!("test_behaviour_{i}"));
+    match rng.below(6) {
+        0 => id.push_str(&format!("[{}-{}]", rng.below(100), rng.below(100))),
+        1 => id.push_str(&format!("[a b-{}]", rng.below(1000))),
+        2 => id.push_str(&format!("[x[{}]]", rng.below(10))),
+        3 => id.push_str("[utf8-é-ß]"),
+        _ => {}
+    }
+    id
+}
+
+/// About a million summary lines, grouped by status as pytest prints them.
+fn summary_section() -> Vec<u8> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut groups: [Vec<u8>; 6] = Default::default();
+    let mut counts = [0usize; 6];
+    for i in 0..SUMMARY_TESTS {
+        let id = node_id(&mut rng, i);
+        let roll = rng.below(1000);
+        let (group, line) = match roll {
+            0..=899 => (0, format!("PASSED {id}\n")),
+            900..=919 => (1, format!("SKIPPED [1] {}:{}: requires network\n", id.split("::").next().unwrap_or(""), 10 + i % 500)),
+            920..=929 => (2, format!("XFAIL {id} - known bug #{}\n", i % 97)),
+            930..=934 => (3, format!("XPASS {id} - fixed upstream\n")),
+            935..=944 => (4, format!("ERROR {id} - RuntimeError: fixture 'db' exploded\n")),
+            _ => (5, format!("FAILED {id} - AssertionError: assert {} == {}\n", i % 7, i % 11)),
+        };
+        groups[group].extend_from_slice(line.as_bytes());
+        counts[group] += 1;
+    }
+    let mut out = b"=========================== short test summary info ============================\n".to_vec();
+    for group in &groups {
+        out.extend_from_slice(group);
+    }
+    out.extend_from_slice(
+        format!(
+            "==== {} failed, {} passed, {} skipped, {} xfailed, {} xpassed, {} errors in 4711.42s (1:18:31) ====\n",
+            counts[5], counts[0], counts[1], counts[2], counts[3], counts[4]
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+/// Header, progress, then failure and captured-output sections up to `noise`
+/// bytes, then the summary.
+fn write_log(out: &mut impl Write, noise: usize, summary: &[u8]) -> std::io::Result<()> {
+    let mut rng = Rng(0x51ed_270b_a1b2_c3d4);
+    let mut written = 0usize;
+    let mut put = |out: &mut dyn Write, s: &str, written: &mut usize| -> std::io::Result<()> {
+        *written += s.len();
+        out.write_all(s.as_bytes())
+    };
+    put(out, "+ python -m pytest -rA tests\n", &mut written)?;
+    put(out, "============================= test session starts ==============================\n", &mut written)?;
+    put(out, "platform linux -- Python 3.11.7, pytest-8.3.3, pluggy-1.5.0\nrootdir: /testbed\nconfigfile: pyproject.toml\nplugins: xdist-3.6.1, cov-5.0.0\n", &mut written)?;
+    put(out, &format!("collected {SUMMARY_TESTS} items\n\n"), &mut written)?;
+    for module in 0..(SUMMARY_TESTS / 400) {
+        let dots: String = (0..400)
+            .map(|_| match rng.below(100) {
+                0..=89 => '.',
+                90..=94 => 'F',
+                95..=97 => 's',
+                _ => 'x',
+            })
+            .collect();
+        for (n, chunk) in dots.as_bytes().chunks(56).enumerate() {
+            let prefix = if n == 0 {
+                format!("tests/pkg{}/test_mod{}.py ", module / 50, module % 50)
+            } else {
+                String::new()
+            };
+            let chunk = String::from_utf8_lossy(chunk);
+            put(out, &format!("{prefix}{chunk:<60} [{:>3}%]\n", module * 100 / (SUMMARY_TESTS / 400)), &mut written)?;
+        }
+    }
+    put(out, "\n=================================== FAILURES ===================================\n", &mut written)?;
+    let mut i = 0usize;
+    let mut passes = false;
+    while written < noise {
+        if !passes && written > noise * 2 / 3 {
+            put(out, "==================================== PASSES ====================================\n", &mut written)?;
+            passes = true;
+        }
+        i += 1;
+        let id = node_id(&mut rng, i * 13 % SUMMARY_TESTS);
+        let name = id.rsplit("::").next().unwrap_or("test");
+        put(out, &format!("{:_^80}\n", format!(" {name} ")), &mut written)?;
+        if !passes {
+            put(out, &format!("\nself = <tests.test_mod.TestCase object at 0x7f{:010x}>\n\n", rng.next() & 0xff_ffff_ffff), &mut written)?;
+            put(out, "    def test_behaviour(self):\n        jar = CookieJar(policy=DefaultPolicy())\n        jar.set(\"session\", \"abc\", expires=None)\n", &mut written)?;
+            put(out, &format!(">       assert jar.count() == {}\nE       AssertionError: assert {} == {}\nE        +  where {} = <bound method CookieJar.count of <CookieJar[]>>()\n\n", i % 9, i % 7, i % 9, i % 7), &mut written)?;
+            put(out, &format!("tests/test_mod.py:{}: AssertionError\n", 10 + i % 900), &mut written)?;
+        }
+        put(out, "----------------------------- Captured stdout call -----------------------------\n", &mut written)?;
+        for line in 0..(4 + rng.below(12)) {
+            let text = match rng.below(8) {
+                0 => format!("\x1b[32mINFO\x1b[0m     cookies.jar:jar.py:{} stored cookie #{line} for \x1b[1mexample.com\x1b[0m", 100 + line),
+                1 => format!("PASSED tests/pkg0/test_fake.py::test_printed_{line}"),
+                2 => format!("FAILED {id} - printed by the test itself"),
+                3 => "=========================== short test summary info ============================".to_string(),
+                4 => format!("\x1b[33mWARNING\x1b[0m  urllib3.connectionpool: Retrying (Retry(total={line})) after connection broken"),
+                _ => format!("DEBUG request {line}: GET https://example.com/api/v1/cookies?page={} -> 200 ({} bytes)", rng.below(100), rng.below(100_000)),
+            };
+            put(out, &text, &mut written)?;
+            put(out, "\n", &mut written)?;
+        }
+    }
+    out.write_all(summary)
+}

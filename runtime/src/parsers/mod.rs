@@ -8,6 +8,7 @@ mod ansi;
 pub mod cargo;
 mod error;
 pub mod go_test_json;
+mod id_batch;
 pub mod jest_json;
 pub mod junit_xml;
 mod lines;

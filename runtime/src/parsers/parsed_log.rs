@@ -158,28 +158,6 @@ impl ParsedLog {
         self.finish();
     }
 
-    /// Adds many results at once: faster than [`ParsedLog::record`] for large logs.
-    pub(crate) fn record_all(&mut self, mut items: Vec<(String, Outcome)>) {
-        if !self.tests.is_empty() {
-            for (id, outcome) in items {
-                self.record(id, outcome);
-            }
-            return;
-        }
-        items.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut merged: Vec<(String, Outcome)> = Vec::with_capacity(items.len());
-        for (id, outcome) in items {
-            match merged.last_mut() {
-                Some(last) if last.0 == id => {
-                    last.1 = last.1.max(outcome);
-                    self.duplicates.push(id);
-                }
-                _ => merged.push((id, outcome)),
-            }
-        }
-        self.tests = merged.into_iter().collect();
-    }
-
     /// Sorts and de-duplicates [`ParsedLog::duplicates`]; every parser calls it last.
     pub(crate) fn finish(&mut self) {
         self.duplicates.sort_unstable();

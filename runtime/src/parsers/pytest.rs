@@ -28,40 +28,119 @@ use std::collections::HashSet;
 use memchr::memmem;
 
 use super::ansi;
+use super::id_batch::IdBatch;
 use super::lines::lines;
 use super::parsed_log::{Outcome, ParsedLog};
 
 /// Parses a pytest log.
 pub fn parse(log: &[u8]) -> ParsedLog {
-    let mut state = State {
-        progress: true,
-        ..State::default()
-    };
-    let mut scratch = Vec::new();
-    for raw in lines(log) {
-        let line: &[u8] = if ansi::has_escape(raw) {
-            ansi::strip_into(raw, &mut scratch);
-            &scratch
-        } else {
-            raw
-        };
-        state.line(line);
-    }
+    fast_path(log).unwrap_or_else(|| full_scan(log))
+}
+
+/// Every line, in order: handles nested and repeated sessions and `-v` logs.
+fn full_scan(log: &[u8]) -> ParsedLog {
+    let mut state = State::new(log);
+    feed(&mut state, log);
     state.end_of_log()
 }
 
+/// The common case, one session with a summary section: start reading at the
+/// last `short test summary info` header and skip everything before it (the
+/// full scan would ignore it too). `None` when the log needs the full scan:
+/// several session headers (a second run, or pytester output), no summary,
+/// or a summary without passes (it may be `-v` with pytest's default `-rfE`).
+fn fast_path(log: &[u8]) -> Option<ParsedLog> {
+    let mut headers = 0;
+    for hit in memmem::find_iter(log, b"test session starts") {
+        let (start, end) = line_around(log, hit);
+        if is_banner(&log[start..end], b"test session starts") {
+            headers += 1;
+            if headers > 1 {
+                return None;
+            }
+        }
+    }
+    let body = last_summary_header(log)?;
+    let mut state = State::new(log);
+    state.depth = headers;
+    state.summary_start = Some(0);
+    state.progress = false;
+    state.open = true;
+    feed(&mut state, &log[body..]);
+    if !state.summary_has_pass {
+        return None;
+    }
+    Some(state.end_of_log())
+}
+
+fn feed<'a>(state: &mut State<'a>, region: &'a [u8]) {
+    let mut scratch = Vec::new();
+    if memchr::memchr(0x1b, region).is_none() {
+        for line in lines(region) {
+            state.line(line);
+        }
+        return;
+    }
+    for raw in lines(region) {
+        if ansi::has_escape(raw) {
+            ansi::strip_into(raw, &mut scratch);
+            state.line(&scratch);
+        } else {
+            state.line(raw);
+        }
+    }
+}
+
+/// The start and end (before `\n`, without `\r`) of the line holding `pos`.
+fn line_around(bytes: &[u8], pos: usize) -> (usize, usize) {
+    let start = memchr::memrchr(b'\n', &bytes[..pos]).map_or(0, |i| i + 1);
+    let mut end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+    if end > start && bytes[end - 1] == b'\r' {
+        end -= 1;
+    }
+    (start, end)
+}
+
+/// True for `=== text ===` (colours allowed).
+fn is_banner(line: &[u8], text: &[u8]) -> bool {
+    let mut scratch = Vec::new();
+    let line = if ansi::has_escape(line) {
+        ansi::strip_into(line, &mut scratch);
+        &scratch[..]
+    } else {
+        line
+    };
+    line.first() == Some(&b'=') && banner_text(line) == text
+}
+
+/// Offset just past the last `=== short test summary info ===` line.
+fn last_summary_header(log: &[u8]) -> Option<usize> {
+    const NEEDLE: &[u8] = b"short test summary info";
+    let finder = memmem::FinderRev::new(NEEDLE);
+    let mut limit = log.len();
+    while let Some(hit) = finder.rfind(&log[..limit]) {
+        let (start, end) = line_around(log, hit);
+        if is_banner(&log[start..end], NEEDLE) {
+            return Some(memchr::memchr(b'\n', &log[hit..]).map_or(log.len(), |i| hit + i + 1));
+        }
+        limit = hit;
+    }
+    None
+}
+
 /// Where the single forward pass stands.
-#[derive(Default)]
-struct State {
+struct State<'a> {
     /// Session headers seen minus final lines seen: 2 and more means the
     /// lines belong to a pytest run printed by a test (pytester), not ours.
     depth: usize,
     /// Results of finished sessions and of the current summary section.
-    items: Vec<(String, Outcome)>,
+    items: IdBatch<'a>,
     /// Index in `items` where the current session's summary section starts.
     summary_start: Option<usize>,
+    /// A `PASSED` line was read in a summary section.
+    summary_has_pass: bool,
     /// `-v` lines of the current session, used if it has no summary section.
-    verbose: Vec<(String, Outcome)>,
+    verbose: Vec<(Vec<u8>, Outcome)>,
     /// Before the first banner after the session header, where `-v` prints
     /// one line per test; later `-v`-like lines are test output.
     progress: bool,
@@ -71,7 +150,21 @@ struct State {
     incomplete: Vec<usize>,
 }
 
-impl State {
+impl<'a> State<'a> {
+    fn new(log: &'a [u8]) -> Self {
+        State {
+            depth: 0,
+            items: IdBatch::new(log),
+            summary_start: None,
+            summary_has_pass: false,
+            verbose: Vec::new(),
+            progress: true,
+            open: false,
+            sessions: 0,
+            incomplete: Vec::new(),
+        }
+    }
+
     #[inline]
     fn line(&mut self, line: &[u8]) {
         let Some(&first) = line.first() else { return };
@@ -99,12 +192,13 @@ impl State {
         }
         if self.summary_start.is_some() {
             if let Some((outcome, id)) = status_first(line) {
-                self.items.push((to_string(id), outcome));
+                self.summary_has_pass |= first == b'P';
+                self.items.push(id, outcome);
                 return;
             }
         } else if self.progress {
             if let Some((outcome, id)) = verbose_line(line) {
-                self.verbose.push((to_string(id), outcome));
+                self.verbose.push((id.to_vec(), outcome));
                 self.open = true;
                 return;
             }
@@ -128,17 +222,23 @@ impl State {
     }
 
     fn close_session(&mut self, complete: bool) {
+        let verbose = std::mem::take(&mut self.verbose);
         match self.summary_start {
             // `-v` without `-rA`: the summary lists only failures and errors.
-            Some(start) if !self.verbose.is_empty() => {
-                let listed: HashSet<&str> = self.items[start..].iter().map(|(id, _)| id.as_str()).collect();
-                let extra: Vec<_> = self.verbose.drain(..).filter(|(id, _)| !listed.contains(id.as_str())).collect();
-                self.items.extend(extra);
+            Some(start) if !verbose.is_empty() => {
+                let listed: HashSet<&[u8]> = self.items.ids_from(start).collect();
+                let extra: Vec<_> = verbose.into_iter().filter(|(id, _)| !listed.contains(&id[..])).collect();
+                for (id, outcome) in extra {
+                    self.items.push(&id, outcome);
+                }
             }
             Some(_) => {}
-            None => self.items.append(&mut self.verbose),
+            None => {
+                for (id, outcome) in verbose {
+                    self.items.push(&id, outcome);
+                }
+            }
         }
-        self.verbose.clear();
         self.progress = true;
         self.summary_start = None;
         self.sessions += 1;
@@ -160,7 +260,7 @@ impl State {
                 "pytest session {session} has no final `N passed in …s` line: the run ended early"
             ));
         }
-        parsed.record_all(self.items);
+        self.items.into_parsed(&mut parsed);
         parsed.finish();
         parsed
     }
@@ -236,7 +336,7 @@ fn verbose_line(line: &[u8]) -> Option<(Outcome, &[u8])> {
         return status_first(rest);
     }
     let id = node_id(line);
-    if id.is_empty() || memmem::find(id, b"::").is_none() {
+    if id.is_empty() || !has_double_colon(id) {
         return None;
     }
     let rest = trim_matches(&line[id.len()..], |b| b == b' ');
@@ -247,8 +347,17 @@ fn verbose_line(line: &[u8]) -> Option<(Outcome, &[u8])> {
 /// The node id at the start of `s`: up to the first space outside brackets.
 #[inline]
 fn node_id(s: &[u8]) -> &[u8] {
+    match memchr::memchr2(b' ', b'[', s) {
+        None => s,
+        Some(i) if s[i] == b' ' => &s[..i],
+        Some(open) => bracketed_id(s, open),
+    }
+}
+
+/// [`node_id`] once a `[` was found at `open`.
+fn bracketed_id(s: &[u8], open: usize) -> &[u8] {
     let mut depth = 0i32;
-    for (i, &b) in s.iter().enumerate() {
+    for (i, &b) in s.iter().enumerate().skip(open) {
         match b {
             b'[' => depth += 1,
             b']' => depth -= 1,
@@ -272,11 +381,23 @@ fn looks_like_node_id(id: &[u8], outcome: Outcome) -> bool {
     if id.is_empty() || id[0] == b'[' {
         return false;
     }
-    if memmem::find(id, b"::").is_some() {
+    if has_double_colon(id) {
         return true;
     }
     matches!(outcome, Outcome::Error | Outcome::Failed)
         && (id.ends_with(b".py") || memchr::memchr(b'/', id).is_some())
+}
+
+#[inline]
+fn has_double_colon(id: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(i) = memchr::memchr(b':', &id[at..]) {
+        if id.get(at + i + 1) == Some(&b':') {
+            return true;
+        }
+        at += i + 1;
+    }
+    false
 }
 
 /// pytest's last line: `=== 1 failed, 2 passed, 1 warning in 0.12s (0:00:00) ===`,
@@ -321,14 +442,6 @@ fn is_count(part: &[u8]) -> bool {
         && part.get(digits) == Some(&b' ')
         && part[digits + 1..].iter().all(|b| b.is_ascii_lowercase() || *b == b' ')
         && part.len() > digits + 1
-}
-
-#[inline]
-fn to_string(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
-    }
 }
 
 #[cfg(test)]
