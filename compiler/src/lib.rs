@@ -8,6 +8,7 @@ pub mod codes;
 pub mod diagnostic;
 pub mod fmt;
 pub mod loader;
+pub mod lock;
 pub mod lower;
 pub mod model;
 pub mod patch;

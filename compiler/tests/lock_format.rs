@@ -1,0 +1,141 @@
+//! Lock files: the TOML layout, round trips, staleness and its diagnostics.
+
+mod plan_support;
+
+use std::collections::BTreeMap;
+
+use plan_support::cookie_split;
+use taskc_compiler::lock::*;
+use taskc_compiler::lower::LowerOptions;
+use taskc_compiler::span::SourceId;
+use taskc_compiler::Diagnostic;
+
+fn sample() -> Lock {
+    let task = cookie_split();
+    let inputs = lock_inputs(&task, &LowerOptions::default()).unwrap();
+    let mut lock = Lock::new(&task.id, inputs);
+    lock.repos.insert(
+        "proxy".into(),
+        RepoLock {
+            f2p: vec!["tests/test_proxy.py::test_split".into()],
+            p2p: vec![
+                "tests/test_proxy.py::test_small".into(),
+                "tests/test_proxy.py::test_empty".into(),
+            ],
+            dropped: Vec::new(),
+        },
+    );
+    lock.repos.insert(
+        "gateway".into(),
+        RepoLock {
+            f2p: vec!["tests/test_gateway.py::test_split".into()],
+            p2p: Vec::new(),
+            dropped: vec![DroppedLock {
+                test: "tests/test_gateway.py::test_extra_presets".into(),
+                rule: "unrequested".into(),
+            }],
+        },
+    );
+    let cell = |passed, failed| TruthCell { passed, failed };
+    for (gold, p, g) in [
+        (vec![], (2, 1), (0, 1)),
+        (vec!["proxy"], (3, 0), (0, 1)),
+        (vec!["gateway"], (2, 1), (0, 1)),
+        (vec!["gateway", "proxy"], (3, 0), (1, 0)),
+    ] {
+        let full = gold.len() == 2;
+        let mut repos = BTreeMap::new();
+        repos.insert("proxy".to_string(), cell(p.0, p.1));
+        repos.insert("gateway".to_string(), cell(g.0, g.1));
+        lock.truth.push(TruthRow {
+            gold: gold.into_iter().map(String::from).collect(),
+            expected: if full { "pass" } else { "fail" }.into(),
+            pass: full,
+            ok: true,
+            repos,
+        });
+    }
+    lock
+}
+
+#[test]
+fn lock_toml_snapshot() {
+    insta::assert_snapshot!(sample().to_toml());
+}
+
+#[test]
+fn lock_round_trips_and_sorts() {
+    let lock = sample();
+    let text = lock.to_toml();
+    let back = parse_lock(&text).unwrap();
+    assert_eq!(back.to_toml(), text);
+    // to_toml sorted the p2p list.
+    assert_eq!(
+        back.repos["proxy"].p2p[0],
+        "tests/test_proxy.py::test_empty"
+    );
+    assert_eq!(
+        lock_path_for("examples/cookie-split/cookie-split.task"),
+        "examples/cookie-split/cookie-split.lock"
+    );
+}
+
+#[test]
+fn a_fresh_lock_is_not_stale() {
+    let lock = parse_lock(&sample().to_toml()).unwrap();
+    assert!(stale_inputs(&cookie_split(), &lock).unwrap().is_empty());
+    // Formatting-only and path-only changes to the spec do not stale it.
+    let mut t = cookie_split();
+    t.spec_path = "elsewhere/cookie-split.task".into();
+    assert!(stale_inputs(&t, &lock).unwrap().is_empty());
+}
+
+fn render(d: &Diagnostic, text: &str) -> String {
+    let mut out = format!("{} {}: {}\n", d.code, d.severity().as_str(), d.message);
+    for l in std::iter::once(&d.primary).chain(&d.secondary) {
+        let line_no = text[..l.span.start as usize].matches('\n').count() + 1;
+        let line = text.lines().nth(line_no - 1).unwrap_or("");
+        out.push_str(&format!(
+            "  cookie-split.lock:{line_no}: {}\n    | {line}\n",
+            l.text
+        ));
+    }
+    if let Some(h) = &d.help {
+        out.push_str(&format!("  help: {h}\n"));
+    }
+    out
+}
+
+#[test]
+fn stale_inputs_name_what_changed() {
+    let text = sample().to_toml();
+    let lock = parse_lock(&text).unwrap();
+    let mut t = cookie_split();
+    let gold = t.repos[0].gold.as_mut().unwrap();
+    gold.text.push_str("+more = 1\n");
+    gold.digest = taskc_compiler::plan::sha256_hex(gold.text.as_bytes());
+    t.repos[1].relaxations.pop();
+    let stale = stale_inputs(&t, &lock).unwrap();
+    let names: Vec<&str> = stale.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["gold.proxy", "plan", "spec"]);
+    let d = stale_lock_diagnostic(
+        "cookie-split.lock",
+        "cookie-split.task",
+        SourceId(1),
+        &text,
+        &stale,
+    )
+    .unwrap();
+    insta::assert_snapshot!(render(&d, &text));
+}
+
+#[test]
+fn unreadable_locks_are_e0901_with_a_span() {
+    let text = "schema = \"taskc.lock/1\"\ntask = 3\n";
+    let err = parse_lock(text).unwrap_err();
+    let d = invalid_lock_diagnostic("x.lock", "x.task", SourceId(0), &err);
+    assert_eq!(d.code.as_str(), "E0901");
+    assert!(d.primary.span.start > 0, "{d:?}");
+    let old = parse_lock("schema = \"taskc.lock/0\"\ntask = \"x\"\n[inputs]\nspec=\"\"\nprompt=\"\"\nrecipe=\"\"\nplan=\"\"\n[repos]\n");
+    assert!(matches!(old, Err(LockError::Schema { .. })), "{old:?}");
+}
