@@ -66,7 +66,10 @@ fn session(name: &str) -> String {
 }
 
 async fn assert_no_containers(docker: &DockerBackend, session: &str) {
-    let left = docker.remove_session(session).await.expect("list session containers");
+    let left = docker
+        .remove_session(session)
+        .await
+        .expect("list session containers");
     assert_eq!(left, 0, "containers of session {session} were left behind");
 }
 
@@ -129,7 +132,12 @@ async fn a_run_over_its_memory_limit_is_oom_killed() {
         pids: Some(64),
     };
     let out = docker.run(&req).await.expect("run");
-    assert!(out.oom_killed, "exit {:?}, log: {}", out.exit_code, out.log_text());
+    assert!(
+        out.oom_killed,
+        "exit {:?}, log: {}",
+        out.exit_code,
+        out.log_text()
+    );
     assert_ne!(out.exit_code, Some(0));
     assert_no_containers(&docker, &req.session).await;
 }
@@ -204,7 +212,10 @@ async fn a_cancelled_run_leaves_nothing_behind() {
     let cancelled = tokio::time::timeout(Duration::from_secs(2), docker.run(&req)).await;
     assert!(cancelled.is_err(), "the run should still be going");
     // What Ctrl-C handling does: remove everything of the session.
-    docker.remove_session(&req.session).await.expect("remove session");
+    docker
+        .remove_session(&req.session)
+        .await
+        .expect("remove session");
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_no_containers(&docker, &req.session).await;
 }
@@ -230,6 +241,9 @@ async fn a_failing_build_shows_its_output() {
     };
     let err = docker.ensure_image(&build).await.expect_err("build fails");
     let text = err.to_string();
-    assert!(text.contains("building image `taskc-test/broken:v1` failed"), "{text}");
+    assert!(
+        text.contains("building image `taskc-test/broken:v1` failed"),
+        "{text}"
+    );
     assert!(text.contains("about-to-fail"), "{text}");
 }

@@ -8,7 +8,10 @@ async fn an_unreachable_daemon_suggests_the_local_backend() {
     // The only test of this binary, so changing the environment races with nothing.
     std::env::set_var("DOCKER_HOST", "unix:///nonexistent/taskc-test.sock");
     let err = DockerBackend::connect().await.expect_err("no daemon there");
-    assert!(matches!(err, BackendError::DockerUnreachable { .. }), "{err:?}");
+    assert!(
+        matches!(err, BackendError::DockerUnreachable { .. }),
+        "{err:?}"
+    );
     let text = err.to_string();
     assert!(text.contains("cannot reach the Docker daemon"), "{text}");
     assert!(text.contains("--backend local"), "{text}");

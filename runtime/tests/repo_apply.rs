@@ -12,9 +12,14 @@ fn repo(tmp: &Path) -> std::path::PathBuf {
     fs::write(src.join("pkg/a.py"), "one\ntwo\nthree\n").unwrap();
     fs::create_dir_all(tmp.join("outside")).unwrap();
     std::os::unix::fs::symlink(tmp.join("outside"), src.join("link")).unwrap();
-    materialize(&RepoSource::Dir(src), None, &tmp.join("repo"), &tmp.join("cache"))
-        .unwrap()
-        .path
+    materialize(
+        &RepoSource::Dir(src),
+        None,
+        &tmp.join("repo"),
+        &tmp.join("cache"),
+    )
+    .unwrap()
+    .path
 }
 
 fn patch_for(path_a: &str, path_b: &str) -> String {
@@ -28,7 +33,10 @@ fn a_good_patch_applies() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = repo(tmp.path());
     apply_patch(&repo, "gold.patch", &patch_for("pkg/a.py", "pkg/a.py")).unwrap();
-    assert_eq!(fs::read_to_string(repo.join("pkg/a.py")).unwrap(), "one\nTWO\nthree\n");
+    assert_eq!(
+        fs::read_to_string(repo.join("pkg/a.py")).unwrap(),
+        "one\nTWO\nthree\n"
+    );
 }
 
 #[test]
@@ -39,7 +47,10 @@ fn a_patch_with_wrong_context_does_not_apply_and_changes_nothing() {
     let err = apply_patch(&repo, "gold.patch", bad).unwrap_err();
     assert!(matches!(err, ApplyError::DoesNotApply { .. }), "{err}");
     assert!(err.to_string().contains("pkg/a.py"), "{err}");
-    assert_eq!(fs::read_to_string(repo.join("pkg/a.py")).unwrap(), "one\ntwo\nthree\n");
+    assert_eq!(
+        fs::read_to_string(repo.join("pkg/a.py")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
 }
 
 fn escape_error(path: &str) -> String {

@@ -29,11 +29,20 @@ fn git(dir: &Path, args: &[&str]) -> String {
         .current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "user.name=someone", "-c", "user.email=someone@example.com"])
+        .args([
+            "-c",
+            "user.name=someone",
+            "-c",
+            "user.email=someone@example.com",
+        ])
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -59,7 +68,13 @@ fn a_folder_becomes_one_deterministic_commit() {
     // A `.git` folder in the source is not copied.
     write(&src, ".git/HEAD", "ref: refs/heads/x\n");
     let cache = tmp.path().join("cache");
-    let a = materialize(&RepoSource::Dir(src.clone()), None, &tmp.path().join("a"), &cache).unwrap();
+    let a = materialize(
+        &RepoSource::Dir(src.clone()),
+        None,
+        &tmp.path().join("a"),
+        &cache,
+    )
+    .unwrap();
     let b = materialize(&RepoSource::Dir(src), None, &tmp.path().join("b"), &cache).unwrap();
     assert_eq!(a.commit, b.commit);
     // Pinned: tree of the sample folder + fixed author, committer, date and message.
@@ -71,8 +86,14 @@ fn a_folder_becomes_one_deterministic_commit() {
     );
     let files = git(&a.path, &["ls-files", "-s"]);
     assert!(files.contains("120000"), "symlink kept as a link: {files}");
-    assert!(files.contains("100755") && files.contains("run.sh"), "{files}");
-    assert!(files.contains("build/out.o"), "ignored files are kept: {files}");
+    assert!(
+        files.contains("100755") && files.contains("run.sh"),
+        "{files}"
+    );
+    assert!(
+        files.contains("build/out.o"),
+        "ignored files are kept: {files}"
+    );
     assert_eq!(git(&a.path, &["status", "--porcelain"]), "");
 }
 
@@ -81,14 +102,23 @@ fn a_bundle_is_checked_out_at_base_without_history() {
     let tmp = tempfile::tempdir().unwrap();
     let (upstream, first) = history_repo(tmp.path());
     let bundle = tmp.path().join("up.bundle");
-    git(&upstream, &["bundle", "create", bundle.to_str().unwrap(), "--all"]);
+    git(
+        &upstream,
+        &["bundle", "create", bundle.to_str().unwrap(), "--all"],
+    );
     let cache = tmp.path().join("cache");
     let src = RepoSource::Bundle(bundle);
     let a = materialize(&src, Some(&first), &tmp.path().join("a"), &cache).unwrap();
     let b = materialize(&src, Some(&first), &tmp.path().join("b"), &cache).unwrap();
     assert_eq!(a.commit, b.commit);
-    assert_ne!(a.commit, first, "a new synthetic commit, not the upstream one");
-    assert_eq!(fs::read_to_string(a.path.join("src/lib.py")).unwrap(), "def f():\n    return 1\n");
+    assert_ne!(
+        a.commit, first,
+        "a new synthetic commit, not the upstream one"
+    );
+    assert_eq!(
+        fs::read_to_string(a.path.join("src/lib.py")).unwrap(),
+        "def f():\n    return 1\n"
+    );
     assert_eq!(git(&a.path, &["rev-list", "--count", "HEAD"]), "1");
     // Same content as the folder it was made from: same synthetic commit.
     let plain = tmp.path().join("plain");
@@ -117,9 +147,17 @@ fn a_folder_repository_with_a_base_uses_its_tree_at_base() {
     let tmp = tempfile::tempdir().unwrap();
     let (upstream, first) = history_repo(tmp.path());
     let cache = tmp.path().join("cache");
-    let a = materialize(&RepoSource::Dir(upstream), Some(&first), &tmp.path().join("a"), &cache)
-        .unwrap();
-    assert_eq!(fs::read_to_string(a.path.join("src/lib.py")).unwrap(), "def f():\n    return 1\n");
+    let a = materialize(
+        &RepoSource::Dir(upstream),
+        Some(&first),
+        &tmp.path().join("a"),
+        &cache,
+    )
+    .unwrap();
+    assert_eq!(
+        fs::read_to_string(a.path.join("src/lib.py")).unwrap(),
+        "def f():\n    return 1\n"
+    );
 }
 
 #[test]
@@ -127,7 +165,10 @@ fn a_missing_base_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
     let (upstream, _) = history_repo(tmp.path());
     let bundle = tmp.path().join("up.bundle");
-    git(&upstream, &["bundle", "create", bundle.to_str().unwrap(), "--all"]);
+    git(
+        &upstream,
+        &["bundle", "create", bundle.to_str().unwrap(), "--all"],
+    );
     let missing = "0123456789abcdef0123456789abcdef01234567";
     let err = materialize(
         &RepoSource::Bundle(bundle),
@@ -150,5 +191,8 @@ fn a_short_base_is_refused() {
         &tmp.path().join("cache"),
     )
     .unwrap_err();
-    assert!(err.to_string().contains("not a full 40-hex commit id"), "{err}");
+    assert!(
+        err.to_string().contains("not a full 40-hex commit id"),
+        "{err}"
+    );
 }

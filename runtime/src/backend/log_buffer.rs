@@ -17,7 +17,11 @@ pub struct LogBuffer {
 impl LogBuffer {
     /// A buffer keeping at most `cap` bytes.
     pub fn new(cap: usize) -> LogBuffer {
-        LogBuffer { bytes: Vec::new(), cap, dropped: 0 }
+        LogBuffer {
+            bytes: Vec::new(),
+            cap,
+            dropped: 0,
+        }
     }
 
     /// Appends what fits; drops the rest.

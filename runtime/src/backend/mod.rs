@@ -14,8 +14,8 @@ mod types;
 
 pub use error::BackendError;
 pub use log_buffer::{LogBuffer, LOG_CAP, TRUNCATION_MARKER};
-pub use types::{ContextFile, ImageBuild, Limits, RunOutcome, RunRequest, Upload};
 pub(crate) use types::check_container_path;
+pub use types::{ContextFile, ImageBuild, Limits, RunOutcome, RunRequest, Upload};
 
 use futures_util::future::BoxFuture;
 
@@ -34,14 +34,16 @@ pub trait Backend: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// Builds `build.tag` unless it already exists.
-    fn ensure_image<'a>(&'a self, build: &'a ImageBuild) -> BoxFuture<'a, Result<(), BackendError>>;
+    fn ensure_image<'a>(&'a self, build: &'a ImageBuild)
+        -> BoxFuture<'a, Result<(), BackendError>>;
 
     /// Runs `req.script` with bash in a fresh container/workspace from `req.image`, then
     /// removes it. A non-zero exit, a timeout or an OOM kill is an outcome, not an error.
     fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>>;
 
     /// Removes every run left by `session` (Ctrl-C cleanup); returns how many were removed.
-    fn remove_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<usize, BackendError>>;
+    fn remove_session<'a>(&'a self, session: &'a str)
+        -> BoxFuture<'a, Result<usize, BackendError>>;
 
     /// Removes stale taskc runs and every taskc image whose tag is not in `keep`; returns
     /// how many objects were removed.

@@ -123,7 +123,9 @@ impl RunOutcome {
 /// Checks a container path used for uploads, collect or workdir: absolute, no `..`, no NUL.
 pub(crate) fn check_container_path(path: &str) -> Result<(), String> {
     if !path.starts_with('/') {
-        return Err(format!("container path `{path}` must be absolute (start with `/`)"));
+        return Err(format!(
+            "container path `{path}` must be absolute (start with `/`)"
+        ));
     }
     if path.contains('\0') {
         return Err(format!("container path `{path:?}` contains a NUL byte"));

@@ -181,7 +181,10 @@ fn check_host() -> Result<(), BootstrapError> {
     Ok(())
 }
 
-fn run_debootstrap(opts: &BootstrapOptions, rootfs: &std::path::Path) -> Result<(), BootstrapError> {
+fn run_debootstrap(
+    opts: &BootstrapOptions,
+    rootfs: &std::path::Path,
+) -> Result<(), BootstrapError> {
     let mut cmd = Command::new("debootstrap");
     cmd.arg("--variant=minbase")
         .arg(format!("--include={}", opts.packages.join(",")))
@@ -199,8 +202,8 @@ fn run_debootstrap(opts: &BootstrapOptions, rootfs: &std::path::Path) -> Result<
     if !output.status.success() {
         let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
         text.push_str(&String::from_utf8_lossy(&output.stderr));
-        let debootstrap_log = std::fs::read_to_string(rootfs.join("debootstrap/debootstrap.log"))
-            .unwrap_or_default();
+        let debootstrap_log =
+            std::fs::read_to_string(rootfs.join("debootstrap/debootstrap.log")).unwrap_or_default();
         text.push_str(&debootstrap_log);
         let tail: Vec<&str> = text.lines().rev().take(30).collect();
         return Err(BootstrapError::Debootstrap {

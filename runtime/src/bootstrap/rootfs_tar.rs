@@ -79,8 +79,9 @@ fn append_dir(
             header.set_size(0);
             builder
                 .append_data(&mut header, &name, std::io::empty())
-                .and_then(|()| Ok(append_dir(builder, &path, &name)))
-                .and_then(|r| r.map_err(|e| std::io::Error::other(e.to_string())))
+                .map_err(|e| io("archive", &path, e))?;
+            append_dir(builder, &path, &name)?;
+            continue;
         } else if kind.is_file() {
             let file = fs::File::open(&path).map_err(|e| io("read", &path, e))?;
             header.set_entry_type(tar::EntryType::Regular);

@@ -84,7 +84,9 @@ impl DockerBackend {
         if build.context.iter().any(|f| f.path == DOCKERFILE_NAME) {
             return Err(BackendError::ImageBuild {
                 tag: build.tag.clone(),
-                detail: format!("the build context must not contain a file named `{DOCKERFILE_NAME}`"),
+                detail: format!(
+                    "the build context must not contain a file named `{DOCKERFILE_NAME}`"
+                ),
                 log_tail: String::new(),
             });
         }
@@ -137,7 +139,11 @@ impl DockerBackend {
             }
         }
         if !self.image_exists(&build.tag).await? {
-            return Err(build_failed(&build.tag, "the build ended without an image".into(), &log));
+            return Err(build_failed(
+                &build.tag,
+                "the build ended without an image".into(),
+                &log,
+            ));
         }
         Ok(())
     }
@@ -401,7 +407,10 @@ fn build_failed(tag: &str, detail: String, log: &str) -> BackendError {
 fn is_conflict(e: &bollard::errors::Error) -> bool {
     matches!(
         e,
-        bollard::errors::Error::DockerResponseServerError { status_code: 409, .. }
+        bollard::errors::Error::DockerResponseServerError {
+            status_code: 409,
+            ..
+        }
     )
 }
 
@@ -451,7 +460,10 @@ impl Backend for DockerBackend {
         "docker"
     }
 
-    fn ensure_image<'a>(&'a self, build: &'a ImageBuild) -> BoxFuture<'a, Result<(), BackendError>> {
+    fn ensure_image<'a>(
+        &'a self,
+        build: &'a ImageBuild,
+    ) -> BoxFuture<'a, Result<(), BackendError>> {
         Box::pin(async move {
             if self.image_exists(&build.tag).await? {
                 return Ok(());
@@ -464,7 +476,10 @@ impl Backend for DockerBackend {
         Box::pin(self.run_inner(req))
     }
 
-    fn remove_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<usize, BackendError>> {
+    fn remove_session<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> BoxFuture<'a, Result<usize, BackendError>> {
         Box::pin(async move {
             let containers = self
                 .list_containers(format!("{SESSION_LABEL}={session}"))
@@ -511,7 +526,11 @@ impl Backend for DockerBackend {
                     force: false,
                     noprune: false,
                 };
-                match self.docker.remove_image(&image.id, Some(options), None).await {
+                match self
+                    .docker
+                    .remove_image(&image.id, Some(options), None)
+                    .await
+                {
                     Ok(_) => removed += 1,
                     // In use by a container of a live session, or already gone.
                     Err(e) if is_conflict(&e) || is_not_found(&e) => {}

@@ -57,16 +57,27 @@ mod tests {
 
     #[test]
     fn tar_round_trips_and_is_deterministic() {
-        let files = [TarFile { path: "b/c.txt", bytes: b"hi", mode: 0o644 }];
+        let files = [TarFile {
+            path: "b/c.txt",
+            bytes: b"hi",
+            mode: 0o644,
+        }];
         let a = build_tar(&files).unwrap();
         assert_eq!(a, build_tar(&files).unwrap());
         let got = read_collected("/work/b", &a).unwrap();
-        assert_eq!(got.get("/work/b/c.txt").map(Vec::as_slice), Some(&b"hi"[..]));
+        assert_eq!(
+            got.get("/work/b/c.txt").map(Vec::as_slice),
+            Some(&b"hi"[..])
+        );
     }
 
     #[test]
     fn top_level_file_keys_from_root() {
-        let files = [TarFile { path: "x", bytes: b"1", mode: 0o600 }];
+        let files = [TarFile {
+            path: "x",
+            bytes: b"1",
+            mode: 0o600,
+        }];
         let got = read_collected("/x", &build_tar(&files).unwrap()).unwrap();
         assert!(got.contains_key("/x"));
     }

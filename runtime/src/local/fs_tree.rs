@@ -81,7 +81,10 @@ mod tests {
     #[test]
     fn maps_absolute_paths_under_root_and_refuses_dotdot() {
         let root = Path::new("/ws/root");
-        assert_eq!(map_path(root, "/work/x"), Some(PathBuf::from("/ws/root/work/x")));
+        assert_eq!(
+            map_path(root, "/work/x"),
+            Some(PathBuf::from("/ws/root/work/x"))
+        );
         assert_eq!(map_path(root, "/"), Some(PathBuf::from("/ws/root")));
         assert_eq!(map_path(root, "/work/../../etc"), None);
     }

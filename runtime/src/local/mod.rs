@@ -7,7 +7,8 @@
 //! `PATH`, `LANG`, `LC_ALL`, `HOME` and `TMPDIR` (both inside the workspace) and
 //! `TASKC_ROOT` (the mapped `/`; the Docker backend sets it to the empty string, so scripts
 //! written as `"$TASKC_ROOT/work/x"` run unchanged on both). Nothing is written outside the
-//! cache folder. Not a sandbox: no memory, CPU, process or network limits are enforced.
+//! cache folder. Runs with `network: false` get a network namespace of their own (loopback
+//! only) when `unshare` allows it. Not a sandbox: no memory, CPU or process limits.
 
 mod fs_tree;
 mod process;
@@ -40,15 +41,25 @@ const STALE_AFTER: Duration = Duration::from_secs(24 * 3600);
 pub struct LocalBackend {
     cache: PathBuf,
     path_var: String,
+    /// Wrapper giving a run no network (`unshare --net --`), when the host allows it.
+    no_network: Option<Vec<String>>,
 }
 
 impl LocalBackend {
-    /// A backend keeping images and run workspaces under `cache`.
+    /// A backend keeping images and run workspaces under `cache`. Probes once whether runs
+    /// can be cut off the network (see [`LocalBackend::isolates_network`]).
     pub fn new(cache: impl Into<PathBuf>) -> LocalBackend {
         LocalBackend {
             cache: cache.into(),
             path_var: DEFAULT_PATH.to_string(),
+            no_network: process::probe_network_isolation(),
         }
+    }
+
+    /// Whether runs with `network: false` really have no network (a new network namespace
+    /// via `unshare`). When `false`, they run with the host's network: callers should warn.
+    pub fn isolates_network(&self) -> bool {
+        self.no_network.is_some()
     }
 
     /// Replaces the `PATH` given to runs and used to check `local_requires`.
@@ -130,7 +141,7 @@ impl LocalBackend {
         for command in &build.local_setup {
             let log = staging.path().join("setup.log");
             let finished =
-                process::run_script(command, &root, &env, &log, Duration::from_secs(3600))
+                process::run_script(&[], command, &root, &env, &log, Duration::from_secs(3600))
                     .await
                     .map_err(|e| BackendError::io("run setup command in", &root, e))?;
             if finished.exit_code != Some(0) {
@@ -208,7 +219,11 @@ impl LocalBackend {
         env.extend(req.env.iter().map(|(k, v)| (k.clone(), v.clone())));
         let log_path = workspace.path().join("output.log");
         let started = Instant::now();
-        let finished = process::run_script(&req.script, &cwd, &env, &log_path, req.timeout)
+        let prefix = match (&self.no_network, req.network) {
+            (Some(prefix), false) => prefix.as_slice(),
+            _ => &[],
+        };
+        let finished = process::run_script(prefix, &req.script, &cwd, &env, &log_path, req.timeout)
             .await
             .map_err(|e| BackendError::io("start bash in", &cwd, e))?;
         let duration = started.elapsed();
@@ -240,7 +255,13 @@ impl LocalBackend {
 fn folder_name(s: &str) -> String {
     let clean: String = s
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(64)
         .collect();
     let hash = hex::encode(Sha256::digest(s.as_bytes()));
@@ -283,7 +304,10 @@ impl Backend for LocalBackend {
         "local"
     }
 
-    fn ensure_image<'a>(&'a self, build: &'a ImageBuild) -> BoxFuture<'a, Result<(), BackendError>> {
+    fn ensure_image<'a>(
+        &'a self,
+        build: &'a ImageBuild,
+    ) -> BoxFuture<'a, Result<(), BackendError>> {
         Box::pin(async move {
             if self.image_exists(&build.tag) {
                 return Ok(());
@@ -296,7 +320,10 @@ impl Backend for LocalBackend {
         Box::pin(self.run_inner(req))
     }
 
-    fn remove_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<usize, BackendError>> {
+    fn remove_session<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> BoxFuture<'a, Result<usize, BackendError>> {
         Box::pin(async move {
             let dir = self.session_dir(session);
             let count = entries(&dir)?.len();

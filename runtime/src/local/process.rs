@@ -32,9 +32,11 @@ impl Drop for GroupGuard {
     }
 }
 
-/// Runs `bash -euo pipefail -c script` in `cwd` with exactly `env`, both output streams
-/// appended to `log`; kills the process group on timeout and after exit (no leftovers).
+/// Runs `[prefix…] bash -euo pipefail -c script` in `cwd` with exactly `env`, both output
+/// streams written to `log`; kills the process group on timeout and after exit (no leftovers).
+/// `prefix` is a wrapper that execs its arguments (e.g. `unshare --net --`).
 pub(crate) async fn run_script(
+    prefix: &[String],
     script: &str,
     cwd: &Path,
     env: &[(String, String)],
@@ -43,7 +45,14 @@ pub(crate) async fn run_script(
 ) -> std::io::Result<Finished> {
     let out = std::fs::File::create(log)?;
     let err = out.try_clone()?;
-    let mut cmd = Command::new("bash");
+    let mut cmd = match prefix.split_first() {
+        Some((program, args)) => {
+            let mut cmd = Command::new(program);
+            cmd.args(args).arg("bash");
+            cmd
+        }
+        None => Command::new("bash"),
+    };
     cmd.args(["-euo", "pipefail", "-c", script])
         .current_dir(cwd)
         .env_clear()
@@ -78,4 +87,27 @@ pub(crate) async fn run_script(
     };
     guard.kill();
     Ok(finished)
+}
+
+/// A wrapper that puts a command in a new network namespace with only loopback, if this
+/// host allows it (`unshare --net` as root, `unshare --map-root-user --net` otherwise).
+pub(crate) fn probe_network_isolation() -> Option<Vec<String>> {
+    let candidates: [&[&str]; 2] = [
+        &["unshare", "--net", "--"],
+        &["unshare", "--map-root-user", "--net", "--"],
+    ];
+    candidates.iter().find_map(|prefix| {
+        let works = std::process::Command::new(prefix[0])
+            .args(&prefix[1..])
+            .arg("true")
+            .env_clear()
+            .env("PATH", super::DEFAULT_PATH)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        works.then(|| prefix.iter().map(|s| s.to_string()).collect())
+    })
 }

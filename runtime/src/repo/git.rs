@@ -105,11 +105,15 @@ impl Git {
 
     /// Runs `git <args>`; a non-zero exit is a [`RepoError::Git`] naming the command.
     pub(crate) fn run(&self, args: &[&str]) -> Result<Output, RepoError> {
-        let output = self.command().args(args).output().map_err(|e| RepoError::Io {
-            op: "run git in",
-            path: self.dir.clone(),
-            source: e,
-        })?;
+        let output = self
+            .command()
+            .args(args)
+            .output()
+            .map_err(|e| RepoError::Io {
+                op: "run git in",
+                path: self.dir.clone(),
+                source: e,
+            })?;
         if !output.status.success() {
             return Err(RepoError::Git {
                 command: format!("git {}", args.join(" ")),

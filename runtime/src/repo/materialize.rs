@@ -179,7 +179,14 @@ fn commit(dest: &Path) -> Result<Materialized, RepoError> {
     let git = Git::new(dest);
     git.run(&["init", "--quiet", "--template=", "--initial-branch=main"])?;
     git.run(&["add", "--all", "--force", "."])?;
-    git.run(&["commit", "--quiet", "--no-verify", "--allow-empty", "-m", "base"])?;
+    git.run(&[
+        "commit",
+        "--quiet",
+        "--no-verify",
+        "--allow-empty",
+        "-m",
+        "base",
+    ])?;
     let commit = git.read(&["rev-parse", "HEAD"])?;
     Ok(Materialized {
         path: dest.to_path_buf(),

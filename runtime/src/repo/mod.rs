@@ -14,9 +14,9 @@ mod materialize;
 use std::path::{Path, PathBuf};
 
 pub use error::RepoError;
+pub(crate) use git::Git;
 pub use git::{AUTHOR_EMAIL, AUTHOR_NAME, COMMIT_DATE};
 pub use materialize::{materialize, mirror_path};
-pub(crate) use git::Git;
 
 /// Where a repository's content comes from, with paths resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,295 @@
+//! The local backend: the Docker backend's behaviours minus memory limits.
+
+use std::time::Duration;
+
+use taskc_runtime::backend::{Backend, BackendError, ContextFile, ImageBuild, RunRequest, Upload};
+use taskc_runtime::local::LocalBackend;
+
+struct Fixture {
+    cache: tempfile::TempDir,
+    backend: LocalBackend,
+}
+
+async fn fixture() -> Fixture {
+    let cache = tempfile::tempdir().unwrap();
+    let backend = LocalBackend::new(cache.path());
+    let build = ImageBuild {
+        tag: "taskc-test/local:v1".into(),
+        dockerfile: "FROM scratch\n".into(),
+        context: vec![ContextFile {
+            path: "opt/greeting.txt".into(),
+            bytes: b"hello from the context\n".to_vec(),
+            mode: 0o644,
+        }],
+        local_setup: vec!["echo built > opt/built".into()],
+        local_requires: vec!["bash".into(), "git".into()],
+        ..Default::default()
+    };
+    backend.ensure_image(&build).await.unwrap();
+    backend.ensure_image(&build).await.unwrap();
+    Fixture { cache, backend }
+}
+
+fn request(name: &str, script: &str) -> RunRequest {
+    let mut req = RunRequest::new(
+        "taskc-test/local:v1",
+        format!("run-{name}"),
+        "session-1",
+        script,
+    );
+    req.timeout = Duration::from_secs(30);
+    req
+}
+
+/// Everything under the cache folder except images (i.e. leftovers of runs).
+fn leftovers(f: &Fixture) -> Vec<String> {
+    let runs = f.cache.path().join("runs");
+    let mut out = Vec::new();
+    if let Ok(sessions) = std::fs::read_dir(&runs) {
+        for s in sessions.flatten() {
+            for r in std::fs::read_dir(s.path()).unwrap().flatten() {
+                out.push(r.path().display().to_string());
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn runs_a_script_with_a_clean_environment() {
+    let f = fixture().await;
+    let script = r#"cat "$TASKC_ROOT/opt/greeting.txt" "$TASKC_ROOT/opt/built"
+echo to-stderr >&2
+echo "home=$HOME"
+echo "user=${USER:-unset}"
+echo "pwd=$PWD"
+exit 3"#;
+    let out = f.backend.run(&request("print", script)).await.unwrap();
+    let log = out.log_text();
+    assert_eq!(out.exit_code, Some(3), "{log}");
+    assert!(
+        log.contains("hello from the context") && log.contains("built"),
+        "{log}"
+    );
+    assert!(log.contains("to-stderr"), "{log}");
+    assert!(log.contains("user=unset"), "env is cleared: {log}");
+    let cache = f.cache.path().display().to_string();
+    assert!(
+        log.contains(&format!("home={cache}")),
+        "HOME inside the cache: {log}"
+    );
+    assert!(leftovers(&f).is_empty(), "{:?}", leftovers(&f));
+}
+
+#[tokio::test]
+async fn pipefail_and_errexit_are_on() {
+    let f = fixture().await;
+    let out = f
+        .backend
+        .run(&request("pipefail", "false | true\necho unreachable"))
+        .await
+        .unwrap();
+    assert_eq!(out.exit_code, Some(1));
+    assert!(!out.log_text().contains("unreachable"));
+}
+
+#[tokio::test]
+async fn a_timeout_kills_the_whole_process_group() {
+    let f = fixture().await;
+    let marker = f.cache.path().join("survivor");
+    let script = format!(
+        "(sleep 3; touch {}) &\necho started\nsleep 120",
+        marker.display()
+    );
+    let mut req = request("timeout", &script);
+    req.timeout = Duration::from_secs(1);
+    let out = f.backend.run(&req).await.unwrap();
+    assert!(out.timed_out);
+    assert_eq!(out.exit_code, None);
+    assert!(out.duration < Duration::from_secs(5), "{:?}", out.duration);
+    assert!(out.log_text().contains("started"));
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert!(!marker.exists(), "a background child survived the kill");
+    assert!(leftovers(&f).is_empty());
+}
+
+#[tokio::test]
+async fn uploads_go_in_and_collected_files_come_back() {
+    let f = fixture().await;
+    let mut req = request(
+        "files",
+        "mkdir -p out/sub\n\
+         tr a-z A-Z < in/data.txt > out/result.xml\n\
+         echo nested > out/sub/n.txt\n\
+         ./in/run.sh",
+    );
+    req.workdir = "/work".into();
+    req.uploads = vec![
+        Upload {
+            path: "/work/in/data.txt".into(),
+            bytes: b"shout\n".to_vec(),
+            mode: 0o644,
+        },
+        Upload {
+            path: "/work/in/run.sh".into(),
+            bytes: b"#!/bin/sh\necho ran-upload\n".to_vec(),
+            mode: 0o755,
+        },
+    ];
+    req.collect = vec!["/work/out".into(), "/work/missing.xml".into()];
+    let out = f.backend.run(&req).await.unwrap();
+    assert_eq!(out.exit_code, Some(0), "{}", out.log_text());
+    assert!(out.log_text().contains("ran-upload"));
+    let keys: Vec<&str> = out.collected.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["/work/out/result.xml", "/work/out/sub/n.txt"]);
+    assert_eq!(out.collected["/work/out/result.xml"], b"SHOUT\n");
+}
+
+#[tokio::test]
+async fn runs_do_not_see_each_other() {
+    let f = fixture().await;
+    let first = f
+        .backend
+        .run(&request(
+            "a",
+            "echo changed > \"$TASKC_ROOT/opt/greeting.txt\"",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(first.exit_code, Some(0));
+    let second = f
+        .backend
+        .run(&request("b", "cat \"$TASKC_ROOT/opt/greeting.txt\""))
+        .await
+        .unwrap();
+    assert!(
+        second.log_text().contains("hello from the context"),
+        "{}",
+        second.log_text()
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_run_is_cleaned_by_remove_session() {
+    let f = fixture().await;
+    let req = request("cancel", "sleep 120");
+    let cancelled = tokio::time::timeout(Duration::from_millis(500), f.backend.run(&req)).await;
+    assert!(cancelled.is_err());
+    f.backend.remove_session("session-1").await.unwrap();
+    assert!(leftovers(&f).is_empty());
+}
+
+#[tokio::test]
+async fn a_missing_program_is_named() {
+    let f = fixture().await;
+    let build = ImageBuild {
+        tag: "taskc-test/needs:v1".into(),
+        local_requires: vec!["taskc-no-such-program".into()],
+        ..Default::default()
+    };
+    let err = f.backend.ensure_image(&build).await.unwrap_err();
+    assert!(matches!(err, BackendError::MissingProgram { .. }));
+    insta::assert_snapshot!(err.to_string(), @r"
+    image `taskc-test/needs:v1` needs the program `taskc-no-such-program`, which is not on PATH
+      help: install `taskc-no-such-program` on this machine, or use `--backend docker`
+    ");
+}
+
+#[tokio::test]
+async fn a_failing_setup_shows_its_output_and_leaves_no_image() {
+    let f = fixture().await;
+    let build = ImageBuild {
+        tag: "taskc-test/broken:v1".into(),
+        local_setup: vec!["echo about-to-fail; exit 7".into()],
+        ..Default::default()
+    };
+    let err = f.backend.ensure_image(&build).await.unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("exit code 7") && text.contains("about-to-fail"),
+        "{text}"
+    );
+    assert!(!f.backend.image_exists("taskc-test/broken:v1"));
+    let err = f
+        .backend
+        .run(&RunRequest::new("taskc-test/broken:v1", "r", "s", "true"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, BackendError::ImageMissing { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn relative_upload_paths_are_refused() {
+    let f = fixture().await;
+    let mut req = request("bad", "true");
+    req.uploads = vec![Upload {
+        path: "work/x".into(),
+        bytes: vec![],
+        mode: 0o644,
+    }];
+    let err = f.backend.run(&req).await.unwrap_err();
+    assert!(err.to_string().contains("must be absolute"), "{err}");
+    req.uploads = vec![Upload {
+        path: "/work/../../x".into(),
+        bytes: vec![],
+        mode: 0o644,
+    }];
+    let err = f.backend.run(&req).await.unwrap_err();
+    assert!(err.to_string().contains("must not contain `..`"), "{err}");
+}
+
+#[tokio::test]
+async fn gc_keeps_only_the_listed_images() {
+    let f = fixture().await;
+    let other = ImageBuild {
+        tag: "taskc-test/other:v1".into(),
+        ..Default::default()
+    };
+    f.backend.ensure_image(&other).await.unwrap();
+    let removed = f
+        .backend
+        .gc(&["taskc-test/local:v1".to_string()])
+        .await
+        .unwrap();
+    assert_eq!(removed, 1);
+    assert!(f.backend.image_exists("taskc-test/local:v1"));
+    assert!(!f.backend.image_exists("taskc-test/other:v1"));
+}
+
+#[tokio::test]
+async fn test_runs_have_no_network_where_unshare_works() {
+    let f = fixture().await;
+    if !f.backend.isolates_network() {
+        // SAFETY: geteuid has no preconditions.
+        assert_ne!(
+            unsafe { libc::geteuid() },
+            0,
+            "as root, `unshare --net` must work"
+        );
+        eprintln!("this host does not allow `unshare --net`: runs keep the network");
+        return;
+    }
+    let script = r#"
+if getent hosts deb.debian.org; then echo RESOLVED; fi
+python3 - <<'PY' || true
+import socket
+try:
+    socket.create_connection(("151.101.2.132", 80), timeout=3)
+    print("CONNECTED")
+except OSError as e:
+    print("no connection:", e)
+PY
+"#;
+    let out = f.backend.run(&request("nonet", script)).await.unwrap();
+    let log = out.log_text();
+    assert_eq!(out.exit_code, Some(0), "{log}");
+    assert!(
+        !log.contains("RESOLVED") && !log.contains("CONNECTED"),
+        "{log}"
+    );
+    assert!(log.contains("no connection"), "{log}");
+    // With the network asked for, the namespace is not used.
+    let mut req = request("net", "getent hosts localhost >/dev/null && echo ok");
+    req.network = true;
+    assert_eq!(f.backend.run(&req).await.unwrap().exit_code, Some(0));
+}
