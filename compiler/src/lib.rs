@@ -6,6 +6,7 @@
 pub mod check;
 pub mod codes;
 pub mod diagnostic;
+pub mod diff;
 pub mod fmt;
 pub mod loader;
 pub mod lock;
