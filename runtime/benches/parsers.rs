@@ -34,7 +34,9 @@ fn main() {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("../target"));
-    let path = target.join("bench-logs").join(format!("pytest-rA-{megabytes}mb.log"));
+    let path = target
+        .join("bench-logs")
+        .join(format!("pytest-rA-{megabytes}mb.log"));
     if let Err(err) = ensure_log(&path, megabytes * 1_000_000) {
         eprintln!("cannot write the bench log {}: {err}", path.display());
         std::process::exit(1);
@@ -97,7 +99,10 @@ fn run_swebench(script: &Path, log: &Path) -> Result<(f64, u64, f64, String), St
         format!(
             "the script printed no result (exit {:?}): {}",
             output.status.code(),
-            String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or("")
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
         )
     })?;
     if let Some(error) = value.get("error").and_then(|e| e.as_str()) {
@@ -109,7 +114,11 @@ fn run_swebench(script: &Path, log: &Path) -> Result<(f64, u64, f64, String), St
             rate,
             tests as u64,
             seconds,
-            value.get("swebench").and_then(|v| v.as_str()).unwrap_or("?").to_string(),
+            value
+                .get("swebench")
+                .and_then(|v| v.as_str())
+                .unwrap_or("?")
+                .to_string(),
         )),
         _ => Err(format!("unexpected script output: {line}")),
     }
@@ -176,16 +185,35 @@ fn summary_section() -> Vec<u8> {
         let roll = rng.below(1000);
         let (group, line) = match roll {
             0..=899 => (0, format!("PASSED {id}\n")),
-            900..=919 => (1, format!("SKIPPED [1] {}:{}: requires network\n", id.split("::").next().unwrap_or(""), 10 + i % 500)),
+            900..=919 => (
+                1,
+                format!(
+                    "SKIPPED [1] {}:{}: requires network\n",
+                    id.split("::").next().unwrap_or(""),
+                    10 + i % 500
+                ),
+            ),
             920..=929 => (2, format!("XFAIL {id} - known bug #{}\n", i % 97)),
             930..=934 => (3, format!("XPASS {id} - fixed upstream\n")),
-            935..=944 => (4, format!("ERROR {id} - RuntimeError: fixture 'db' exploded\n")),
-            _ => (5, format!("FAILED {id} - AssertionError: assert {} == {}\n", i % 7, i % 11)),
+            935..=944 => (
+                4,
+                format!("ERROR {id} - RuntimeError: fixture 'db' exploded\n"),
+            ),
+            _ => (
+                5,
+                format!(
+                    "FAILED {id} - AssertionError: assert {} == {}\n",
+                    i % 7,
+                    i % 11
+                ),
+            ),
         };
         groups[group].extend_from_slice(line.as_bytes());
         counts[group] += 1;
     }
-    let mut out = b"=========================== short test summary info ============================\n".to_vec();
+    let mut out =
+        b"=========================== short test summary info ============================\n"
+            .to_vec();
     for group in &groups {
         out.extend_from_slice(group);
     }
@@ -204,14 +232,22 @@ fn summary_section() -> Vec<u8> {
 fn write_log(out: &mut impl Write, noise: usize, summary: &[u8]) -> std::io::Result<()> {
     let mut rng = Rng(0x51ed_270b_a1b2_c3d4);
     let mut written = 0usize;
-    let mut put = |out: &mut dyn Write, s: &str, written: &mut usize| -> std::io::Result<()> {
+    let put = |out: &mut dyn Write, s: &str, written: &mut usize| -> std::io::Result<()> {
         *written += s.len();
         out.write_all(s.as_bytes())
     };
     put(out, "+ python -m pytest -rA tests\n", &mut written)?;
-    put(out, "============================= test session starts ==============================\n", &mut written)?;
+    put(
+        out,
+        "============================= test session starts ==============================\n",
+        &mut written,
+    )?;
     put(out, "platform linux -- Python 3.11.7, pytest-8.3.3, pluggy-1.5.0\nrootdir: /testbed\nconfigfile: pyproject.toml\nplugins: xdist-3.6.1, cov-5.0.0\n", &mut written)?;
-    put(out, &format!("collected {SUMMARY_TESTS} items\n\n"), &mut written)?;
+    put(
+        out,
+        &format!("collected {SUMMARY_TESTS} items\n\n"),
+        &mut written,
+    )?;
     for module in 0..(SUMMARY_TESTS / 400) {
         let dots: String = (0..400)
             .map(|_| match rng.below(100) {
@@ -228,10 +264,21 @@ fn write_log(out: &mut impl Write, noise: usize, summary: &[u8]) -> std::io::Res
                 String::new()
             };
             let chunk = String::from_utf8_lossy(chunk);
-            put(out, &format!("{prefix}{chunk:<60} [{:>3}%]\n", module * 100 / (SUMMARY_TESTS / 400)), &mut written)?;
+            put(
+                out,
+                &format!(
+                    "{prefix}{chunk:<60} [{:>3}%]\n",
+                    module * 100 / (SUMMARY_TESTS / 400)
+                ),
+                &mut written,
+            )?;
         }
     }
-    put(out, "\n=================================== FAILURES ===================================\n", &mut written)?;
+    put(
+        out,
+        "\n=================================== FAILURES ===================================\n",
+        &mut written,
+    )?;
     let mut i = 0usize;
     let mut passes = false;
     while written < noise {
@@ -242,14 +289,33 @@ fn write_log(out: &mut impl Write, noise: usize, summary: &[u8]) -> std::io::Res
         i += 1;
         let id = node_id(&mut rng, i * 13 % SUMMARY_TESTS);
         let name = id.rsplit("::").next().unwrap_or("test");
-        put(out, &format!("{:_^80}\n", format!(" {name} ")), &mut written)?;
+        put(
+            out,
+            &format!("{:_^80}\n", format!(" {name} ")),
+            &mut written,
+        )?;
         if !passes {
-            put(out, &format!("\nself = <tests.test_mod.TestCase object at 0x7f{:010x}>\n\n", rng.next() & 0xff_ffff_ffff), &mut written)?;
+            put(
+                out,
+                &format!(
+                    "\nself = <tests.test_mod.TestCase object at 0x7f{:010x}>\n\n",
+                    rng.next() & 0xff_ffff_ffff
+                ),
+                &mut written,
+            )?;
             put(out, "    def test_behaviour(self):\n        jar = CookieJar(policy=DefaultPolicy())\n        jar.set(\"session\", \"abc\", expires=None)\n", &mut written)?;
             put(out, &format!(">       assert jar.count() == {}\nE       AssertionError: assert {} == {}\nE        +  where {} = <bound method CookieJar.count of <CookieJar[]>>()\n\n", i % 9, i % 7, i % 9, i % 7), &mut written)?;
-            put(out, &format!("tests/test_mod.py:{}: AssertionError\n", 10 + i % 900), &mut written)?;
+            put(
+                out,
+                &format!("tests/test_mod.py:{}: AssertionError\n", 10 + i % 900),
+                &mut written,
+            )?;
         }
-        put(out, "----------------------------- Captured stdout call -----------------------------\n", &mut written)?;
+        put(
+            out,
+            "----------------------------- Captured stdout call -----------------------------\n",
+            &mut written,
+        )?;
         for line in 0..(4 + rng.below(12)) {
             let text = match rng.below(8) {
                 0 => format!("\x1b[32mINFO\x1b[0m     cookies.jar:jar.py:{} stored cookie #{line} for \x1b[1mexample.com\x1b[0m", 100 + line),

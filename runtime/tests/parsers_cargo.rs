@@ -4,7 +4,10 @@
 use taskc_runtime::parsers::parse;
 
 fn snapshot(fixture: &str, case: &str) {
-    let path = format!("{}/tests/fixtures/logs/cargo/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/logs/cargo/{fixture}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let log = std::fs::read(&path).expect("fixture exists");
     let parsed = parse("cargo", &log).expect("cargo is a known parser");
     insta::with_settings!({
@@ -28,7 +31,10 @@ fn libtest_no_fail_fast() {
 
 #[test]
 fn libtest_truncated() {
-    snapshot("libtest-truncated.log", "the log stops inside a `running 2 tests` block -> incomplete");
+    snapshot(
+        "libtest-truncated.log",
+        "the log stops inside a `running 2 tests` block -> incomplete",
+    );
 }
 
 #[test]
@@ -51,5 +57,8 @@ fn nextest() {
 
 #[test]
 fn nextest_truncated() {
-    snapshot("nextest-truncated.log", "nextest log cut before its Summary line -> incomplete");
+    snapshot(
+        "nextest-truncated.log",
+        "nextest log cut before its Summary line -> incomplete",
+    );
 }

@@ -4,7 +4,10 @@
 use taskc_runtime::parsers::parse;
 
 fn snapshot(fixture: &str, case: &str) {
-    let path = format!("{}/tests/fixtures/logs/go-test-json/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/logs/go-test-json/{fixture}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let log = std::fs::read(&path).expect("fixture exists");
     let parsed = parse("go-test-json", &log).expect("go-test-json is a known parser");
     insta::with_settings!({
@@ -37,5 +40,8 @@ fn count2_then_cut() {
 
 #[test]
 fn go124_build_fail() {
-    snapshot("go124-build-fail.log", "Go 1.24 build-output/build-fail events and FailedBuild");
+    snapshot(
+        "go124-build-fail.log",
+        "Go 1.24 build-output/build-fail events and FailedBuild",
+    );
 }

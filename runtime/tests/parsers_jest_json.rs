@@ -4,7 +4,10 @@
 use taskc_runtime::parsers::parse;
 
 fn path(fixture: &str) -> String {
-    format!("{}/tests/fixtures/logs/jest-json/{fixture}", env!("CARGO_MANIFEST_DIR"))
+    format!(
+        "{}/tests/fixtures/logs/jest-json/{fixture}",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }
 
 fn snapshot(fixture: &str, case: &str) {
@@ -50,12 +53,18 @@ fn report_relative_to_repo_root() {
 
 #[test]
 fn cut_off() {
-    snapshot("cut-off.log", "the report stops half-way (the process was killed) -> incomplete");
+    snapshot(
+        "cut-off.log",
+        "the report stops half-way (the process was killed) -> incomplete",
+    );
 }
 
 #[test]
 fn no_report() {
-    snapshot("no-report.log", "node is missing: no report at all -> incomplete, with a hint");
+    snapshot(
+        "no-report.log",
+        "node is missing: no report at all -> incomplete, with a hint",
+    );
 }
 
 #[test]

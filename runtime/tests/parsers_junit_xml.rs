@@ -4,7 +4,10 @@
 use taskc_runtime::parsers::parse;
 
 fn snapshot(fixture: &str, case: &str) {
-    let path = format!("{}/tests/fixtures/logs/junit-xml/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/logs/junit-xml/{fixture}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let log = std::fs::read(&path).expect("fixture exists");
     let parsed = parse("junit-xml", &log).expect("junit-xml is a known parser");
     insta::with_settings!({
@@ -51,5 +54,8 @@ fn surefire_and_jest() {
 
 #[test]
 fn pytest_truncated() {
-    snapshot("pytest-truncated.xml", "the report is cut off -> incomplete, results so far kept");
+    snapshot(
+        "pytest-truncated.xml",
+        "the report is cut off -> incomplete, results so far kept",
+    );
 }

@@ -4,7 +4,10 @@
 use taskc_runtime::parsers::parse;
 
 fn snapshot(fixture: &str, case: &str) {
-    let path = format!("{}/tests/fixtures/logs/pytest/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/logs/pytest/{fixture}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let log = std::fs::read(&path).expect("fixture exists");
     let parsed = parse("pytest", &log).expect("pytest is a known parser");
     insta::with_settings!({
@@ -30,7 +33,10 @@ fn rA_plain() {
 #[test]
 #[allow(non_snake_case)]
 fn rA_color() {
-    snapshot("rA-color.log", "same run with --color=yes: ANSI codes around status words and test names");
+    snapshot(
+        "rA-color.log",
+        "same run with --color=yes: ANSI codes around status words and test names",
+    );
 }
 
 #[test]
@@ -50,7 +56,10 @@ fn rA_quiet() {
 
 #[test]
 fn verbose_only() {
-    snapshot("verbose-only.log", "-v without -r: falls back to `path::name STATUS [ n%]` lines");
+    snapshot(
+        "verbose-only.log",
+        "-v without -r: falls back to `path::name STATUS [ n%]` lines",
+    );
 }
 
 #[test]
@@ -63,7 +72,10 @@ fn crash_segfault() {
 
 #[test]
 fn collection_error() {
-    snapshot("collection-error.log", "an import error during collection: `ERROR path.py`, interrupted run");
+    snapshot(
+        "collection-error.log",
+        "an import error during collection: `ERROR path.py`, interrupted run",
+    );
 }
 
 #[test]

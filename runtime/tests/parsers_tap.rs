@@ -4,7 +4,10 @@
 use taskc_runtime::parsers::parse;
 
 fn snapshot(fixture: &str, case: &str) {
-    let path = format!("{}/tests/fixtures/logs/tap/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/logs/tap/{fixture}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let log = std::fs::read(&path).expect("fixture exists");
     let parsed = parse("tap", &log).expect("tap is a known parser");
     insta::with_settings!({

@@ -29,9 +29,7 @@ use super::parsed_log::{Outcome, ParsedLog};
 pub fn parse(log: &[u8]) -> ParsedLog {
     let text = String::from_utf8_lossy(log);
     let stripped = ansi::strip(&text);
-    let nextest = stripped
-        .lines()
-        .any(|l| is_nextest_start(l.trim_start()));
+    let nextest = stripped.lines().any(|l| is_nextest_start(l.trim_start()));
     let mut parsed = if nextest {
         parse_nextest(&stripped)
     } else {
@@ -103,8 +101,12 @@ fn parse_libtest(text: &str) -> ParsedLog {
             }
             open.pending = Some(pending);
         }
-        let Some(rest) = line.strip_prefix("test ") else { continue };
-        let Some((name, status)) = rest.split_once(" ... ") else { continue };
+        let Some(rest) = line.strip_prefix("test ") else {
+            continue;
+        };
+        let Some((name, status)) = rest.split_once(" ... ") else {
+            continue;
+        };
         let name = name.strip_suffix(" - should panic").unwrap_or(name);
         let id = match &open.target {
             Some(target) => format!("{target}::{name}"),
@@ -127,7 +129,9 @@ fn close_block(parsed: &mut ParsedLog, block: &mut Option<Block>, finished: bool
     let Some(open) = block.take() else { return };
     let name = open.target.as_deref().unwrap_or("a test binary");
     if let Some(pending) = open.pending {
-        parsed.warn(format!("{pending} started but printed no result: counted as an error"));
+        parsed.warn(format!(
+            "{pending} started but printed no result: counted as an error"
+        ));
         parsed.record(pending, Outcome::Error);
     }
     if !finished {

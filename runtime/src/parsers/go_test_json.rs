@@ -142,7 +142,9 @@ pub fn parse(log: &[u8]) -> ParsedLog {
         }
     }
     if skipped_lines > 0 {
-        parsed.warn(format!("{skipped_lines} line(s) starting with `{{` are not test2json events"));
+        parsed.warn(format!(
+            "{skipped_lines} line(s) starting with `{{` are not test2json events"
+        ));
     }
     parsed.finish();
     parsed

@@ -67,13 +67,19 @@ impl<'a> IdBatch<'a> {
 
     #[inline]
     fn bytes(&self, item: &Item) -> &[u8] {
-        let source = if item.in_extra { &self.extra[..] } else { self.log };
+        let source = if item.in_extra {
+            &self.extra[..]
+        } else {
+            self.log
+        };
         &source[item.start..item.start + item.len as usize]
     }
 
     /// The ids from index `from` on.
     pub fn ids_from(&self, from: usize) -> impl Iterator<Item = &[u8]> {
-        self.items[from.min(self.items.len())..].iter().map(|item| self.bytes(item))
+        self.items[from.min(self.items.len())..]
+            .iter()
+            .map(|item| self.bytes(item))
     }
 
     /// Moves every id into `parsed` (which must hold no tests yet): sorted,
@@ -124,7 +130,11 @@ fn common_prefix(batch: &IdBatch<'_>, items: &[Item]) -> usize {
     for item in &items[1..] {
         let bytes = batch.bytes(item);
         let max = lcp.min(bytes.len());
-        lcp = first[..max].iter().zip(&bytes[..max]).take_while(|(a, b)| a == b).count();
+        lcp = first[..max]
+            .iter()
+            .zip(&bytes[..max])
+            .take_while(|(a, b)| a == b)
+            .count();
         if lcp == 0 {
             break;
         }
@@ -132,21 +142,26 @@ fn common_prefix(batch: &IdBatch<'_>, items: &[Item]) -> usize {
     lcp
 }
 
-/// The 16 bytes at `offset` as a big-endian number (missing bytes are 0), so
-/// numbers order like the byte strings.
+/// The 32 bytes at `offset` as two big-endian numbers (missing bytes are 0),
+/// so keys order like the byte strings.
 #[inline]
-fn key(bytes: &[u8], offset: usize) -> u128 {
-    let mut buf = [0u8; 16];
+fn key(bytes: &[u8], offset: usize) -> (u128, u128) {
+    let mut buf = [0u8; 32];
     if offset < bytes.len() {
         let tail = &bytes[offset..];
-        let n = tail.len().min(16);
+        let n = tail.len().min(32);
         buf[..n].copy_from_slice(&tail[..n]);
     }
-    u128::from_be_bytes(buf)
+    let (high, low) = buf.split_at(16);
+    let mut h = [0u8; 16];
+    let mut l = [0u8; 16];
+    h.copy_from_slice(high);
+    l.copy_from_slice(low);
+    (u128::from_be_bytes(h), u128::from_be_bytes(l))
 }
 
-/// Sorts `items` by their bytes from `offset` on: sort by a 16-byte key, then
-/// sort each run of equal keys by the next 16 bytes.
+/// Sorts `items` by their bytes from `offset` on: sort by a 32-byte key, then
+/// sort each run of equal keys by the next 32 bytes.
 fn radix_sort(batch: &IdBatch<'_>, items: &mut [Item], offset: usize) {
     if items.len() < 2 {
         return;
@@ -154,11 +169,16 @@ fn radix_sort(batch: &IdBatch<'_>, items: &mut [Item], offset: usize) {
     if items.len() <= 24 {
         items.sort_unstable_by(|a, b| {
             let (a, b) = (batch.bytes(a), batch.bytes(b));
-            a.get(offset..).unwrap_or(&[]).cmp(b.get(offset..).unwrap_or(&[]))
+            a.get(offset..)
+                .unwrap_or(&[])
+                .cmp(b.get(offset..).unwrap_or(&[]))
         });
         return;
     }
-    let mut keyed: Vec<(u128, Item)> = items.iter().map(|item| (key(batch.bytes(item), offset), *item)).collect();
+    let mut keyed: Vec<((u128, u128), Item)> = items
+        .iter()
+        .map(|item| (key(batch.bytes(item), offset), *item))
+        .collect();
     keyed.sort_unstable_by_key(|(key, _)| *key);
     for (slot, (_, item)) in items.iter_mut().zip(&keyed) {
         *slot = *item;
@@ -171,8 +191,8 @@ fn radix_sort(batch: &IdBatch<'_>, items: &mut [Item], offset: usize) {
             end += 1;
         }
         // A key ending in 0 means every id of the run ended: they are equal.
-        if end - start > 1 && key & 0xff != 0 {
-            radix_sort(batch, &mut items[start..end], offset + 16);
+        if end - start > 1 && key.1 & 0xff != 0 {
+            radix_sort(batch, &mut items[start..end], offset + 32);
         }
         start = end;
     }
@@ -184,7 +204,9 @@ mod tests {
 
     #[test]
     fn sorts_like_strings_and_merges_duplicates() {
-        let mut ids: Vec<String> = (0..500).map(|i| format!("tests/test_m.py::test_{}", i * 7919 % 613)).collect();
+        let mut ids: Vec<String> = (0..500)
+            .map(|i| format!("tests/test_m.py::test_{}", i * 7919 % 613))
+            .collect();
         ids.push("tests/test_m.py::test_1".into());
         ids.push("a".into());
         ids.push("tests/test_m.py::test_".into());
@@ -203,6 +225,8 @@ mod tests {
         expected.sort();
         expected.dedup();
         assert_eq!(parsed.tests.keys().cloned().collect::<Vec<_>>(), expected);
-        assert!(parsed.duplicates.contains(&"tests/test_m.py::test_1".to_string()));
+        assert!(parsed
+            .duplicates
+            .contains(&"tests/test_m.py::test_1".to_string()));
     }
 }

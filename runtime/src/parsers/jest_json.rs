@@ -116,7 +116,11 @@ fn read_report(parsed: &mut ParsedLog, suites: Vec<Suite>) {
             suite.name
         };
         if suite.assertion_results.is_empty() && suite.status == "failed" {
-            let first = suite.message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let first = suite
+                .message
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
             parsed.warn(format!("{file} failed to run: {}", first.trim()));
             parsed.record(file, Outcome::Error);
             continue;
@@ -133,7 +137,9 @@ fn read_report(parsed: &mut ParsedLog, suites: Vec<Suite>) {
                 "failed" => Outcome::Failed,
                 "pending" | "skipped" | "disabled" | "todo" => Outcome::Skipped,
                 other => {
-                    parsed.warn(format!("{id}: unknown jest status `{other}`, counted as an error"));
+                    parsed.warn(format!(
+                        "{id}: unknown jest status `{other}`, counted as an error"
+                    ));
                     Outcome::Error
                 }
             };

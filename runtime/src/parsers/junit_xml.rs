@@ -65,7 +65,10 @@ fn next_report(text: &str, from: usize) -> Option<usize> {
     loop {
         let found = at + text.get(at..)?.find("<testsuite")?;
         let after = text.as_bytes().get(found + "<testsuite".len()).copied();
-        if matches!(after, Some(b's' | b' ' | b'>' | b'\t' | b'\n' | b'\r' | b'/')) {
+        if matches!(
+            after,
+            Some(b's' | b' ' | b'>' | b'\t' | b'\n' | b'\r' | b'/')
+        ) {
             return Some(found);
         }
         at = found + 1;
@@ -136,7 +139,12 @@ fn read_report(xml: &str, parsed: &mut ParsedLog) -> Result<usize, Problem> {
     }
 }
 
-fn on_open(tag: &BytesStart<'_>, pytest_suite: &mut bool, case: &mut Option<Case>, parsed: &mut ParsedLog) {
+fn on_open(
+    tag: &BytesStart<'_>,
+    pytest_suite: &mut bool,
+    case: &mut Option<Case>,
+    parsed: &mut ParsedLog,
+) {
     match tag.local_name().as_ref() {
         b"testsuite" => {
             if attr(tag, b"name").as_deref() == Some("pytest") {
@@ -166,7 +174,9 @@ fn on_open(tag: &BytesStart<'_>, pytest_suite: &mut bool, case: &mut Option<Case
             let outcome = match child {
                 b"failure" => Outcome::Failed,
                 b"error" => Outcome::Error,
-                b"skipped" if attr(tag, b"type").as_deref() == Some("pytest.xfail") => Outcome::Passed,
+                b"skipped" if attr(tag, b"type").as_deref() == Some("pytest.xfail") => {
+                    Outcome::Passed
+                }
                 b"skipped" => Outcome::Skipped,
                 _ => return,
             };
@@ -191,14 +201,20 @@ fn pytest_id(classname: &str, file: Option<&str>, name: &str) -> String {
     let (path, classes) = match file {
         Some(file) => {
             let module_len = file.trim_end_matches(".py").split(['/', '\\']).count();
-            (file.replace('\\', "/"), parts.get(module_len..).unwrap_or(&[]).to_vec())
+            (
+                file.replace('\\', "/"),
+                parts.get(module_len..).unwrap_or(&[]).to_vec(),
+            )
         }
         None => {
             let split = parts
                 .iter()
                 .position(|p| p.starts_with(|c: char| c.is_ascii_uppercase()))
                 .unwrap_or(parts.len());
-            (format!("{}.py", parts[..split].join("/")), parts[split..].to_vec())
+            (
+                format!("{}.py", parts[..split].join("/")),
+                parts[split..].to_vec(),
+            )
         }
     };
     let mut id = path;
@@ -232,13 +248,26 @@ mod tests {
 
     #[test]
     fn pytest_ids() {
-        assert_eq!(pytest_id("tests.test_jar.TestJar", None, "t[a b]"), "tests/test_jar.py::TestJar::t[a b]");
-        assert_eq!(pytest_id("tests.test_jar", None, "t"), "tests/test_jar.py::t");
         assert_eq!(
-            pytest_id("tests.test_jar.TestJar.Inner", Some("tests/test_jar.py"), "t"),
+            pytest_id("tests.test_jar.TestJar", None, "t[a b]"),
+            "tests/test_jar.py::TestJar::t[a b]"
+        );
+        assert_eq!(
+            pytest_id("tests.test_jar", None, "t"),
+            "tests/test_jar.py::t"
+        );
+        assert_eq!(
+            pytest_id(
+                "tests.test_jar.TestJar.Inner",
+                Some("tests/test_jar.py"),
+                "t"
+            ),
             "tests/test_jar.py::TestJar::Inner::t"
         );
-        assert_eq!(generic_id("com.example.JarTest", None, "sets"), "com.example.JarTest::sets");
+        assert_eq!(
+            generic_id("com.example.JarTest", None, "sets"),
+            "com.example.JarTest::sets"
+        );
         assert_eq!(generic_id("", None, "sets"), "sets");
     }
 }

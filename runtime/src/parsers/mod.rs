@@ -31,7 +31,10 @@ pub fn parse(parser: &str, log: &[u8]) -> Result<ParsedLog, ParserError> {
         "tap" => Ok(tap::parse(log)),
         other => Err(ParserError::UnknownParser {
             name: other.to_string(),
-            known: taskc_stdlib::PARSERS.iter().map(|p| p.to_string()).collect(),
+            known: taskc_stdlib::PARSERS
+                .iter()
+                .map(|p| p.to_string())
+                .collect(),
         }),
     }
 }

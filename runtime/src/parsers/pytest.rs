@@ -114,16 +114,34 @@ fn is_banner(line: &[u8], text: &[u8]) -> bool {
 }
 
 /// Offset just past the last `=== short test summary info ===` line.
+///
+/// Searches backwards in chunks with the (SIMD) forward finder, which is much
+/// faster than a reverse substring search over a long summary.
 fn last_summary_header(log: &[u8]) -> Option<usize> {
     const NEEDLE: &[u8] = b"short test summary info";
-    let finder = memmem::FinderRev::new(NEEDLE);
-    let mut limit = log.len();
-    while let Some(hit) = finder.rfind(&log[..limit]) {
-        let (start, end) = line_around(log, hit);
-        if is_banner(&log[start..end], NEEDLE) {
+    const CHUNK: usize = 1 << 22;
+    let finder = memmem::Finder::new(NEEDLE);
+    let mut end = log.len();
+    while end > 0 {
+        let start = end.saturating_sub(CHUNK);
+        // Overlap the next chunk so a needle across the boundary is found.
+        let window_end = (end + NEEDLE.len() - 1).min(log.len());
+        let window = &log[start..window_end];
+        let mut last = None;
+        for hit in finder.find_iter(window) {
+            let hit = start + hit;
+            if hit >= end {
+                break;
+            }
+            let (line_start, line_end) = line_around(log, hit);
+            if is_banner(&log[line_start..line_end], NEEDLE) {
+                last = Some(hit);
+            }
+        }
+        if let Some(hit) = last {
             return Some(memchr::memchr(b'\n', &log[hit..]).map_or(log.len(), |i| hit + i + 1));
         }
-        limit = hit;
+        end = start;
     }
     None
 }
@@ -227,7 +245,10 @@ impl<'a> State<'a> {
             // `-v` without `-rA`: the summary lists only failures and errors.
             Some(start) if !verbose.is_empty() => {
                 let listed: HashSet<&[u8]> = self.items.ids_from(start).collect();
-                let extra: Vec<_> = verbose.into_iter().filter(|(id, _)| !listed.contains(&id[..])).collect();
+                let extra: Vec<_> = verbose
+                    .into_iter()
+                    .filter(|(id, _)| !listed.contains(&id[..]))
+                    .collect();
                 for (id, outcome) in extra {
                     self.items.push(&id, outcome);
                 }
@@ -419,7 +440,10 @@ fn is_final_line(line: &[u8]) -> bool {
 
 /// `0.12s`, `65.43s (0:01:05)`, `0.12 seconds`.
 fn is_duration(s: &[u8]) -> bool {
-    let digits = s.iter().take_while(|b| b.is_ascii_digit() || **b == b'.').count();
+    let digits = s
+        .iter()
+        .take_while(|b| b.is_ascii_digit() || **b == b'.')
+        .count();
     if digits == 0 {
         return false;
     }
@@ -440,13 +464,42 @@ fn is_count(part: &[u8]) -> bool {
     let digits = part.iter().take_while(|b| b.is_ascii_digit()).count();
     digits > 0
         && part.get(digits) == Some(&b' ')
-        && part[digits + 1..].iter().all(|b| b.is_ascii_lowercase() || *b == b' ')
+        && part[digits + 1..]
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || *b == b' ')
         && part.len() > digits + 1
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_path_agrees_with_full_scan() {
+        let logs: [&[u8]; 4] = [
+            include_bytes!("../../tests/fixtures/logs/pytest/rA-plain.log"),
+            include_bytes!("../../tests/fixtures/logs/pytest/rA-color.log"),
+            include_bytes!("../../tests/fixtures/logs/pytest/rA-ci-multiline.log"),
+            include_bytes!("../../tests/fixtures/logs/pytest/truncated-summary.log"),
+        ];
+        for log in logs {
+            let fast = fast_path(log).expect("one session with passes");
+            assert_eq!(fast, full_scan(log));
+        }
+        let nested: &[u8] = include_bytes!("../../tests/fixtures/logs/pytest/pytester-nested.log");
+        assert!(
+            fast_path(nested).is_none(),
+            "two headers need the full scan"
+        );
+    }
+
+    #[test]
+    fn summary_header_found_across_chunks() {
+        let mut log = vec![b'x'; (1 << 22) - 10];
+        log.extend_from_slice(b"\n=== short test summary info ===\nPASSED a.py::t\n");
+        let body = last_summary_header(&log).expect("header");
+        assert_eq!(&log[body..], b"PASSED a.py::t\n");
+    }
 
     #[test]
     fn final_lines() {
@@ -462,13 +515,19 @@ mod tests {
     fn node_ids_keep_brackets_and_spaces() {
         assert_eq!(node_id(b"t.py::x[a b-1] - msg"), b"t.py::x[a b-1]");
         assert_eq!(node_id(b"t.py::x[x[y]]"), b"t.py::x[x[y]]");
-        assert_eq!(node_id(b"t.py::x[dash - in id] - m"), b"t.py::x[dash - in id]");
+        assert_eq!(
+            node_id(b"t.py::x[dash - in id] - m"),
+            b"t.py::x[dash - in id]"
+        );
     }
 
     #[test]
     fn summary_line_shapes() {
         assert_eq!(status_first(b"SKIPPED [1] t.py:3: no"), None);
-        assert_eq!(status_first(b"ERROR tests/t.py"), Some((Outcome::Error, &b"tests/t.py"[..])));
+        assert_eq!(
+            status_first(b"ERROR tests/t.py"),
+            Some((Outcome::Error, &b"tests/t.py"[..]))
+        );
         assert_eq!(status_first(b"PASSED to the next step"), None);
     }
 }

@@ -108,7 +108,11 @@ impl Stream {
             children.append(deeper);
         }
         let mut entries = vec![(name.clone(), outcome)];
-        entries.extend(children.into_iter().map(|(id, o)| (format!("{name}::{id}"), o)));
+        entries.extend(
+            children
+                .into_iter()
+                .map(|(id, o)| (format!("{name}::{id}"), o)),
+        );
         if level == 0 {
             self.top_level += 1;
             for (id, o) in entries {
@@ -122,11 +126,14 @@ impl Stream {
     fn finish(&mut self, parsed: &mut ParsedLog) {
         let mut orphans: Vec<(String, Outcome)> = Vec::new();
         for (level, waiting) in self.waiting.iter_mut().enumerate() {
-            let parents: Option<Vec<&str>> =
-                (0..level).map(|l| self.names.get(l).and_then(|n| n.as_deref())).collect();
+            let parents: Option<Vec<&str>> = (0..level)
+                .map(|l| self.names.get(l).and_then(|n| n.as_deref()))
+                .collect();
             for (id, outcome) in std::mem::take(waiting) {
                 match &parents {
-                    Some(parents) if level > 0 => orphans.push((format!("{}::{id}", parents.join("::")), outcome)),
+                    Some(parents) if level > 0 => {
+                        orphans.push((format!("{}::{id}", parents.join("::")), outcome))
+                    }
                     _ => orphans.push((id, outcome)),
                 }
             }
@@ -209,11 +216,18 @@ fn test_point(text: &str) -> Option<(Outcome, String)> {
     let number_len = rest.bytes().take_while(u8::is_ascii_digit).count();
     let (number, rest) = rest.split_at(number_len);
     let rest = rest.trim_start();
-    let rest = rest.strip_prefix("- ").or_else(|| rest.strip_prefix('-')).unwrap_or(rest);
+    let rest = rest
+        .strip_prefix("- ")
+        .or_else(|| rest.strip_prefix('-'))
+        .unwrap_or(rest);
     let (description, directive) = split_directive(rest);
     let mut name = unescape(description.trim());
     if name.is_empty() {
-        name = if number.is_empty() { "(unnamed)".to_string() } else { number.to_string() };
+        name = if number.is_empty() {
+            "(unnamed)".to_string()
+        } else {
+            number.to_string()
+        };
     }
     let outcome = match directive {
         Some(Directive::Skip | Directive::Todo) => Outcome::Skipped,
@@ -237,7 +251,11 @@ fn split_directive(text: &str) -> (&str, Option<Directive>) {
             b'\\' => i += 2,
             b'#' => {
                 let after = text[i + 1..].trim_start();
-                let word: String = after.chars().take(4).collect::<String>().to_ascii_lowercase();
+                let word: String = after
+                    .chars()
+                    .take(4)
+                    .collect::<String>()
+                    .to_ascii_lowercase();
                 let directive = match word.as_str() {
                     "skip" => Some(Directive::Skip),
                     "todo" => Some(Directive::Todo),
@@ -280,10 +298,22 @@ mod tests {
 
     #[test]
     fn test_points() {
-        assert_eq!(test_point("ok 1 - a b"), Some((Outcome::Passed, "a b".into())));
-        assert_eq!(test_point("not ok 2 a \\# b"), Some((Outcome::Failed, "a # b".into())));
-        assert_eq!(test_point("ok 3 - x # SKIP no net"), Some((Outcome::Skipped, "x".into())));
-        assert_eq!(test_point("not ok 4 - y # TODO later"), Some((Outcome::Skipped, "y".into())));
+        assert_eq!(
+            test_point("ok 1 - a b"),
+            Some((Outcome::Passed, "a b".into()))
+        );
+        assert_eq!(
+            test_point("not ok 2 a \\# b"),
+            Some((Outcome::Failed, "a # b".into()))
+        );
+        assert_eq!(
+            test_point("ok 3 - x # SKIP no net"),
+            Some((Outcome::Skipped, "x".into()))
+        );
+        assert_eq!(
+            test_point("not ok 4 - y # TODO later"),
+            Some((Outcome::Skipped, "y".into()))
+        );
         assert_eq!(test_point("ok 5"), Some((Outcome::Passed, "5".into())));
         assert_eq!(test_point("okay then"), None);
         assert_eq!(plan("1..4"), Some(4));
