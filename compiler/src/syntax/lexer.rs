@@ -368,7 +368,7 @@ impl<'a> Lexer<'a> {
             value.push(c);
             return &after[1..];
         }
-        if after.starts_with('u') {
+        if let Some(after_u) = after.strip_prefix('u') {
             let unicode = (
                 tag::<_, _, nom::error::Error<&str>>("u{"),
                 take_while(|c: char| c.is_ascii_hexdigit()),
@@ -401,7 +401,7 @@ impl<'a> Lexer<'a> {
                 "expected `\\u{…}` with hex digits",
                 "write \\u{1F600} (braces and 1 to 6 hex digits)",
             );
-            return &after[1..];
+            return after_u;
         }
         // Unknown escape: report it, keep the character after the backslash.
         let n = after
@@ -536,8 +536,7 @@ impl<'a> Lexer<'a> {
         }
         loop {
             let trimmed = r.trim_start_matches([' ', '\t']);
-            if trimmed.starts_with("\"\"\"") {
-                let after = &trimmed[3..];
+            if let Some(after) = trimmed.strip_prefix("\"\"\"") {
                 let value = dedent(&lines);
                 self.push(
                     TokKind::Str {

@@ -268,21 +268,21 @@ impl<'t> Parser<'t> {
         };
         self.hoisted.clear();
         let mut args = Vec::new();
-        loop {
-            match self.peek() {
-                TokKind::Ident
+        while matches!(
+            self.peek(),
+            TokKind::Ident
                 | TokKind::Int(_)
                 | TokKind::Str { .. }
                 | TokKind::LBracket
-                | TokKind::Bad => match self.value() {
-                    Ok(v) => args.push(v),
-                    Err(Failed) => {
-                        self.hoisted.clear();
-                        self.skip_to_boundary();
-                        return None;
-                    }
-                },
-                _ => break,
+                | TokKind::Bad
+        ) {
+            match self.value() {
+                Ok(v) => args.push(v),
+                Err(Failed) => {
+                    self.hoisted.clear();
+                    self.skip_to_boundary();
+                    return None;
+                }
             }
         }
         let hoisted = std::mem::take(&mut self.hoisted);
