@@ -32,6 +32,8 @@ enum Command {
     Check(commands::check::CheckArgs),
     /// Lay specs out in the canonical format (in place, or `--check` for a diff).
     Fmt(commands::fmt::FmtArgs),
+    /// Manage base images (`taskc image bootstrap [--force]`).
+    Image(commands::image::ImageArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
     let exit = match cli.command {
         Command::Check(args) => commands::check::run(&args, &ctx),
         Command::Fmt(args) => commands::fmt::run(&args, &ctx),
+        Command::Image(args) => commands::image::run(&args, &ctx),
     };
     exit.into()
 }

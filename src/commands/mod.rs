@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod fmt;
+pub mod image;
 
 use std::io::IsTerminal;
 

@@ -1,0 +1,94 @@
+//! `taskc image bootstrap [--force]`: build the base image every environment image starts
+//! from, with debootstrap (no registry needed).
+
+use std::path::PathBuf;
+
+use taskc_runtime::bootstrap::{bootstrap_base_image, BootstrapOptions};
+
+use super::Context;
+use crate::exit::Exit;
+use crate::output;
+
+/// Arguments of `taskc image`.
+#[derive(Debug, clap::Args)]
+pub struct ImageArgs {
+    #[command(subcommand)]
+    pub command: ImageCommand,
+}
+
+/// `taskc image` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum ImageCommand {
+    /// Build `taskc/base:bookworm` with debootstrap and import it into Docker (needs root
+    /// and `debootstrap`); does nothing if it exists with the same content id.
+    Bootstrap(BootstrapArgs),
+}
+
+/// Arguments of `taskc image bootstrap`.
+#[derive(Debug, clap::Args)]
+pub struct BootstrapArgs {
+    /// Rebuild even if the image exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Debian mirror (default: http://deb.debian.org/debian).
+    #[arg(long)]
+    pub mirror: Option<String>,
+    /// Folder for the temporary root file system (default: the system temp folder).
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+}
+
+/// Run `taskc image …`.
+pub fn run(args: &ImageArgs, _ctx: &Context) -> Exit {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            output::error(&format!("cannot start the async runtime: {e}"));
+            return Exit::Usage;
+        }
+    };
+    match &args.command {
+        ImageCommand::Bootstrap(b) => rt.block_on(bootstrap(b)),
+    }
+}
+
+async fn bootstrap(args: &BootstrapArgs) -> Exit {
+    let mut opts = BootstrapOptions {
+        force: args.force,
+        work_dir: args.work_dir.clone(),
+        ..BootstrapOptions::default()
+    };
+    if let Some(mirror) = &args.mirror {
+        opts.mirror = mirror.clone();
+    }
+    output::err(&format!(
+        "{}: reused if present with the same content id, else built with debootstrap \
+         (a few minutes) ...\n",
+        opts.tag
+    ));
+    match bootstrap_base_image(&opts).await {
+        Ok(info) => {
+            let what = if info.reused {
+                "already present, reused"
+            } else {
+                "built"
+            };
+            output::out(&format!(
+                "{} {what} in {:.1}s\n  image id:   {}\n  content id: {}\n  packages:   {}\n",
+                info.tag,
+                info.duration.as_secs_f64(),
+                info.image_id,
+                info.content_id,
+                info.packages.join(", ")
+            ));
+            Exit::Success
+        }
+        Err(e) => {
+            output::error(&e.to_string());
+            Exit::Usage
+        }
+    }
+}
