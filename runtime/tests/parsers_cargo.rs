@@ -62,3 +62,12 @@ fn nextest_truncated() {
         "nextest log cut before its Summary line -> incomplete",
     );
 }
+
+#[test]
+fn compile_error() {
+    snapshot(
+        "compile-error.log",
+        "real cargo test where a test target does not compile: no results, but a complete log \
+         (the expected tests count as missing, not as an invalid run)",
+    );
+}

@@ -20,7 +20,9 @@
 //!
 //! **Complete** when every `running N tests` block reaches `test result:` (or the
 //! test binary's crash is reported by cargo's `process didn't exit successfully`),
-//! and every nextest `Starting` reaches its `Summary`.
+//! and every nextest `Starting` reaches its `Summary`. A log without any test
+//! result (the tests did not compile) is complete, with a warning: the expected
+//! tests count as missing; only an empty log is incomplete.
 
 use super::ansi;
 use super::parsed_log::{Outcome, ParsedLog};
@@ -35,6 +37,13 @@ pub fn parse(log: &[u8]) -> ParsedLog {
     } else {
         parse_libtest(&stripped)
     };
+    if stripped.trim().is_empty() {
+        parsed.complete = false;
+        parsed.warn("the log is empty: cargo printed nothing");
+    } else if parsed.tests.is_empty() {
+        // A compile error is a real outcome: every expected test is missing.
+        parsed.warn("no test results: the tests did not build or no test binary ran");
+    }
     parsed.finish();
     parsed
 }

@@ -12,8 +12,8 @@
 //! Lines that are not JSON objects (build output on stderr, shell traces) are
 //! ignored.
 //!
-//! **Complete** when every package that appears ends with a package-level
-//! `pass`, `fail` or `skip` action.
+//! **Complete** when at least one package appears and every package ends with
+//! a package-level `pass`, `fail` or `skip` action.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -140,6 +140,10 @@ pub fn parse(log: &[u8]) -> ParsedLog {
         for id in &package.running {
             parsed.record(id.clone(), Outcome::Error);
         }
+    }
+    if packages.is_empty() {
+        parsed.complete = false;
+        parsed.warn("no `go test -json` events in the log: run go test with -json");
     }
     if skipped_lines > 0 {
         parsed.warn(format!(

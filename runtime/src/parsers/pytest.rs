@@ -275,6 +275,10 @@ impl<'a> State<'a> {
             self.close_session(false);
         }
         let mut parsed = ParsedLog::new();
+        if self.sessions == 0 {
+            parsed.complete = false;
+            parsed.warn("no pytest output (no session header, result or final line) in the log");
+        }
         for session in &self.incomplete {
             parsed.complete = false;
             parsed.warn(format!(
