@@ -136,9 +136,19 @@ impl Executor {
                 let result = outcome.map(|o| {
                     let mut r = interpret(&job.run, &o, name);
                     r.run = job.key.clone();
-                    r
+                    let logs: Vec<(String, Vec<u8>)> = job
+                        .run
+                        .tests
+                        .iter()
+                        .filter_map(|t| {
+                            let [log, ..] = script::out_files(&t.repo);
+                            o.collected.get(&log).map(|b| (t.repo.clone(), b.clone()))
+                        })
+                        .chain(std::iter::once(("run".to_string(), o.log.clone())))
+                        .collect();
+                    (r, logs)
                 });
-                if let Ok(r) = &result {
+                if let Ok((r, _)) = &result {
                     progress.emit(Event::RunFinished {
                         run: job.key.clone(),
                         repetition: k,
@@ -157,7 +167,7 @@ impl Executor {
                 next = set.join_next() => {
                     let Some(joined) = next else { break };
                     let Ok(Some((key, k, result))) = joined else { continue };
-                    let result = match result {
+                    let (result, logs) = match result {
                         Ok(r) => r,
                         Err(e) => {
                             stop.store(true, Ordering::SeqCst);
@@ -166,10 +176,13 @@ impl Executor {
                             return Err(e.into());
                         }
                     };
-                    self.store.put(&result, k).map_err(|source| ExecError::Store {
-                        path: format!("{key}.{k}.json"),
-                        source,
-                    })?;
+                    self.store
+                        .put_logs(&key, k, &logs)
+                        .and_then(|()| self.store.put(&result, k))
+                        .map_err(|source| ExecError::Store {
+                            path: format!("{key}.{k}.json"),
+                            source,
+                        })?;
                     finished += 1;
                     exec.executed += 1;
                     exec.results.entry(key).or_default().push(result);

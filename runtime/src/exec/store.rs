@@ -42,6 +42,30 @@ impl ResultStore {
         Ok(())
     }
 
+    /// Store the logs of one run (`name` is a repository, or `run` for the script's own
+    /// output) as `<run>.<repetition>.<name>.log`, atomically. Written before the result,
+    /// so a stored result always has its logs.
+    pub fn put_logs(
+        &self,
+        run: &str,
+        repetition: usize,
+        logs: &[(String, Vec<u8>)],
+    ) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        for (name, bytes) in logs {
+            let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;
+            tmp.write_all(bytes)?;
+            tmp.persist(self.dir.join(format!("{run}.{repetition}.{name}.log")))
+                .map_err(|e| e.error)?;
+        }
+        Ok(())
+    }
+
+    /// Where the log of `name` (a repository or `run`) of a stored run is.
+    pub fn log_path(&self, run: &str, repetition: usize, name: &str) -> PathBuf {
+        self.dir.join(format!("{run}.{repetition}.{name}.log"))
+    }
+
     /// Remove stored results whose run id is not in `keep`; returns how many.
     pub fn gc(&self, keep: &std::collections::BTreeSet<String>) -> std::io::Result<usize> {
         let mut removed = 0;

@@ -1,0 +1,43 @@
+//! Choosing the backend: Docker when the engine answers, else the local backend.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::backend::{Backend, BackendError};
+use crate::docker::DockerBackend;
+use crate::local::LocalBackend;
+
+/// `--backend auto|docker|local`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// Docker if the engine answers, else local (and say so).
+    Auto,
+    Docker,
+    Local,
+}
+
+/// Open the chosen backend. With `Auto`, the returned note explains a fall-back to local.
+pub async fn open_backend(
+    choice: BackendChoice,
+    cache: &Path,
+) -> Result<(Arc<dyn Backend>, Option<String>), BackendError> {
+    // The local backend runs the user's own toolchains: it keeps the caller's PATH (HOME,
+    // TMPDIR and everything else are still redirected into each run's workspace).
+    let path = std::env::var("PATH").unwrap_or_else(|_| crate::local::DEFAULT_PATH.to_string());
+    let local = || {
+        Arc::new(LocalBackend::new(cache.join("local")).with_path(path.clone())) as Arc<dyn Backend>
+    };
+    match choice {
+        BackendChoice::Local => Ok((local(), None)),
+        BackendChoice::Docker => Ok((Arc::new(DockerBackend::connect().await?), None)),
+        BackendChoice::Auto => match DockerBackend::connect().await {
+            Ok(d) => Ok((Arc::new(d), None)),
+            Err(e) => Ok((
+                local(),
+                Some(format!(
+                    "the Docker Engine does not answer ({e}); running on the local backend"
+                )),
+            )),
+        },
+    }
+}

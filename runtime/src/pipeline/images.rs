@@ -1,0 +1,80 @@
+//! Building a plan's environment and task images on the session's backend.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use taskc_compiler::model::Task;
+use taskc_compiler::plan::Plan;
+
+use super::{PipelineError, Session};
+use crate::exec::images::{env_build, task_build};
+use crate::repo::{materialize, RepoSource};
+
+/// Build (or find) the environment and task images of `plan`; returns the task image tag.
+/// Repositories are materialised from the spec's sources relative to `spec_dir`.
+pub async fn prepare_images(
+    session: &Session,
+    plan: &Plan,
+    task: &Task,
+    spec_dir: &Path,
+) -> Result<String, PipelineError> {
+    let env = &plan.images.environment;
+    let exec = executor_for_images(session);
+    exec.ensure_image(&env_build(plan, &env.base_image)).await?;
+
+    let work = tempfile::Builder::new()
+        .prefix("materialise-")
+        .tempdir_in(ensure_dir(&session.cache.join("tmp"))?)
+        .map_err(|source| PipelineError::Io {
+            what: "cannot create a temporary folder in the cache".into(),
+            source,
+        })?;
+    let mut dirs = BTreeMap::new();
+    for r in &plan.images.task.repos {
+        let Some(repo) = task.repo(&r.name) else {
+            continue;
+        };
+        let dest = work.path().join(&r.name);
+        let source = RepoSource::from_model(&repo.source, spec_dir);
+        let cache = session.cache.clone();
+        let base = repo.base.clone();
+        let d = dest.clone();
+        tokio::task::spawn_blocking(move || materialize(&source, base.as_deref(), &d, &cache))
+            .await
+            .map_err(|e| PipelineError::Io {
+                what: "materialising repositories".into(),
+                source: std::io::Error::other(e.to_string()),
+            })?
+            .map_err(|source| PipelineError::Repo {
+                repo: r.name.clone(),
+                source,
+            })?;
+        dirs.insert(r.name.clone(), dest);
+    }
+    let build = task_build(plan, &dirs).map_err(|source| PipelineError::Io {
+        what: "reading the materialised repositories".into(),
+        source,
+    })?;
+    exec.ensure_image(&build).await?;
+    Ok(build.tag)
+}
+
+fn ensure_dir(p: &Path) -> Result<&Path, PipelineError> {
+    std::fs::create_dir_all(p).map_err(|source| PipelineError::Io {
+        what: format!("cannot create {}", p.display()),
+        source,
+    })?;
+    Ok(p)
+}
+
+fn executor_for_images(session: &Session) -> crate::exec::Executor {
+    crate::exec::Executor {
+        backend: session.backend.clone(),
+        store: crate::exec::ResultStore::new(&session.cache, session.backend.name()),
+        session: session.id.clone(),
+        jobs: session.jobs,
+        limits: session.limits,
+        env: BTreeMap::new(),
+        progress: session.progress.clone(),
+    }
+}

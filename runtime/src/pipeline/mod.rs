@@ -1,0 +1,83 @@
+//! The runtime's entry points, one per job a user runs: open a backend, build a plan's
+//! images, and execute a verification (scoring and workspaces build on the same pieces).
+
+mod backend_choice;
+mod images;
+mod verify;
+
+pub use backend_choice::{open_backend, BackendChoice};
+pub use images::prepare_images;
+pub use verify::{verify, VerifyOptions, VerifyOutcome};
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::backend::{Backend, BackendError, Limits};
+use crate::exec::{ExecError, Progress};
+use crate::repo::RepoError;
+
+/// Everything one invocation shares across its jobs.
+pub struct Session {
+    pub backend: Arc<dyn Backend>,
+    /// Results, git mirrors, materialised repositories, local images.
+    pub cache: PathBuf,
+    /// Label of every container this invocation starts.
+    pub id: String,
+    pub jobs: usize,
+    pub limits: Limits,
+    pub progress: Arc<Progress>,
+}
+
+/// Default limits of one test run: 4 GiB of memory, 2 CPUs, 4096 processes.
+pub const DEFAULT_LIMITS: Limits = Limits {
+    memory_bytes: Some(4 << 30),
+    cpus: Some(2.0),
+    pids: Some(4096),
+};
+
+/// Why a job could not be carried out (infrastructure, not the task's soundness).
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    #[error("cannot materialise repository `{repo}`: {source}")]
+    Repo {
+        repo: String,
+        #[source]
+        source: RepoError,
+    },
+    #[error("cannot lower the task: {0}")]
+    Lower(#[from] taskc_compiler::lower::LowerError),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The default cache folder: `$TASKC_CACHE`, else `$XDG_CACHE_HOME/taskc`, else
+/// `~/.cache/taskc`, else `.taskc-cache`.
+pub fn default_cache() -> PathBuf {
+    if let Some(p) = std::env::var_os("TASKC_CACHE") {
+        return PathBuf::from(p);
+    }
+    if let Some(p) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(p).join("taskc");
+    }
+    if let Some(p) = std::env::var_os("HOME") {
+        return PathBuf::from(p).join(".cache").join("taskc");
+    }
+    PathBuf::from(".taskc-cache")
+}
+
+/// A fresh session id: process id and start time, unique enough for container labels.
+pub fn new_session_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("s{}-{:x}", std::process::id(), nanos & 0xffff_ffff)
+}

@@ -1,0 +1,86 @@
+//! `verify`: run a task's verification plan and decide its soundness.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use taskc_compiler::lower::{lower_verify, LowerOptions};
+use taskc_compiler::model::Task;
+use taskc_compiler::plan::Plan;
+
+use super::{prepare_images, PipelineError, Session};
+use crate::exec::{Execution, Executor, Job, ResultStore};
+use crate::verify::{evaluate, Verification};
+
+/// Options of one verification.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    pub lower: LowerOptions,
+    /// Run every run this many times (≥ 1) to find flaky tests.
+    pub repeat: usize,
+}
+
+/// The plan, what was executed, and the verdict.
+#[derive(Debug, Clone)]
+pub struct VerifyOutcome {
+    pub plan: Plan,
+    pub execution: Execution,
+    pub verification: Verification,
+}
+
+/// Verify `task` (whose spec lives in `spec_dir`).
+pub async fn verify(
+    session: &Session,
+    task: &Task,
+    spec_dir: &Path,
+    opts: &VerifyOptions,
+) -> Result<VerifyOutcome, PipelineError> {
+    let plan = lower_verify(task, &opts.lower)?;
+    let image = prepare_images(session, &plan, task, spec_dir).await?;
+    let exec = Executor {
+        backend: session.backend.clone(),
+        store: ResultStore::new(&session.cache, session.backend.name()),
+        session: session.id.clone(),
+        jobs: session.jobs,
+        limits: session.limits,
+        env: plan.images.environment.local.env.clone(),
+        progress: session.progress.clone(),
+    };
+    let vplan = plan
+        .verify
+        .clone()
+        .unwrap_or_else(|| unreachable_plan(&plan));
+    let jobs: Vec<Job> = vplan
+        .runs
+        .iter()
+        .map(|r| Job {
+            run: r.clone(),
+            key: r.id.clone(),
+            predictions: BTreeMap::new(),
+        })
+        .collect();
+    let execution = exec
+        .execute(&image, &plan.blobs, jobs, opts.repeat.max(1))
+        .await?;
+    let expects = task
+        .targets()
+        .filter_map(|r| r.test.as_ref().map(|t| (r.name.clone(), t.expect.clone())))
+        .collect();
+    let verification = evaluate(&vplan, &execution.results, &expects);
+    Ok(VerifyOutcome {
+        plan,
+        execution,
+        verification,
+    })
+}
+
+/// `lower_verify` always sets `verify`; an empty plan keeps this total without a panic.
+fn unreachable_plan(plan: &Plan) -> taskc_compiler::plan::VerifyPlan {
+    taskc_compiler::plan::VerifyPlan {
+        strategy: taskc_compiler::plan::VerifyStrategy::Joint,
+        exhaustive: false,
+        targets: plan.task.targets.clone(),
+        closures: BTreeMap::new(),
+        runs: Vec::new(),
+        configurations: Vec::new(),
+    }
+}

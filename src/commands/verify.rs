@@ -1,0 +1,247 @@
+//! `taskc verify SPEC...`: build, run the verification plan, derive the oracle, prove joint
+//! necessity, print the truth table and write the lock.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use taskc_compiler::lower::LowerOptions;
+use taskc_runtime::exec::{Progress, ProgressStyle};
+use taskc_runtime::pipeline::{self, BackendChoice, Session, VerifyOptions, VerifyOutcome};
+use taskc_runtime::verify::truth;
+
+use super::spec::{load_checked, Loaded};
+use super::Context;
+use crate::exit::Exit;
+use crate::output;
+
+/// `--backend`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendArg {
+    /// Docker when the engine answers, else local.
+    Auto,
+    Docker,
+    Local,
+}
+
+impl From<BackendArg> for BackendChoice {
+    fn from(b: BackendArg) -> BackendChoice {
+        match b {
+            BackendArg::Auto => BackendChoice::Auto,
+            BackendArg::Docker => BackendChoice::Docker,
+            BackendArg::Local => BackendChoice::Local,
+        }
+    }
+}
+
+/// How progress and results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum VerifyFormat {
+    /// Progress lines on stderr, the truth table on stdout.
+    Human,
+    /// JSON events on stderr, one JSON verification per spec on stdout.
+    Json,
+}
+
+/// Options shared by the commands that execute plans.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// Where runs execute.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
+    /// Runs at once (default: the number of cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Cache folder for results, mirrors and local images (default: $TASKC_CACHE, else
+    /// $XDG_CACHE_HOME/taskc, else ~/.cache/taskc).
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+}
+
+/// Arguments of `taskc verify`.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// Spec files.
+    #[arg(required = true)]
+    pub specs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Run every run K times and report tests whose outcome changes (flaky).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+    /// Check the `uses` declarations too: every target against every gold subset.
+    #[arg(long)]
+    pub exhaustive: bool,
+    /// Do not write the lock file.
+    #[arg(long)]
+    pub no_lock: bool,
+    #[arg(long, value_enum, default_value_t = VerifyFormat::Human)]
+    pub format: VerifyFormat,
+}
+
+/// Open the session every executing command uses.
+pub async fn open_session(run: &RunArgs, style: ProgressStyle) -> Result<Session, String> {
+    let cache = run.cache.clone().unwrap_or_else(pipeline::default_cache);
+    let (backend, note) = pipeline::open_backend(run.backend.into(), &cache)
+        .await
+        .map_err(|e| e.to_string())?;
+    if let Some(note) = note {
+        output::err(&format!("note: {note}\n"));
+    }
+    let jobs = run.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
+    Ok(Session {
+        backend,
+        cache,
+        id: pipeline::new_session_id(),
+        jobs: jobs.max(1),
+        limits: pipeline::DEFAULT_LIMITS,
+        progress: Arc::new(Progress::new(style)),
+    })
+}
+
+/// Run `taskc verify`.
+pub fn run(args: &VerifyArgs, ctx: &Context) -> Exit {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            output::error(&format!("cannot start the async runtime: {e}"));
+            return Exit::Usage;
+        }
+    };
+    rt.block_on(run_async(args, ctx))
+}
+
+async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
+    let style = match args.format {
+        VerifyFormat::Human => ProgressStyle::Lines,
+        VerifyFormat::Json => ProgressStyle::Json,
+    };
+    let mut exit = Exit::Success;
+    let mut loaded = Vec::new();
+    for spec in &args.specs {
+        match load_checked(spec, ctx) {
+            Ok(l) => loaded.push(l),
+            Err(e) => exit = exit.max(e),
+        }
+    }
+    if loaded.is_empty() {
+        return exit;
+    }
+    let session = match open_session(&args.run, style).await {
+        Ok(s) => s,
+        Err(e) => {
+            output::error(&format!(
+                "{e}\n  help: start the Docker Engine, or pass `--backend local`"
+            ));
+            return Exit::Usage;
+        }
+    };
+    let opts = VerifyOptions {
+        lower: LowerOptions {
+            base_image_override: None,
+            exhaustive: args.exhaustive,
+        },
+        repeat: args.repeat as usize,
+    };
+    for l in &loaded {
+        let opts = VerifyOptions {
+            lower: LowerOptions {
+                base_image_override: l.base_image_override.clone(),
+                ..opts.lower.clone()
+            },
+            ..opts.clone()
+        };
+        match pipeline::verify(&session, &l.task, &l.dir, &opts).await {
+            Ok(outcome) => {
+                let sound = outcome.verification.is_sound();
+                report(l, &outcome, args);
+                if sound && !args.no_lock {
+                    if let Err(e) = super::lockfile::write_lock(l, &outcome) {
+                        output::error(&e);
+                        exit = exit.max(Exit::Usage);
+                    }
+                }
+                if !sound {
+                    exit = exit.max(Exit::Findings);
+                }
+            }
+            Err(e) => {
+                output::error(&format!("{}: verification could not run: {e}", l.name));
+                exit = exit.max(Exit::Usage);
+            }
+        }
+    }
+    exit
+}
+
+fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
+    let v = &o.verification;
+    if args.format == VerifyFormat::Json {
+        let value = serde_json::json!({
+            "spec": l.name,
+            "task": l.task.id,
+            "sound": v.is_sound(),
+            "verification": v,
+            "runs": { "executed": o.execution.executed, "cached": o.execution.cached },
+        });
+        output::out(&format!("{value}\n"));
+        return;
+    }
+    let mut s = String::new();
+    s.push_str(&format!(
+        "verify {} ({}: {} targets, {} runs: {} executed, {} cached, {:.1} s)\n\n",
+        l.name,
+        v.strategy,
+        v.targets.len(),
+        o.execution.executed + o.execution.cached,
+        o.execution.executed,
+        o.execution.cached,
+        o.execution.wall.as_secs_f64(),
+    ));
+    s.push_str(&truth::render(&v.rows, &v.targets));
+    s.push('\n');
+    for (t, o) in &v.oracles {
+        let dropped = if o.dropped.is_empty() {
+            String::new()
+        } else {
+            let rules: Vec<String> = o
+                .dropped
+                .iter()
+                .map(|d| format!("{} ({})", d.test, d.rule))
+                .collect();
+            format!(", dropped: {}", rules.join(", "))
+        };
+        s.push_str(&format!(
+            "{t}: {} F2P, {} P2P{dropped}\n",
+            o.f2p.len(),
+            o.p2p.len()
+        ));
+    }
+    for f in &v.flaky {
+        s.push_str(&format!(
+            "flaky: {} {} passed {}/{}\n",
+            f.repo, f.test, f.passed, f.runs
+        ));
+    }
+    if v.is_sound() {
+        s.push_str(&format!(
+            "\nsound: {}\n",
+            match v.strategy.as_str() {
+                "joint" => "only the full set of gold patches passes",
+                _ => "every target fails at base and passes with its gold patch",
+            }
+        ));
+    } else {
+        s.push_str("\nUNSOUND:\n");
+        for p in &v.problems {
+            s.push_str(&format!("  - {p}\n"));
+        }
+    }
+    output::out(&s);
+}
