@@ -32,6 +32,12 @@ enum Command {
     Check(commands::check::CheckArgs),
     /// Lay specs out in the canonical format (in place, or `--check` for a diff).
     Fmt(commands::fmt::FmtArgs),
+    /// Build, run the verification plan, derive the oracle and write the lock.
+    Verify(commands::verify::VerifyArgs),
+    /// Lower a spec to a deterministic plan (verify, score or workspace) as JSON.
+    Plan(commands::plan::PlanArgs),
+    /// Semantic diff of two versions of a spec and what it invalidates.
+    Diff(commands::diff::DiffArgs),
     /// Manage base images (`taskc image bootstrap [--force]`).
     Image(commands::image::ImageArgs),
 }
@@ -42,6 +48,9 @@ fn main() -> ExitCode {
     let exit = match cli.command {
         Command::Check(args) => commands::check::run(&args, &ctx),
         Command::Fmt(args) => commands::fmt::run(&args, &ctx),
+        Command::Verify(args) => commands::verify::run(&args, &ctx),
+        Command::Plan(args) => commands::plan::run(&args, &ctx),
+        Command::Diff(args) => commands::diff::run(&args, &ctx),
         Command::Image(args) => commands::image::run(&args, &ctx),
     };
     exit.into()

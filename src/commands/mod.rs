@@ -1,8 +1,13 @@
 //! One file per subcommand, plus what they share.
 
 pub mod check;
+pub mod diff;
 pub mod fmt;
 pub mod image;
+pub mod lockfile;
+pub mod plan;
+pub mod spec;
+pub mod verify;
 
 use std::io::IsTerminal;
 
