@@ -136,6 +136,7 @@ fn json_lines() {
         .collect();
     for v in &lines {
         for key in [
+            "spec",
             "code",
             "name",
             "severity",

@@ -78,12 +78,14 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
                 Format::Human => {
                     output::err(&format!("{}\n", renderer.render(&d, &result.sources)))
                 }
-                Format::Json => output::out(&format!("{}\n", json::render(&d, &result.sources))),
+                Format::Json => {
+                    output::out(&format!("{}\n", json::render(&name, &d, &result.sources)))
+                }
             }
         }
     }
 
-    if args.format == Format::Human {
+    if args.format == Format::Human && !files.is_empty() {
         output::err(&format!(
             "{}\n",
             human::summary("checked", checked, errors, warnings)

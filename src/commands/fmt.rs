@@ -69,7 +69,9 @@ pub fn run(args: &FmtArgs, ctx: &Context) -> Exit {
     if refused > 0 {
         line.push_str(&format!(", {refused} with syntax errors left alone"));
     }
-    output::err(&format!("{line}\n"));
+    if n > 0 {
+        output::err(&format!("{line}\n"));
+    }
     if refused > 0 || (args.check && changed > 0) {
         exit = exit.max(Exit::Findings);
     }

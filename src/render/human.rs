@@ -32,7 +32,12 @@ impl Human {
     pub fn render(&self, d: &Diagnostic, sources: &SourceMap) -> String {
         let report = Report::new(d, sources);
         let mut out = String::new();
-        if self.handler.render_report(&mut out, &report).is_err() {
+        let drawn = self.handler.render_report(&mut out, &report).is_ok()
+            && report
+                .notes()
+                .iter()
+                .all(|n| self.handler.render_report(&mut out, n).is_ok());
+        if !drawn {
             // Rendering into a String only fails if a snippet cannot be read; fall back to
             // the plain facts rather than losing the diagnostic.
             out = plain(d, sources);

@@ -8,11 +8,11 @@ use super::clamp;
 
 /// One diagnostic as one line of JSON (no trailing newline).
 ///
-/// Fields: `code`, `name`, `severity`, `message`, `file`, `line`, `column`, `end_line`,
+/// Fields: `spec` (the spec checked, which may differ from `file`), `code`, `name`, `severity`, `message`, `file`, `line`, `column`, `end_line`,
 /// `end_column` (1-based; columns count characters), `span` (`{start, end}` byte offsets),
 /// `labels` (every label, the primary one first: `{file, line, column, span, text,
 /// primary}`), `help` (string or null).
-pub fn render(d: &Diagnostic, sources: &SourceMap) -> String {
+pub fn render(spec: &str, d: &Diagnostic, sources: &SourceMap) -> String {
     let file = find(sources, d.primary.source.0);
     let (name, line, column, end_line, end_column, span) = match file {
         Some(f) => {
@@ -28,6 +28,7 @@ pub fn render(d: &Diagnostic, sources: &SourceMap) -> String {
         .map(|(l, primary)| label(sources, l, primary))
         .collect();
     json!({
+        "spec": spec,
         "code": d.code.as_str(),
         "name": d.code.name(),
         "severity": d.severity().as_str(),

@@ -1,7 +1,7 @@
 //! An adapter that lets miette draw a `compiler::Diagnostic`.
 //!
 //! The primary label's source is the report's source; labels in other sources (a patch
-//! file, the prompt) become `related` notes, one per source, each with its own snippet.
+//! file, the prompt) become notes, one per source, each drawn below with its own snippet.
 
 use std::fmt;
 use std::sync::Arc;
@@ -20,7 +20,7 @@ pub struct Report {
     help: Option<String>,
     source: NamedSource<Arc<str>>,
     labels: Vec<LabeledSpan>,
-    related: Vec<Report>,
+    notes: Vec<Report>,
 }
 
 impl Report {
@@ -40,7 +40,7 @@ impl Report {
                 None => others.push((label.source, vec![l])),
             }
         }
-        let related = others
+        let notes = others
             .into_iter()
             .map(|(id, labels)| {
                 let name = name_of(sources, id);
@@ -51,7 +51,7 @@ impl Report {
                     help: None,
                     source: named(sources, id),
                     labels,
-                    related: Vec::new(),
+                    notes: Vec::new(),
                 }
             })
             .collect();
@@ -65,8 +65,13 @@ impl Report {
             help: d.help.clone(),
             source: named(sources, primary_source),
             labels: own,
-            related,
+            notes,
         }
+    }
+
+    /// Notes about labels in other sources than the report's, to draw after it.
+    pub fn notes(&self) -> &[Report] {
+        &self.notes
     }
 }
 
@@ -144,14 +149,5 @@ impl miette::Diagnostic for Report {
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         Some(Box::new(self.labels.iter().cloned()))
-    }
-
-    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn miette::Diagnostic> + 'a>> {
-        if self.related.is_empty() {
-            return None;
-        }
-        Some(Box::new(
-            self.related.iter().map(|r| r as &dyn miette::Diagnostic),
-        ))
     }
 }

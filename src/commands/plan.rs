@@ -1,0 +1,121 @@
+//! `taskc plan SPEC`: check a spec and print (or write) one of its plans as JSON.
+
+use std::path::{Path, PathBuf};
+
+use taskc_compiler::lower::{lower_score, lower_verify, lower_workspace, LowerOptions};
+use taskc_compiler::plan::{ScoreMode, WorkspaceMode};
+
+use super::spec::load_checked;
+use super::Context;
+use crate::discover::io_message;
+use crate::exit::Exit;
+use crate::output;
+
+/// Which plan to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlanMode {
+    /// The verification plan (the spec's `verify` strategy).
+    Verify,
+    /// The scoring plan for one prediction.
+    Score,
+    /// The agent workspace plan.
+    Workspace,
+}
+
+/// Arguments of `taskc plan`.
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    /// The `.task` spec to lower.
+    pub spec: PathBuf,
+    /// Which plan to print.
+    #[arg(long, value_enum, default_value_t = PlanMode::Verify)]
+    pub mode: PlanMode,
+    /// Verify: run every target against every gold subset (N·2^N runs) to check `uses`.
+    #[arg(long)]
+    pub exhaustive: bool,
+    /// Score/workspace: one run or workspace per target instead of one for all repositories.
+    #[arg(long)]
+    pub independent: bool,
+    /// Write the plan to FILE instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Write `text` to `path` atomically (temp file beside it, then rename).
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// Run `taskc plan`.
+pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
+    let loaded = match load_checked(&args.spec, ctx) {
+        Ok(l) => l,
+        Err(exit) => return exit,
+    };
+    let opts = LowerOptions {
+        base_image_override: loaded.base_image_override.clone(),
+        exhaustive: args.exhaustive,
+    };
+    let plan = match args.mode {
+        PlanMode::Verify => lower_verify(&loaded.task, &opts),
+        PlanMode::Score => lower_score(
+            &loaded.task,
+            &opts,
+            if args.independent {
+                ScoreMode::Independent
+            } else {
+                ScoreMode::Joint
+            },
+        ),
+        PlanMode::Workspace => lower_workspace(
+            &loaded.task,
+            &opts,
+            if args.independent {
+                WorkspaceMode::Independent
+            } else {
+                WorkspaceMode::Joint
+            },
+        ),
+    };
+    let plan = match plan {
+        Ok(p) => p,
+        Err(e) => {
+            output::error(&format!("{}: cannot lower the task: {e}", loaded.name));
+            return Exit::Findings;
+        }
+    };
+    let json = plan.to_json_pretty();
+    match &args.output {
+        None => output::out(&json),
+        Some(path) => {
+            if let Err(e) = write_atomic(path, &json) {
+                output::error(&format!(
+                    "{}: cannot write: {}",
+                    path.display(),
+                    io_message(&e)
+                ));
+                return Exit::Usage;
+            }
+            output::err(&format!(
+                "wrote {} plan {} ({} runs) to {}\n",
+                plan.kind.as_str(),
+                plan.id,
+                plan.runs().count(),
+                path.display()
+            ));
+        }
+    }
+    Exit::Success
+}
