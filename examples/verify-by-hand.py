@@ -202,6 +202,9 @@ def main():
         f2p[name] = sorted(t for t, ok in gold[name].items() if ok and not base[name].get(t, False))
         p2p[name] = sorted(t for t, ok in gold[name].items() if ok and base[name].get(t, False))
         broken = sorted(t for t, ok in gold[name].items() if not ok)
+        if not gold[name]:
+            print(f"   NO RESULTS with gold: run with -v to see the log")
+            sound = False
         print(f"== {name}: {len(f2p[name])} F2P, {len(p2p[name])} P2P, {len(broken)} failing with gold")
         for t in f2p[name]:
             print(f"   F2P {t}")
@@ -240,6 +243,10 @@ def main():
     else:
         print("== per-repo: each target fails at base and passes with its gold")
         for name in names:
+            if not gold[name]:
+                print(f"   {name}: no test results with gold (build error or wrong parser?): invalid")
+                sound = False
+                continue
             ok = not passes(base, name) and passes(gold, name) and f2p[name]
             print(f"   {name}: base {'PASS' if passes(base, name) else 'fail'}, gold {'PASS' if passes(gold, name) else 'fail'}")
             sound = sound and bool(ok)
