@@ -160,3 +160,59 @@ pub fn dag_task(uses: &[Vec<usize>], verify: VerifyMode) -> Task {
         .collect();
     task("dag", verify, repos)
 }
+
+/// Every `examples/<name>/<name>.task` spec, sorted by name.
+pub fn example_names() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.path()
+                .join(format!("{}.task", e.file_name().to_string_lossy()))
+                .is_file()
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn read_tree(dir: &std::path::Path, rel: &str, loader: &mut taskc_compiler::loader::MemLoader) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let rel = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        if e.path().is_dir() {
+            read_tree(&e.path(), &rel, loader);
+        } else {
+            loader.files.insert(rel, std::fs::read(e.path()).unwrap());
+        }
+    }
+}
+
+/// Check `examples/<name>/<name>.task` through an in-memory copy of its folder.
+pub fn load_example(name: &str) -> Task {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(name);
+    let mut loader = taskc_compiler::loader::MemLoader::new();
+    read_tree(&dir, "", &mut loader);
+    let spec = format!("{name}.task");
+    let bytes = loader.files[&spec].clone();
+    let checked = taskc_compiler::check::check_spec(&spec, &bytes, &loader);
+    assert!(
+        !checked.diagnostics.has_errors(),
+        "{name}: {:?}",
+        checked.diagnostics
+    );
+    checked.task.unwrap()
+}
