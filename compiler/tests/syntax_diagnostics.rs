@@ -87,6 +87,13 @@ fn e0106_unclosed_block() {
 }
 
 #[test]
+fn e0106_missing_inner_close_found_by_indentation() {
+    insta::assert_snapshot!(syntax(
+        "task \"t\" {\n  repo a {\n    test {\n      run \"x\"\n  }\n  repo b {\n    source dir(\"b\")\n  }\n}\n"
+    ));
+}
+
+#[test]
 fn e0106_unclosed_list() {
     insta::assert_snapshot!(syntax(
         "task \"t\" {\n  languages [\"python\", \"go\"\n}\nnext 1\n"

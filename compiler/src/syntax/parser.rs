@@ -34,6 +34,16 @@ pub(crate) struct Parser<'t> {
     reported_eof: bool,
     /// Comments found inside lists and calls; they move above their statement.
     hoisted: Vec<Comment>,
+    /// The first block whose own-line `}` is indented less than the line that opened it:
+    /// when the file ends inside a block, that block most likely lacks its `}`.
+    suspect: Option<Suspect>,
+}
+
+/// A block closed by a `}` that looks like it belongs to an outer block.
+struct Suspect {
+    open: Span,
+    name: String,
+    close: Span,
 }
 
 impl<'t> Parser<'t> {
@@ -53,6 +63,7 @@ impl<'t> Parser<'t> {
             reported_depth: false,
             reported_eof: swallowed_eof,
             hoisted: Vec::new(),
+            suspect: None,
         }
     }
 
@@ -246,8 +257,22 @@ impl<'t> Parser<'t> {
         }
         self.reported_eof = true;
         let end = self.text.len();
-        self.diagnostics.push(
-            Diagnostic::new(
+        let diagnostic = match self.suspect.take() {
+            Some(sus) => Diagnostic::new(
+                Code::UnclosedBlock,
+                format!("the block of `{}` is never closed", sus.name),
+                self.label(sus.open, "this `{` has no matching `}`"),
+            )
+            .with_label(self.label(
+                sus.close,
+                format!(
+                    "this `}}` closes `{}`, but is indented like the end of an outer block",
+                    sus.name
+                ),
+            ))
+            .with_label(self.label(Span::at(end), "so the file ends inside a block"))
+            .with_help(format!("add the `}}` of `{}` before this one", sus.name)),
+            None => Diagnostic::new(
                 Code::UnclosedBlock,
                 format!("the block of `{name}` is never closed"),
                 self.label(open, "this `{` has no matching `}`"),
@@ -256,7 +281,8 @@ impl<'t> Parser<'t> {
             .with_help(format!(
                 "add a `}}` where the block of `{name}` should end (a `}}` may be missing in a block inside it)"
             )),
-        );
+        };
+        self.diagnostics.push(diagnostic);
     }
 
     /// `name value* block?` and its terminator. `leading` is taken only on success.
@@ -288,7 +314,7 @@ impl<'t> Parser<'t> {
         let hoisted = std::mem::take(&mut self.hoisted);
         let mut block = None;
         if *self.peek() == TokKind::LBrace {
-            match self.block(&name.name) {
+            match self.block(&name) {
                 Ok(b) => block = Some(b),
                 Err(Failed) => {
                     self.skip_to_boundary();
@@ -358,19 +384,48 @@ impl<'t> Parser<'t> {
         Ok(())
     }
 
-    fn block(&mut self, name: &str) -> Result<Block, Failed> {
+    fn block(&mut self, name: &Ident) -> Result<Block, Failed> {
         let open = self.tok().span;
         self.enter(open)?;
         self.bump();
-        let (statements, dangling) = self.items(Some((open, name)));
+        let (statements, dangling) = self.items(Some((open, &name.name)));
         self.depth -= 1;
         // items() consumed the `}` unless the file ended.
-        let end = self.toks[self.pos.saturating_sub(1)].span.end;
+        let last = self.toks[self.pos.saturating_sub(1)].span;
+        if self.suspect.is_none() && self.text.get(last.range()) == Some("}") {
+            if let (Some(close_indent), Some(open_indent)) =
+                (self.own_line_indent(last), self.line_indent(name.span))
+            {
+                if close_indent < open_indent {
+                    self.suspect = Some(Suspect {
+                        open,
+                        name: name.name.clone(),
+                        close: last,
+                    });
+                }
+            }
+        }
         Ok(Block {
             statements,
             dangling,
-            span: Span::new(open.start as usize, end as usize),
+            span: Span::new(open.start as usize, last.end as usize),
         })
+    }
+
+    /// The indentation (in characters) of the line holding `span`, if only blanks precede it.
+    fn own_line_indent(&self, span: Span) -> Option<usize> {
+        let before = self.text.get(..span.start as usize)?;
+        let line = before.rsplit('\n').next().unwrap_or(before);
+        line.chars()
+            .all(|c| c == ' ' || c == '\t')
+            .then(|| line.chars().count())
+    }
+
+    /// The indentation of the line holding `span`.
+    fn line_indent(&self, span: Span) -> Option<usize> {
+        let before = self.text.get(..span.start as usize)?;
+        let line = before.rsplit('\n').next().unwrap_or(before);
+        Some(line.chars().take_while(|c| *c == ' ' || *c == '\t').count())
     }
 
     // ---- values -------------------------------------------------------------------------
