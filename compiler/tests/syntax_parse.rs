@@ -307,3 +307,19 @@ fn large_input_parses_in_linear_time() {
         "not linear: {small:?} vs {large:?}"
     );
 }
+
+#[test]
+fn one_error_per_bad_word() {
+    assert_eq!(
+        codes("a --5 .x\nb 1\n"),
+        [Code::UnexpectedToken, Code::UnexpectedToken]
+    );
+    assert_eq!(codes("a @@@@ 1\n"), [Code::UnexpectedToken]);
+    let parsed = p("timeout -5\nok 1\n");
+    assert_eq!(parsed.diagnostics.len(), 1);
+    assert_eq!(
+        parsed.diagnostics[0].message,
+        "`-5` is neither a number nor a name"
+    );
+    assert_eq!(parsed.document.statements.len(), 1);
+}

@@ -182,6 +182,7 @@ impl<'a> Lexer<'a> {
                     Err(_) => self.junk(rest),
                 },
                 c if c.is_ascii_digit() => self.number(rest),
+                '-' | '.' => self.dashed_word(rest),
                 _ => self.junk(rest),
             };
         }
@@ -253,6 +254,25 @@ impl<'a> Lexer<'a> {
         );
         self.push(TokKind::Bad, start, self.off(r));
         r
+    }
+
+    /// `-5`, `.x`: name characters that cannot start a name.
+    fn dashed_word(&mut self, rest: &'a str) -> &'a str {
+        let start = self.off(rest);
+        let n = rest
+            .find(|c: char| !is_name_char(c))
+            .unwrap_or(rest.len())
+            .max(1);
+        let word = &rest[..n];
+        self.error(
+            Code::UnexpectedToken,
+            format!("`{word}` is neither a number nor a name"),
+            Span::new(start, start + n),
+            "a name starts with a letter or `_`; numbers are not negative",
+            &format!("if this is text, quote it: \"{word}\""),
+        );
+        self.push(TokKind::Bad, start, start + n);
+        &rest[n..]
     }
 
     fn number(&mut self, rest: &'a str) -> &'a str {
