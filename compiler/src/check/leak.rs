@@ -22,8 +22,10 @@ use super::Cx;
 /// Where a gold patch first adds an identifier.
 struct Introduced {
     source: SourceId,
-    line: Span,
+    /// The identifier on the added line.
+    at: Span,
     repo: String,
+    /// Some added line defines it as a function (`def name(`, …).
     called: bool,
 }
 
@@ -120,13 +122,22 @@ pub(crate) fn check_prompt_leak(cx: &mut Cx<'_>, prompt: &PromptDraft, repos: &[
                         }
                         let called =
                             l.text[off + id.len()..].starts_with('(') && defines(&l.text[..off]);
+                        // +1: the line's span starts at its `+` marker.
+                        let start = l.span.start as usize + 1 + off;
+                        let at = Span::new(start, start + id.len());
                         let entry = added.entry(id).or_insert_with(|| Introduced {
                             source: g.source,
-                            line: l.span,
+                            at,
                             repo: r.name.clone(),
-                            called,
+                            called: false,
                         });
-                        entry.called |= called;
+                        if called && !entry.called {
+                            // Prefer pointing at the definition.
+                            entry.source = g.source;
+                            entry.at = at;
+                            entry.repo = r.name.clone();
+                            entry.called = true;
+                        }
                     }
                 }
             }
@@ -161,7 +172,7 @@ pub(crate) fn check_prompt_leak(cx: &mut Cx<'_>, prompt: &PromptDraft, repos: &[
                 format!("the prompt names `{id}`, which only the gold patch of `{}` introduces", intro.repo),
                 Label::new(prompt.source, at, "named in the prompt"),
             )
-            .with_label(Label::new(intro.source, intro.line, "introduced by the gold patch here"))
+            .with_label(Label::new(intro.source, intro.at, "introduced by the gold patch here"))
             .with_help("describe the behaviour instead of naming the solution's identifiers; if the name is part of the requested interface, keep it and say so in the prompt"),
         );
     }

@@ -154,9 +154,7 @@ fn relaxation(
         None => None,
     };
     let header = header_span(stmt);
-    let Some(block) = cx.needs_block(stmt) else {
-        return None;
-    };
+    let block = cx.needs_block(stmt)?;
     let schema = if kind == "drop" {
         DROP_FIELDS
     } else {

@@ -114,7 +114,7 @@ pub(crate) fn check_repo(cx: &mut Cx<'_>, stmt: &Statement, role: Role) -> Optio
     let mut complete = true;
 
     let source = f.one("source").and_then(|s| source(cx, s));
-    let source_span = f.one("source").map(|s| header_span(s)).unwrap_or(header);
+    let source_span = f.one("source").map(header_span).unwrap_or(header);
     complete &= source.is_some();
 
     let base = match f.one("base") {
@@ -518,7 +518,7 @@ fn timeout(cx: &mut Cx<'_>, stmt: &Statement) -> Option<u64> {
                 v.span(),
                 format!(
                     "`timeout` must be a positive duration, found `{}`",
-                    cx.spec_text(v.span()).to_string()
+                    cx.spec_text(v.span())
                 ),
                 "invalid timeout",
                 "write seconds (`timeout 600`) or a string with a unit: \"90s\", \"10m\", \"1h\""

@@ -189,7 +189,8 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
 
     graph::check_uses(cx, &drafts);
 
-    let targets = drafts.iter().filter(|d| d.role == Role::Target).count();
+    // Counted from the statements, so a repository with a bad name does not also count as missing.
+    let targets = f.all("repo").len();
     if let Some((mode, span)) = verify {
         if targets < 2 {
             let msg = format!(

@@ -547,7 +547,7 @@ fn parse_git_header_paths(rest: &str) -> (Option<String>, Option<String>) {
         let half = bytes / 2;
         if rest.is_char_boundary(half) && rest.as_bytes()[half] == b' ' {
             let (a, b) = (&rest[..half], &rest[half + 1..]);
-            if a.len() > 2 && b.len() > 2 && a[2..] == b[2..] {
+            if a.len() > 2 && a.get(2..).is_some() && a.get(2..) == b.get(2..) {
                 return (
                     Some(strip(a.to_string(), "a/")),
                     Some(strip(b.to_string(), "b/")),

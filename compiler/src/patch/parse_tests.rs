@@ -249,3 +249,18 @@ fn never_panics_on_prefixes_of_a_real_patch() {
         let _ = parse_patch(&GIT_FULL[..i]);
     }
 }
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+        /// Arbitrary diff-looking text never panics the parser.
+        #[test]
+        fn never_panics(text in "((diff --git |--- |\\+\\+\\+ |@@ -|@@ |\\\\|[ +\\-]|new file mode |rename from |\"a/)[a-z0-9,+\\- /\"\\\\é@]{0,12}\r?\n){0,30}") {
+            let _ = parse_patch(&text);
+        }
+    }
+}
