@@ -247,3 +247,26 @@ async fn a_failing_build_shows_its_output() {
     );
     assert!(text.contains("about-to-fail"), "{text}");
 }
+
+#[tokio::test]
+async fn run_overhead_is_small() {
+    let Some(docker) = docker().await else { return };
+    let image = tiny_image(&docker).await;
+    let mut req = request(&image, "overhead", "true");
+    req.uploads = vec![Upload {
+        path: "/work/x.patch".into(),
+        bytes: vec![b'x'; 4096],
+        mode: 0o644,
+    }];
+    req.collect = vec!["/work/x.patch".into()];
+    let n = 10;
+    let started = std::time::Instant::now();
+    for _ in 0..n {
+        let out = docker.run(&req).await.expect("run");
+        assert_eq!(out.exit_code, Some(0));
+        assert_eq!(out.collected.len(), 1);
+    }
+    let each = started.elapsed() / n;
+    eprintln!("docker run overhead (create, upload, start, wait, inspect, logs, collect, remove): {each:?} per run");
+    assert!(each < Duration::from_secs(10), "{each:?}");
+}

@@ -293,3 +293,17 @@ PY
     req.network = true;
     assert_eq!(f.backend.run(&req).await.unwrap().exit_code, Some(0));
 }
+
+#[tokio::test]
+async fn run_overhead_is_small() {
+    let f = fixture().await;
+    let n = 20;
+    let started = std::time::Instant::now();
+    for _ in 0..n {
+        let out = f.backend.run(&request("overhead", "true")).await.unwrap();
+        assert_eq!(out.exit_code, Some(0));
+    }
+    let each = started.elapsed() / n;
+    eprintln!("local run overhead (copy image, spawn, wait, remove): {each:?} per run");
+    assert!(each < Duration::from_secs(2), "{each:?}");
+}

@@ -84,6 +84,9 @@ async fn bootstrap(args: &BootstrapArgs) -> Exit {
                 info.content_id,
                 info.packages.join(", ")
             ));
+            for (name, took) in &info.phases {
+                output::out(&format!("  {name:<12}{:.1}s\n", took.as_secs_f64()));
+            }
             Exit::Success
         }
         Err(e) => {

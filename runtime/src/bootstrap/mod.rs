@@ -93,6 +93,8 @@ pub struct ImageInfo {
     /// `true` when an existing image was reused and nothing was built.
     pub reused: bool,
     pub duration: Duration,
+    /// Time per phase (`debootstrap`, `archive`, `import`); empty when reused.
+    pub phases: Vec<(&'static str, Duration)>,
 }
 
 /// Connects to Docker and bootstraps the base image (see the module docs).
@@ -117,6 +119,7 @@ pub async fn bootstrap_base_image_with(
                 packages: opts.packages.clone(),
                 reused: true,
                 duration: started.elapsed(),
+                phases: Vec::new(),
             });
         }
     }
@@ -131,11 +134,18 @@ pub async fn bootstrap_base_image_with(
             source: e,
         })?;
     let rootfs = tmp.path().join("rootfs");
+    let mut phases = Vec::new();
+    let mut phase = Instant::now();
     run_debootstrap(opts, &rootfs)?;
+    phases.push(("debootstrap", phase.elapsed()));
+    phase = Instant::now();
     rootfs_tar::clean_apt(&rootfs)?;
     let archive = rootfs_tar::tar_rootfs(&rootfs)?;
     drop(tmp);
+    phases.push(("archive", phase.elapsed()));
+    phase = Instant::now();
     let image_id = import(docker, opts, &content_id, archive).await?;
+    phases.push(("import", phase.elapsed()));
     Ok(ImageInfo {
         tag: opts.tag.clone(),
         image_id,
@@ -143,6 +153,7 @@ pub async fn bootstrap_base_image_with(
         packages: opts.packages.clone(),
         reused: false,
         duration: started.elapsed(),
+        phases,
     })
 }
 
