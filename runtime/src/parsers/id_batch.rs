@@ -142,26 +142,22 @@ fn common_prefix(batch: &IdBatch<'_>, items: &[Item]) -> usize {
     lcp
 }
 
-/// The 32 bytes at `offset` as two big-endian numbers (missing bytes are 0),
-/// so keys order like the byte strings.
+/// The 16 bytes at `offset` as a big-endian number (missing bytes are 0), so
+/// keys order like the byte strings.
 #[inline]
-fn key(bytes: &[u8], offset: usize) -> (u128, u128) {
-    let mut buf = [0u8; 32];
+fn key(bytes: &[u8], offset: usize) -> u128 {
+    let mut buf = [0u8; 16];
     if offset < bytes.len() {
         let tail = &bytes[offset..];
-        let n = tail.len().min(32);
+        let n = tail.len().min(16);
         buf[..n].copy_from_slice(&tail[..n]);
     }
-    let (high, low) = buf.split_at(16);
-    let mut h = [0u8; 16];
-    let mut l = [0u8; 16];
-    h.copy_from_slice(high);
-    l.copy_from_slice(low);
-    (u128::from_be_bytes(h), u128::from_be_bytes(l))
+    u128::from_be_bytes(buf)
 }
 
-/// Sorts `items` by their bytes from `offset` on: sort by a 32-byte key, then
-/// sort each run of equal keys by the next 32 bytes.
+/// Sorts `items` by their bytes from `offset` on (an MSD radix sort with
+/// 16-byte digits): sort small (key, index) pairs, then sort each run of equal
+/// keys by the next 16 bytes.
 fn radix_sort(batch: &IdBatch<'_>, items: &mut [Item], offset: usize) {
     if items.len() < 2 {
         return;
@@ -175,14 +171,14 @@ fn radix_sort(batch: &IdBatch<'_>, items: &mut [Item], offset: usize) {
         });
         return;
     }
-    let mut keyed: Vec<((u128, u128), Item)> = items
+    let mut keyed: Vec<(u128, u32)> = items
         .iter()
-        .map(|item| (key(batch.bytes(item), offset), *item))
+        .enumerate()
+        .map(|(i, item)| (key(batch.bytes(item), offset), i as u32))
         .collect();
     keyed.sort_unstable_by_key(|(key, _)| *key);
-    for (slot, (_, item)) in items.iter_mut().zip(&keyed) {
-        *slot = *item;
-    }
+    let sorted: Vec<Item> = keyed.iter().map(|(_, i)| items[*i as usize]).collect();
+    items.copy_from_slice(&sorted);
     let mut start = 0;
     while start < keyed.len() {
         let key = keyed[start].0;
@@ -191,8 +187,8 @@ fn radix_sort(batch: &IdBatch<'_>, items: &mut [Item], offset: usize) {
             end += 1;
         }
         // A key ending in 0 means every id of the run ended: they are equal.
-        if end - start > 1 && key.1 & 0xff != 0 {
-            radix_sort(batch, &mut items[start..end], offset + 32);
+        if end - start > 1 && key & 0xff != 0 {
+            radix_sort(batch, &mut items[start..end], offset + 16);
         }
         start = end;
     }
