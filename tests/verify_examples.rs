@@ -1,0 +1,155 @@
+//! End to end: `taskc verify` on every example task, on both backends, with the real binary.
+//! The Docker tests run against the real Docker Engine; when it does not answer they FAIL,
+//! unless `TASKC_SKIP_DOCKER=1` says to skip them (no silent skip).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn taskc(args: &[&str], cache: &Path, cwd: &Path) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(args)
+        .arg("--cache")
+        .arg(cache)
+        .arg("--color")
+        .arg("never")
+        .current_dir(cwd)
+        .output()
+        .expect("the taskc binary runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Replace wall times (`12.3 s`) so the table snapshots are stable.
+fn redact(s: &str) -> String {
+    let mut out = String::new();
+    for line in s.lines() {
+        let line = match line.rfind(", ") {
+            Some(i) if line.starts_with("verify ") && line.ends_with(" s)") => {
+                format!("{}, [time])", &line[..i])
+            }
+            _ => line.to_string(),
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+fn docker_or_skip() -> bool {
+    if std::env::var_os("TASKC_SKIP_DOCKER").is_some_and(|v| v == "1") {
+        eprintln!("TASKC_SKIP_DOCKER=1: skipping a Docker test");
+        return false;
+    }
+    let ok = Command::new("docker")
+        .arg("info")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "the Docker Engine does not answer: start it (scripts/setup.sh checks it) or set TASKC_SKIP_DOCKER=1"
+    );
+    true
+}
+
+fn verify(example: &str, backend: &str) -> (i32, String) {
+    let cache = tempfile::tempdir().expect("temp dir");
+    let spec = format!("examples/{example}/{example}.task");
+    let r = taskc(
+        &["verify", &spec, "--backend", backend, "--no-lock", "--jobs", "2"],
+        cache.path(),
+        &root(),
+    );
+    assert!(
+        r.code == 0 || r.code == 1,
+        "verify {example} on {backend} failed to run (exit {}):\n{}\n{}",
+        r.code,
+        r.stdout,
+        r.stderr
+    );
+    (r.code, redact(&r.stdout))
+}
+
+macro_rules! verify_test {
+    ($name:ident, $example:literal, $backend:literal, $code:literal) => {
+        #[test]
+        fn $name() {
+            if $backend == "docker" && !docker_or_skip() {
+                return;
+            }
+            let (code, table) = verify($example, $backend);
+            assert_eq!(code, $code, "exit code of verify {}:\n{table}", $example);
+            insta::assert_snapshot!(table);
+        }
+    };
+}
+
+verify_test!(local_cookie_split, "cookie-split", "local", 0);
+verify_test!(local_config_merge, "config-merge", "local", 0);
+verify_test!(local_unsound_partial, "unsound-partial", "local", 1);
+verify_test!(local_context_docs, "context-docs", "local", 0);
+verify_test!(local_sdk_retry, "sdk-retry", "local", 0);
+verify_test!(docker_cookie_split, "cookie-split", "docker", 0);
+verify_test!(docker_config_merge, "config-merge", "docker", 0);
+verify_test!(docker_unsound_partial, "unsound-partial", "docker", 1);
+verify_test!(docker_context_docs, "context-docs", "docker", 0);
+verify_test!(docker_sdk_retry, "sdk-retry", "docker", 0);
+
+/// A second `verify` with nothing changed executes no run; after editing one repository's
+/// test command, only the runs of that repository execute again.
+#[test]
+fn reverify_reuses_results_and_reruns_only_what_changed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ex = dir.path().join("cookie-split");
+    copy_dir(&root().join("examples/cookie-split"), &ex);
+    let cache = dir.path().join("cache");
+    let args = ["verify", "cookie-split.task", "--backend", "local", "--no-lock"];
+    let first = taskc(&args, &cache, &ex);
+    assert_eq!(first.code, 0, "{}{}", first.stdout, first.stderr);
+    assert!(first.stdout.contains("6 runs: 6 executed, 0 cached"), "{}", first.stdout);
+
+    let second = taskc(&args, &cache, &ex);
+    assert_eq!(second.code, 0, "{}{}", second.stdout, second.stderr);
+    assert!(second.stdout.contains("6 runs: 0 executed, 6 cached"), "{}", second.stdout);
+
+    // gateway's runs (gateway × every subset of {gateway, proxy}) depend on its test
+    // command; proxy's two runs do not.
+    let spec = ex.join("cookie-split.task");
+    let text = std::fs::read_to_string(&spec).expect("spec");
+    let edited = text.replacen(
+        "run \"PYTHONPATH=../proxy python3",
+        "run \"PYTHONPATH=../proxy TASKC_EDITED=1 python3",
+        1,
+    );
+    assert_ne!(text, edited, "the example's gateway run command changed; update this test");
+    std::fs::write(&spec, edited).expect("write spec");
+    let third = taskc(&args, &cache, &ex);
+    assert_eq!(third.code, 0, "{}{}", third.stdout, third.stderr);
+    assert!(third.stdout.contains("6 runs: 4 executed, 2 cached"), "{}", third.stdout);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir") {
+        let e = e.expect("entry");
+        let dst = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).expect("copy");
+        }
+    }
+}
