@@ -307,3 +307,20 @@ async fn run_overhead_is_small() {
     eprintln!("local run overhead (copy image, spawn, wait, remove): {each:?} per run");
     assert!(each < Duration::from_secs(2), "{each:?}");
 }
+
+#[tokio::test]
+async fn huge_output_is_capped_with_a_marker() {
+    let f = fixture().await;
+    let out = f
+        .backend
+        .run(&request("huge", "head -c 70000000 /dev/zero; echo done"))
+        .await
+        .unwrap();
+    assert_eq!(out.exit_code, Some(0));
+    assert!(out.log_truncated);
+    assert_eq!(
+        out.log.len(),
+        taskc_runtime::backend::LOG_CAP + taskc_runtime::backend::TRUNCATION_MARKER.len()
+    );
+    assert!(out.log.ends_with(taskc_runtime::backend::TRUNCATION_MARKER));
+}

@@ -31,6 +31,9 @@ use tar_archive::{build_tar, read_collected, TarFile};
 /// Name of the generated Dockerfile inside a build context.
 const DOCKERFILE_NAME: &str = "taskc.Dockerfile";
 
+/// How long to wait for a killed container to stop.
+const KILL_GRACE: Duration = Duration::from_secs(30);
+
 /// Containers older than this are stale for [`Backend::gc`] even if still running.
 const STALE_AFTER: Duration = Duration::from_secs(24 * 3600);
 
@@ -269,7 +272,12 @@ impl DockerBackend {
                         return Err(docker_error("kill container", id, e));
                     }
                 }
-                self.wait(id).await.ok().flatten()
+                // Bounded: a daemon that cannot kill the container must not hang the run.
+                tokio::time::timeout(KILL_GRACE, self.wait(id))
+                    .await
+                    .ok()
+                    .and_then(|r| r.ok())
+                    .flatten()
             }
         };
         let duration = started.elapsed();
@@ -332,6 +340,10 @@ impl DockerBackend {
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|e| docker_error("read container logs", id, e))?;
             buffer.push(chunk.as_ref());
+            if buffer.truncated() {
+                // Past the cap: stop streaming; the container is removed with its log.
+                break;
+            }
         }
         Ok(buffer.finish())
     }
