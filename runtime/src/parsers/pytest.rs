@@ -6,8 +6,9 @@
 //! collection error.
 //!
 //! **What is trusted.** The log is split into sessions at each
-//! `=== test session starts ===` header (a run command may call pytest twice).
-//! In each session only the lines of the *last* `=== short test summary info ===`
+//! `=== test session starts ===` header (a run command may call pytest twice);
+//! a header that comes before the current session's final line opens a nested
+//! run printed by a test (pytester), whose lines are all ignored. In each session only the lines of the *last* `=== short test summary info ===`
 //! section are read, up to the final `=== N passed, M failed in 1.2s ===` line, so
 //! lines that tests print (which pytest shows earlier, under "Captured stdout")
 //! are never taken for results. A session without a summary section falls back
@@ -16,12 +17,19 @@
 //! with `-v` and a summary of failures only (pytest's default `-rfE`), `-v` lines add
 //! the tests the summary does not list.
 //!
-//! **Outcomes.** `PASSED`, `XFAIL` and `XPASS` → passed (as SWE-bench grades them:
-//! the test behaved as marked; a strict xpass is printed as `FAILED`);
+//! **Outcomes.** `PASSED`, `XFAIL` and `XPASS` → passed (the test behaved as
+//! marked; SWE-bench also grades XFAIL as a pass; a strict xpass is printed as `FAILED`);
 //! `FAILED` → failed; `ERROR` → error; `SKIPPED id` → skipped. `SKIPPED [N] file:line: reason`
 //! lines name no test and are ignored. Colours (ANSI codes) are removed first.
 //!
-//! **Complete** when every session reaches its final summary line.
+//! **Complete** when the log holds a session and every session reaches its
+//! final summary line. A crash that leaves a session without it (and a
+//! following session, which then reads as nested) makes the log incomplete.
+//!
+//! **Speed.** A log with one session and a summary holding passes is read from
+//! its last summary header on (memchr/memmem searches, ids kept as ranges of
+//! the log, radix-sorted): several hundred MB/s; other logs take the full
+//! line-by-line pass, which gives the same result (a unit test checks both).
 
 use std::collections::HashSet;
 
