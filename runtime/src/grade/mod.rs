@@ -98,7 +98,7 @@ pub fn grade(
     runs: &[ScoredRun],
 ) -> PredictionGrade {
     let mut targets = BTreeMap::new();
-    let mut invalid = Vec::new();
+    let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
     let empty = TargetOracle::default();
     for t in &facts.targets {
         let edited = prediction.touches(t);
@@ -117,13 +117,17 @@ pub fn grade(
             (Some(o), Some(r)) => target::grade_target(t, o, edited, r.result.as_ref(), &r.run),
         };
         if let Some(why) = &g.invalid {
-            let line = format!("`{t}`: {why}");
-            if !invalid.contains(&line) {
-                invalid.push(line);
+            match reasons.iter_mut().find(|(w, _)| w == why) {
+                Some((_, ts)) => ts.push(format!("`{t}`")),
+                None => reasons.push((why.clone(), vec![format!("`{t}`")])),
             }
         }
         targets.insert(t.clone(), g);
     }
+    let invalid: Vec<String> = reasons
+        .into_iter()
+        .map(|(why, ts)| format!("{}: {why}", ts.join(", ")))
+        .collect();
     let status = if !invalid.is_empty() {
         Status::Invalid
     } else if targets.values().all(|g| g.resolved()) {

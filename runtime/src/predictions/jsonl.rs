@@ -14,7 +14,7 @@ use super::split::split_by_repo;
 use super::Prediction;
 
 /// Why one line of a predictions file was skipped.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PredictionError {
     /// 1-based line number.
     pub line: usize,

@@ -1,0 +1,172 @@
+//! The Markdown summary of a [`Report`]: one section per model and mode (metrics,
+//! breakdowns, unresolved categories, attribution), the joint/independent tables, skipped
+//! prediction lines and one row per prediction.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::{Metrics, Report, RATE_METRICS};
+use crate::grade::{PredictionGrade, TargetGrade};
+
+/// Render `report` as Markdown.
+pub fn render(report: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# taskc scoring report\n");
+    let _ = write!(
+        s,
+        "Schema `{}` · {} predictions",
+        report.schema,
+        report.rows.len()
+    );
+    if let Some(t) = &report.generated_at {
+        let _ = write!(s, " · generated {t}");
+    }
+    s.push_str("\n\nInvalid results (a patch that does not apply, a timeout, an OOM kill, a crashed runner, missing results) count as unsolved in every rate and are also counted apart.\n");
+    for sum in &report.summaries {
+        let _ = writeln!(s, "\n## {}\n", sum.label());
+        metrics_table(&mut s, &sum.metrics);
+        breakdown(&mut s, "By kind", "kind", &sum.by_kind);
+        let by_targets: BTreeMap<String, Metrics> = sum
+            .by_targets
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        breakdown(
+            &mut s,
+            "By number of target repositories",
+            "targets",
+            &by_targets,
+        );
+        breakdown(&mut s, "By language family", "family", &sum.by_family);
+        let _ = writeln!(
+            s,
+            "\n### Unsolved (valid) predictions\n\n| unresolved | count |\n|---|---:|"
+        );
+        for (k, v) in &sum.metrics.unresolved {
+            let _ = writeln!(s, "| {k} | {v} |");
+        }
+        let _ = writeln!(s, "\n| attribution | count |\n|---|---:|");
+        for (k, v) in &sum.metrics.attribution {
+            let _ = writeln!(s, "| {k} | {v} |");
+        }
+    }
+    for p in &report.paired {
+        let _ = writeln!(
+            s,
+            "\n## Joint vs independent: {} ({} tasks)\n",
+            p.model, p.tasks
+        );
+        let _ = writeln!(
+            s,
+            "| | independent solved | independent not solved |\n|---|---:|---:|\n| **joint solved** | {} | {} |\n| **joint not solved** | {} | {} |",
+            p.table.both, p.table.only_joint, p.table.only_independent, p.table.neither
+        );
+        let _ = writeln!(
+            s,
+            "\nPairs with an invalid side: {}.\n\nPer repository: both resolved {}, only joint {}, only independent {}, neither {}; recovery (failing jointly, resolved independently) {} ({}).",
+            p.invalid_pairs,
+            p.repos.both,
+            p.repos.only_joint,
+            p.repos.only_independent,
+            p.repos.neither,
+            p.recovery.percent_text(),
+            p.recovery.count_text()
+        );
+        if !p.unpaired.is_empty() {
+            let _ = writeln!(s, "\nGraded in one mode only: {}.", p.unpaired.join(", "));
+        }
+    }
+    if !report.skipped.is_empty() {
+        let _ = writeln!(s, "\n## Skipped prediction lines\n");
+        for e in &report.skipped {
+            let _ = writeln!(s, "- {}", cell(&e.to_string()));
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n## Predictions\n\n| task | model | mode | status | targets | category | attribution |\n|---|---|---|---|---|---|---|"
+    );
+    for r in &report.rows {
+        row(&mut s, r);
+    }
+    s
+}
+
+fn metrics_table(s: &mut String, m: &Metrics) {
+    let _ = writeln!(
+        s,
+        "{} predictions: {} solved, {} unsolved, {} invalid.\n\n| metric | value | count |\n|---|---:|---:|",
+        m.predictions, m.solved, m.unsolved, m.invalid
+    );
+    for (name, label) in RATE_METRICS {
+        if let Some(r) = m.rate(name) {
+            let _ = writeln!(s, "| {label} | {} | {} |", r.percent_text(), r.count_text());
+        }
+    }
+}
+
+fn breakdown(s: &mut String, title: &str, key: &str, groups: &BTreeMap<String, Metrics>) {
+    let _ = writeln!(
+        s,
+        "\n### {title}\n\n| {key} | predictions | solved | invalid | case success | repository success |\n|---|---:|---:|---:|---:|---:|"
+    );
+    for (k, m) in groups {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            cell(k),
+            m.predictions,
+            m.solved,
+            m.invalid,
+            m.case_success.percent_text(),
+            m.repo_success.percent_text()
+        );
+    }
+}
+
+fn row(s: &mut String, r: &PredictionGrade) {
+    let targets: Vec<String> = r
+        .targets
+        .iter()
+        .map(|(name, t)| format!("{name}: {}", target_text(t)))
+        .collect();
+    let mut status = r.status.as_str().to_string();
+    if !r.invalid.is_empty() {
+        status = format!("{status} ({})", r.invalid.join("; "));
+    }
+    let _ = writeln!(
+        s,
+        "| {} | {} | {} | {} | {} | {} | {} |",
+        cell(&r.task),
+        cell(&r.model),
+        super::mode_str(r.mode),
+        cell(&status),
+        cell(&targets.join("; ")),
+        r.unresolved.map_or("", |u| u.as_str()),
+        r.attribution.map_or("", |a| a.as_str()),
+    );
+}
+
+fn target_text(t: &TargetGrade) -> String {
+    let mut s = format!(
+        "{} (F2P {}/{}, P2P {}/{}",
+        t.outcome.as_str(),
+        t.f2p.passed,
+        t.f2p.total,
+        t.p2p.passed,
+        t.p2p.total
+    );
+    if !t.missing.is_empty() {
+        let _ = write!(s, ", {} missing", t.missing.len());
+    }
+    if !t.edited {
+        s.push_str(", untouched");
+    }
+    s.push(')');
+    s
+}
+
+/// Text safe inside a Markdown table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
