@@ -367,7 +367,7 @@ fn e0208_task_count() {
     snap!("e0208_two_tasks", spec, &[], [TaskCount]);
     snap!(
         "e0208_no_task",
-        "// nothing but a comment\n".to_string(),
+        "// nothing but a comment\n",
         &[],
         [TaskCount]
     );
@@ -431,7 +431,7 @@ fn e0400_invalid_patch() {
     let broken = A_GOLD.replace("@@ -1,2 +1,3 @@", "@@ -1,2 +1,4 @@");
     snap!(
         "e0400_invalid_patch",
-        VALID.to_string(),
+        VALID,
         &[("a.patch", &broken)],
         [InvalidPatch]
     );
@@ -442,7 +442,7 @@ fn w0401_test_patch_touches_code() {
     let test = format!("{B_TEST}{}", B_GOLD.replace("hello", "howdy"));
     snap!(
         "w0401_test_patch_touches_code",
-        VALID.to_string(),
+        VALID,
         &[("b_test.patch", &test)],
         [TestPatchTouchesCode]
     );
@@ -462,7 +462,7 @@ fn w0402_gold_touches_only_tests() {
 fn e0403_empty_patch() {
     snap!(
         "e0403_empty_patch",
-        VALID.to_string(),
+        VALID,
         &[("b.patch", "\n")],
         [EmptyPatch]
     );
