@@ -1,11 +1,77 @@
-//! Writing the lock file beside a spec after a sound verification.
+//! Writing the lock file beside a spec after a sound verification: the derived oracle, the
+//! truth table and the digests of every input (`docs/lock.md`).
 
+use std::io::Write;
+use std::path::PathBuf;
+
+use taskc_compiler::lock::{
+    lock_inputs, lock_path_for, DroppedLock, Lock, RepoLock, TruthCell, TruthRow,
+};
+use taskc_compiler::lower::LowerOptions;
 use taskc_runtime::pipeline::VerifyOutcome;
 
 use super::spec::Loaded;
 
-/// Write `<spec>.lock` for a sound verification.
-pub fn write_lock(l: &Loaded, o: &VerifyOutcome) -> Result<(), String> {
-    let _ = (l, o);
-    Err("PENDING: lock format (compiler::lock) not yet available".into())
+/// The lock of a verification.
+pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
+    let opts = LowerOptions {
+        base_image_override: l.base_image_override.clone(),
+        exhaustive: false,
+    };
+    let inputs = lock_inputs(&l.task, &opts).map_err(|e| format!("{}: {e}", l.name))?;
+    let mut lock = Lock::new(&l.task.id, inputs);
+    let v = &o.verification;
+    for (name, oracle) in &v.oracles {
+        lock.repos.insert(
+            name.clone(),
+            RepoLock {
+                f2p: oracle.f2p.clone(),
+                p2p: oracle.p2p.clone(),
+                dropped: oracle
+                    .dropped
+                    .iter()
+                    .map(|d| DroppedLock {
+                        test: d.test.clone(),
+                        rule: d.rule.clone(),
+                    })
+                    .collect(),
+            },
+        );
+    }
+    lock.truth = v
+        .rows
+        .iter()
+        .map(|r| TruthRow {
+            gold: r.gold.clone(),
+            expected: r.expected.clone(),
+            pass: r.pass,
+            ok: r.ok,
+            repos: r
+                .cells
+                .iter()
+                .map(|(k, c)| {
+                    (
+                        k.clone(),
+                        TruthCell {
+                            passed: c.passed as u64,
+                            failed: c.failed as u64,
+                        },
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(lock)
+}
+
+/// Write `<spec>.lock` beside the spec, atomically; returns its path.
+pub fn write_lock(l: &Loaded, o: &VerifyOutcome) -> Result<PathBuf, String> {
+    let lock = lock_of(l, o)?;
+    let path = PathBuf::from(lock_path_for(&l.path.to_string_lossy()));
+    let dir = l.dir.clone();
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(fail)?;
+    tmp.write_all(lock.to_toml().as_bytes()).map_err(fail)?;
+    tmp.persist(&path).map_err(|e| fail(e.error))?;
+    Ok(path)
 }

@@ -162,9 +162,15 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
                 let sound = outcome.verification.is_sound();
                 report(l, &outcome, args);
                 if sound && !args.no_lock {
-                    if let Err(e) = super::lockfile::write_lock(l, &outcome) {
-                        output::error(&e);
-                        exit = exit.max(Exit::Usage);
+                    match super::lockfile::write_lock(l, &outcome) {
+                        Ok(path) if args.format == VerifyFormat::Human => {
+                            output::out(&format!("wrote {}\n", crate::discover::display(&path)))
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            output::error(&e);
+                            exit = exit.max(Exit::Usage);
+                        }
                     }
                 }
                 if !sound {
