@@ -30,6 +30,8 @@ struct Cli {
 enum Command {
     /// Check specs and report every error and warning.
     Check(commands::check::CheckArgs),
+    /// Turn an agent's finished workspace into one JSONL prediction line.
+    Collect(commands::collect::CollectArgs),
     /// Lay specs out in the canonical format (in place, or `--check` for a diff).
     Fmt(commands::fmt::FmtArgs),
     /// Build, run the verification plan, derive the oracle and write the lock.
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
     let ctx = Context::new(cli.color);
     let exit = match cli.command {
         Command::Check(args) => commands::check::run(&args, &ctx),
+        Command::Collect(args) => commands::collect::run(&args, &ctx),
         Command::Fmt(args) => commands::fmt::run(&args, &ctx),
         Command::Verify(args) => commands::verify::run(&args, &ctx),
         Command::Plan(args) => commands::plan::run(&args, &ctx),

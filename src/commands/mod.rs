@@ -1,6 +1,7 @@
 //! One file per subcommand, plus what they share.
 
 pub mod check;
+pub mod collect;
 pub mod diff;
 pub mod fmt;
 pub mod image;

@@ -48,6 +48,12 @@ struct WorkspaceFile {
 /// Collect the prediction of `model` from workspace `dir`; `task` overrides the task id of
 /// the workspace's `.taskc-workspace.json`.
 pub fn collect(dir: &Path, task: Option<&str>, model: &str) -> Result<Prediction, CollectError> {
+    if let Err(source) = std::fs::read_dir(dir) {
+        return Err(CollectError::Read {
+            path: dir.display().to_string(),
+            source,
+        });
+    }
     let task = match task {
         Some(t) => t.to_string(),
         None => read_task(dir)?,
