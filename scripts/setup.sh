@@ -7,6 +7,8 @@ set -euo pipefail
 need_apt=()
 command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || need_apt+=(debootstrap)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
+# The HTML report test renders the report in headless Chromium.
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive
