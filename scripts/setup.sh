@@ -7,8 +7,8 @@ set -euo pipefail
 need_apt=()
 command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || need_apt+=(debootstrap)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
-# The HTML report test renders the report in headless Chromium.
-command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# The HTML report test renders the report in headless Chromium (a font for its screenshot).
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium fonts-dejavu-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive
