@@ -154,3 +154,22 @@ fn crlf_becomes_lf_and_file_ends_with_one_newline() {
 fn semicolons_become_lines() {
     assert_eq!(fmt("a 1; b { c; d }"), "a 1\nb {\n  c\n  d\n}\n");
 }
+
+/// Documents left by error recovery must format to text that parses back the same.
+#[test]
+fn recovered_documents_round_trip() {
+    for text in [
+        // Fuzz finding: a bad statement after a blank line left a blank line before `}`.
+        "a{\na [1, \"x\", f(b)] ~/   c r#Xq\"# \"\"\"\n,   u\nc  \"\"\"\n}b 1\n  c r#\"q\"# /4\"\"\n\n    t  \"\"\"\n}\n",
+        "a {\n  x = 1\n\n  b\n}\n",
+        "a 1\n\nx = 1\n\nb 2\n",
+        "a {\n  // c\n\n  x = 1\n}\n",
+    ] {
+        let parsed = parse(SourceId(0), text);
+        assert!(!parsed.diagnostics.is_empty());
+        let out = format(&parsed.document);
+        let again = parse(SourceId(0), &out);
+        assert!(again.diagnostics.is_empty(), "{out}");
+        assert_eq!(strip_spans(&again.document), strip_spans(&parsed.document), "{out}");
+    }
+}

@@ -119,7 +119,7 @@ pub(crate) fn lex(source: SourceId, text: &str) -> Lexed {
     let mut lx = Lexer {
         text,
         source,
-        tokens: Vec::with_capacity(text.len() / 4 + 1),
+        tokens: Vec::with_capacity(text.len() / 8 + 1),
         diagnostics: Vec::new(),
         swallowed_eof: false,
     };

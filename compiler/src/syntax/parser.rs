@@ -155,7 +155,6 @@ impl<'t> Parser<'t> {
         let mut statements: Vec<Statement> = Vec::new();
         let mut trivia: Vec<Trivia> = Vec::new();
         let mut newlines = 0usize;
-        let mut seen_item = false;
         // Right after a statement, before any newline: a comment trails that statement.
         let mut can_trail = false;
         loop {
@@ -179,11 +178,10 @@ impl<'t> Parser<'t> {
                             last.trailing = Some(comment);
                         }
                         _ => {
-                            if newlines >= 2 && seen_item {
-                                trivia.push(Trivia::BlankLine);
+                            if newlines >= 2 {
+                                blank_line(&statements, &mut trivia);
                             }
                             trivia.push(Trivia::Comment(comment));
-                            seen_item = true;
                         }
                     }
                     can_trail = false;
@@ -192,6 +190,7 @@ impl<'t> Parser<'t> {
                 TokKind::RBrace => {
                     if open.is_some() {
                         self.bump();
+                        trim_blank_lines(&mut trivia);
                         return (statements, trivia);
                     }
                     let span = self.bump().span;
@@ -223,14 +222,14 @@ impl<'t> Parser<'t> {
                     if let Some((open_span, name)) = open {
                         self.report_unclosed_block(open_span, name);
                     }
+                    trim_blank_lines(&mut trivia);
                     return (statements, trivia);
                 }
                 TokKind::Ident => {
-                    if newlines >= 2 && seen_item {
-                        trivia.push(Trivia::BlankLine);
+                    if newlines >= 2 {
+                        blank_line(&statements, &mut trivia);
                     }
                     newlines = 0;
-                    seen_item = true;
                     if let Some(st) = self.statement(&mut trivia) {
                         statements.push(st);
                     }
@@ -732,6 +731,22 @@ impl<'t> Parser<'t> {
             }
             self.bump();
         }
+    }
+}
+
+/// Record a blank line, as the formatter keeps them: never first in a block, never two in a
+/// row (a skipped bad statement can leave two).
+fn blank_line(statements: &[Statement], trivia: &mut Vec<Trivia>) {
+    let something_before = !statements.is_empty() || !trivia.is_empty();
+    if something_before && trivia.last() != Some(&Trivia::BlankLine) {
+        trivia.push(Trivia::BlankLine);
+    }
+}
+
+/// No blank line before `}` or the end of the file.
+fn trim_blank_lines(trivia: &mut Vec<Trivia>) {
+    while trivia.last() == Some(&Trivia::BlankLine) {
+        trivia.pop();
     }
 }
 
