@@ -324,3 +324,26 @@ async fn huge_output_is_capped_with_a_marker() {
     );
     assert!(out.log.ends_with(taskc_runtime::backend::TRUNCATION_MARKER));
 }
+
+#[tokio::test]
+async fn setup_runs_where_the_image_lives() {
+    let f = fixture().await;
+    let build = ImageBuild {
+        tag: "taskc-test/where:v1".into(),
+        local_setup: vec![
+            "printf '#!/bin/sh\\necho from-setup\\n' > tool.sh && chmod +x tool.sh".into(),
+            "ln -s \"$TASKC_ROOT/tool.sh\" link.sh".into(),
+        ],
+        ..Default::default()
+    };
+    f.backend.ensure_image(&build).await.unwrap();
+    let dir = f.backend.image_dir("taskc-test/where:v1");
+    // An absolute path recorded by setup points into the image folder, which persists.
+    assert_eq!(
+        std::fs::read_link(dir.join("link.sh")).unwrap(),
+        dir.join("tool.sh")
+    );
+    let req = RunRequest::new("taskc-test/where:v1", "r", "s", "\"$TASKC_ROOT/link.sh\"");
+    let out = f.backend.run(&req).await.unwrap();
+    assert!(out.log_text().contains("from-setup"), "{}", out.log_text());
+}

@@ -172,9 +172,14 @@ impl DockerBackend {
         let env: Vec<String> = std::iter::once("TASKC_ROOT=".to_string())
             .chain(req.env.iter().map(|(k, v)| format!("{k}={v}")))
             .collect();
+        let memory = req
+            .limits
+            .memory_bytes
+            .map(|m| i64::try_from(m).unwrap_or(i64::MAX));
         let host_config = HostConfig {
-            memory: req.limits.memory_bytes.map(|m| m as i64),
-            memory_swap: req.limits.memory_bytes.map(|m| m as i64),
+            // Swap equal to memory: no swap, so an over-limit run is OOM-killed, not slowed.
+            memory,
+            memory_swap: memory,
             nano_cpus: req.limits.cpus.map(|c| (c * 1e9) as i64),
             pids_limit: req.limits.pids,
             network_mode: Some(if req.network { "bridge" } else { "none" }.into()),

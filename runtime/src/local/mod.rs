@@ -16,6 +16,7 @@ mod process;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use futures_util::future::BoxFuture;
@@ -43,6 +44,8 @@ pub struct LocalBackend {
     path_var: String,
     /// Wrapper giving a run no network (`unshare --net --`), when the host allows it.
     no_network: Option<Vec<String>>,
+    /// Serialises image preparation within this process.
+    build_lock: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl LocalBackend {
@@ -53,6 +56,7 @@ impl LocalBackend {
             cache: cache.into(),
             path_var: DEFAULT_PATH.to_string(),
             no_network: process::probe_network_isolation(),
+            build_lock: Arc::new(tokio::sync::Mutex::new(())),
         }
     }
 
@@ -116,20 +120,43 @@ impl LocalBackend {
                 });
             }
         }
+        // Setup runs in the image's final folder, so absolute paths it records (virtualenv
+        // shebangs, …) stay valid; builds in this process are serialised.
+        let _building = self.build_lock.lock().await;
+        if self.image_exists(&build.tag) {
+            return Ok(());
+        }
         let images = self.cache.join("images");
         fs::create_dir_all(&images).map_err(|e| BackendError::io("create folder", &images, e))?;
-        let staging = tempfile::Builder::new()
-            .prefix(".staging-")
-            .tempdir_in(&images)
-            .map_err(|e| BackendError::io("create staging folder in", &images, e))?;
-        let root = staging.path().join("root");
-        let home = staging.path().join("home");
-        let tmp = staging.path().join("tmp");
-        for dir in [&root, &home, &tmp] {
+        let root = self.image_dir(&build.tag);
+        // A folder without the ready marker is what an interrupted build left behind.
+        remove_dir(&root)?;
+        fs::create_dir_all(&root).map_err(|e| BackendError::io("create folder", &root, e))?;
+        let result = self.prepare(build, &root, &images).await;
+        if result.is_err() {
+            let _ = fs::remove_dir_all(&root);
+        }
+        result
+    }
+
+    /// Writes the context into `root` and runs the setup commands there.
+    async fn prepare(
+        &self,
+        build: &ImageBuild,
+        root: &Path,
+        images: &Path,
+    ) -> Result<(), BackendError> {
+        let scratch = tempfile::Builder::new()
+            .prefix(".setup-")
+            .tempdir_in(images)
+            .map_err(|e| BackendError::io("create a setup folder in", images, e))?;
+        let home = scratch.path().join("home");
+        let tmp = scratch.path().join("tmp");
+        for dir in [&home, &tmp] {
             fs::create_dir_all(dir).map_err(|e| BackendError::io("create folder", dir, e))?;
         }
         for file in &build.context {
-            let target = map_path(&root, &file.path).ok_or_else(|| BackendError::ImageBuild {
+            let target = map_path(root, &file.path).ok_or_else(|| BackendError::ImageBuild {
                 tag: build.tag.clone(),
                 detail: format!("context file `{}` escapes the image folder", file.path),
                 log_tail: String::new(),
@@ -137,13 +164,13 @@ impl LocalBackend {
             write_file(&target, &file.bytes, file.mode)
                 .map_err(|e| BackendError::io("write context file", &target, e))?;
         }
-        let env = self.base_env(&root, &home, &tmp);
+        let env = self.base_env(root, &home, &tmp);
         for command in &build.local_setup {
-            let log = staging.path().join("setup.log");
+            let log = scratch.path().join("setup.log");
             let finished =
-                process::run_script(&[], command, &root, &env, &log, Duration::from_secs(3600))
+                process::run_script(&[], command, root, &env, &log, Duration::from_secs(3600))
                     .await
-                    .map_err(|e| BackendError::io("run setup command in", &root, e))?;
+                    .map_err(|e| BackendError::io("run setup command in", root, e))?;
             if finished.exit_code != Some(0) {
                 let output = fs::read(&log).unwrap_or_default();
                 return Err(BackendError::LocalSetup {
@@ -158,14 +185,7 @@ impl LocalBackend {
             }
         }
         write_file(&root.join(READY_MARKER), build.tag.as_bytes(), 0o644)
-            .map_err(|e| BackendError::io("write", &root, e))?;
-        let final_dir = self.image_dir(&build.tag);
-        match fs::rename(&root, &final_dir) {
-            Ok(()) => Ok(()),
-            // Another process finished the same image first: same content id, same result.
-            Err(_) if self.image_exists(&build.tag) => Ok(()),
-            Err(e) => Err(BackendError::io("move prepared image to", &final_dir, e)),
-        }
+            .map_err(|e| BackendError::io("write", root, e))
     }
 
     async fn run_inner(&self, req: &RunRequest) -> Result<RunOutcome, BackendError> {
