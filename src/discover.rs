@@ -1,5 +1,6 @@
 //! Finding the `.task` files named on the command line.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// A path the user named that could not be used.
@@ -25,7 +26,8 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<DiscoverError>) {
         match std::fs::metadata(path) {
             Ok(md) if md.is_dir() => {
                 let mut here = Vec::new();
-                walk(path, &mut here, &mut errors);
+                let mut visited = HashSet::new();
+                walk(path, &mut here, &mut errors, &mut visited);
                 here.sort();
                 found.extend(here);
             }
@@ -36,12 +38,24 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<DiscoverError>) {
             }),
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     found.retain(|p| seen.insert(p.clone()));
     (found, errors)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<DiscoverError>) {
+/// `visited` holds the canonical folders already searched, so a symbolic link back up the
+/// tree does not send the search round in circles.
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    errors: &mut Vec<DiscoverError>,
+    visited: &mut HashSet<PathBuf>,
+) {
+    if let Ok(canon) = dir.canonicalize() {
+        if !visited.insert(canon) {
+            return;
+        }
+    }
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -74,7 +88,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<DiscoverError>) {
             if name.starts_with('.') || name == "target" {
                 continue;
             }
-            walk(&path, out, errors);
+            walk(&path, out, errors, visited);
         } else if md.is_file() && name.ends_with(".task") && !name.starts_with('.') {
             out.push(path);
         }

@@ -184,3 +184,19 @@ fn help_documents_exit_codes() {
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("Exit codes:"), "{help}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_loop_is_searched_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("a")).expect("mkdir");
+    std::fs::write(dir.path().join("a/empty.task"), "").expect("write");
+    std::os::unix::fs::symlink("..", dir.path().join("a/up")).expect("symlink");
+    let out = taskc(dir.path(), &["check", "--color", "never", "a"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).ends_with("checked 1 spec: 1 error, 0 warnings\n"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -56,13 +56,13 @@ impl Report {
             })
             .collect();
         Report {
-            message: d.message.clone(),
+            message: printable(&d.message).into_owned(),
             code: Some(format!("{} ({})", d.code.as_str(), d.code.name())),
             severity: match d.severity() {
                 Severity::Error => miette::Severity::Error,
                 Severity::Warning => miette::Severity::Warning,
             },
-            help: d.help.clone(),
+            help: d.help.as_deref().map(|h| printable(h).into_owned()),
             source: named(sources, primary_source),
             labels: own,
             notes,
@@ -90,9 +90,21 @@ fn name_of(sources: &SourceMap, id: SourceId) -> String {
 fn named(sources: &SourceMap, id: SourceId) -> NamedSource<Arc<str>> {
     if in_range(sources, id) {
         let f = sources.get(id);
-        NamedSource::new(f.name.clone(), Arc::from(f.text.as_str()))
+        NamedSource::new(f.name.clone(), Arc::from(printable(&f.text).as_ref()))
     } else {
         NamedSource::new("<unknown source>", Arc::from(""))
+    }
+}
+
+/// `text` with ASCII control characters other than tab and line ends shown as `?`: a NUL
+/// or an escape sequence in a spec must not reach the terminal. One byte for one byte, so
+/// spans still line up.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r');
+    if text.contains(bad) {
+        text.replace(bad, "?").into()
+    } else {
+        text.into()
     }
 }
 
@@ -109,7 +121,7 @@ fn labeled(sources: &SourceMap, label: &Label, primary: bool) -> LabeledSpan {
     } else {
         0..0
     };
-    let text = (!label.text.is_empty()).then(|| label.text.clone());
+    let text = (!label.text.is_empty()).then(|| printable(&label.text).into_owned());
     let span = (range.start, range.end - range.start);
     if primary {
         LabeledSpan::new_primary_with_span(text, span)
