@@ -211,13 +211,47 @@ async fn a_cancelled_run_leaves_nothing_behind() {
     let req = request(&image, "cancel", "sleep 120");
     let cancelled = tokio::time::timeout(Duration::from_secs(2), docker.run(&req)).await;
     assert!(cancelled.is_err(), "the run should still be going");
-    // What Ctrl-C handling does: remove everything of the session.
-    docker
-        .remove_session(&req.session)
+    // Dropping the run's future removes its container in the background.
+    let mut left = docker.session_containers(&req.session).await.unwrap();
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        left = docker.session_containers(&req.session).await.unwrap();
+    }
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[tokio::test]
+async fn remove_session_removes_every_container_of_the_session() {
+    let Some(docker) = docker().await else { return };
+    let image = tiny_image(&docker).await;
+    let req = request(&image, "ctrl-c", "sleep 120");
+    let (a, b) = (docker.clone(), req.clone());
+    let running = tokio::spawn(async move { a.run(&b).await });
+    let mut ids = Vec::new();
+    for _ in 0..50 {
+        ids = docker.session_containers(&req.session).await.unwrap();
+        if !ids.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(ids.len(), 1, "the run's container should exist");
+    // What Ctrl-C handling does.
+    assert_eq!(docker.remove_session(&req.session).await.unwrap(), 1);
+    assert!(docker
+        .session_containers(&req.session)
         .await
-        .expect("remove session");
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_no_containers(&docker, &req.session).await;
+        .unwrap()
+        .is_empty());
+    // The interrupted run reports an error or an outcome; it does not hang.
+    let finished = tokio::time::timeout(Duration::from_secs(30), running).await;
+    assert!(
+        finished.is_ok(),
+        "the run hung after its container was removed"
+    );
 }
 
 #[tokio::test]

@@ -377,6 +377,14 @@ impl DockerBackend {
         })
     }
 
+    /// Ids of the containers (any state) labelled with `session`.
+    pub async fn session_containers(&self, session: &str) -> Result<Vec<String>, BackendError> {
+        let containers = self
+            .list_containers(format!("{SESSION_LABEL}={session}"))
+            .await?;
+        Ok(containers.into_iter().filter_map(|c| c.id).collect())
+    }
+
     async fn list_containers(
         &self,
         label_filter: String,
