@@ -10,6 +10,15 @@ use super::Prediction;
 /// The names `--predictions` accepts instead of a file.
 pub const BUILTINS: &[&str] = &["gold", "empty"];
 
+/// The built-in prediction `name` (`gold` or `empty`) for `task`; `None` for other names.
+pub fn builtin(name: &str, task: &Task) -> Option<Prediction> {
+    match name {
+        "gold" => Some(gold(task)),
+        "empty" => Some(empty(task)),
+        _ => None,
+    }
+}
+
 /// Every target's gold patch, model `gold`.
 pub fn gold(task: &Task) -> Prediction {
     let patches: BTreeMap<String, String> = task

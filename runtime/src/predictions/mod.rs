@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use taskc_compiler::plan::{canonical_digest, short_id};
 
-pub use builtin::{empty, gold};
+pub use builtin::{builtin, empty, gold, BUILTINS};
 pub use collect::{collect, CollectError};
 pub use jsonl::{parse_predictions, PredictionError};
 pub use split::{split_by_repo, SplitError};
