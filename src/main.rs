@@ -36,6 +36,8 @@ enum Command {
     Fmt(commands::fmt::FmtArgs),
     /// Build, run the verification plan, derive the oracle and write the lock.
     Verify(commands::verify::VerifyArgs),
+    /// Score agents' predictions against each task's lock; write JSON, Markdown and HTML reports.
+    Score(commands::score::ScoreArgs),
     /// Lower a spec to a deterministic plan (verify, score or workspace) as JSON.
     Plan(commands::plan::PlanArgs),
     /// Semantic diff of two versions of a spec and what it invalidates.
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Collect(args) => commands::collect::run(&args, &ctx),
         Command::Fmt(args) => commands::fmt::run(&args, &ctx),
         Command::Verify(args) => commands::verify::run(&args, &ctx),
+        Command::Score(args) => commands::score::run(&args, &ctx),
         Command::Plan(args) => commands::plan::run(&args, &ctx),
         Command::Diff(args) => commands::diff::run(&args, &ctx),
         Command::Image(args) => commands::image::run(&args, &ctx),

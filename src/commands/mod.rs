@@ -7,6 +7,7 @@ pub mod fmt;
 pub mod image;
 pub mod lockfile;
 pub mod plan;
+pub mod score;
 pub mod spec;
 pub mod verify;
 

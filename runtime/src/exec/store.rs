@@ -30,6 +30,14 @@ impl ResultStore {
         (r.schema == RESULT_SCHEMA && r.run == run).then_some(r)
     }
 
+    /// Forget a stored result (to run it again); its logs stay until overwritten.
+    pub fn forget(&self, run: &str, repetition: usize) -> std::io::Result<()> {
+        match std::fs::remove_file(self.path(run, repetition)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// Store `result` atomically.
     pub fn put(&self, result: &RunResult, repetition: usize) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;

@@ -3,10 +3,12 @@
 
 mod backend_choice;
 mod images;
+mod score;
 mod verify;
 
 pub use backend_choice::{open_backend, BackendChoice};
 pub use images::prepare_images;
+pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
 
 use std::path::PathBuf;

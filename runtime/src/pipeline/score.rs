@@ -1,0 +1,80 @@
+//! `score`: run a task's scoring plan once per prediction, in fresh containers from the
+//! task image, and grade every prediction against the task's oracle.
+
+use std::path::Path;
+
+use taskc_compiler::lower::{lower_score, LowerOptions};
+use taskc_compiler::model::Task;
+use taskc_compiler::plan::ScoreMode;
+
+use super::{prepare_images, PipelineError, Session};
+use crate::exec::{Execution, Executor, Job, ResultStore};
+use crate::grade::{grade, scored_runs, PredictionGrade, TaskFacts, TaskOracle};
+use crate::predictions::Prediction;
+
+/// Options of one scoring.
+#[derive(Debug, Clone)]
+pub struct ScoreOptions {
+    pub lower: LowerOptions,
+    pub mode: ScoreMode,
+    /// Ignore stored results of runs that were invalid, and run them again.
+    pub rerun_invalid: bool,
+}
+
+/// The grades, and what was executed.
+#[derive(Debug, Clone)]
+pub struct ScoreOutcome {
+    pub grades: Vec<PredictionGrade>,
+    pub execution: Execution,
+}
+
+/// Score `predictions` (all for `task`, whose spec lives in `spec_dir`) against `oracle`.
+pub async fn score(
+    session: &Session,
+    task: &Task,
+    spec_dir: &Path,
+    oracle: &TaskOracle,
+    predictions: &[Prediction],
+    opts: &ScoreOptions,
+) -> Result<ScoreOutcome, PipelineError> {
+    let plan = lower_score(task, &opts.lower, opts.mode)?;
+    let image = prepare_images(session, &plan, task, spec_dir).await?;
+    let store = ResultStore::new(&session.cache, session.backend.name());
+    let runs = plan.score.as_ref().map(|s| s.runs.clone()).unwrap_or_default();
+    let mut jobs = Vec::new();
+    for p in predictions {
+        for r in &runs {
+            let key = p.result_key(&r.id);
+            if opts.rerun_invalid && store.get(&key, 0).is_some_and(|res| !res.is_valid()) {
+                store.forget(&key, 0).map_err(|source| PipelineError::Io {
+                    what: format!("cannot remove the stored invalid result {key}"),
+                    source,
+                })?;
+            }
+            jobs.push(Job {
+                run: r.clone(),
+                key,
+                predictions: p.patches.clone(),
+            });
+        }
+    }
+    let exec = Executor {
+        backend: session.backend.clone(),
+        store,
+        session: session.id.clone(),
+        jobs: session.jobs,
+        limits: session.limits,
+        env: plan.images.environment.local.env.clone(),
+        progress: session.progress.clone(),
+    };
+    let execution = exec.execute(&image, &plan.blobs, jobs, 1).await?;
+    let facts = TaskFacts::from(task);
+    let grades = predictions
+        .iter()
+        .map(|p| {
+            let runs = scored_runs(&plan, p, &execution.results);
+            grade(&facts, oracle, p, opts.mode, &runs)
+        })
+        .collect();
+    Ok(ScoreOutcome { grades, execution })
+}

@@ -1,0 +1,233 @@
+//! `taskc score --predictions FILE|gold|empty [--mode joint|independent] SPEC...`: score
+//! agents' patches against each task's lock, and write the JSON, Markdown and HTML reports.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use taskc_compiler::lock::{lock_path_for, parse_lock};
+use taskc_compiler::lower::LowerOptions;
+use taskc_compiler::plan::ScoreMode;
+use taskc_runtime::exec::ProgressStyle;
+use taskc_runtime::grade::{TargetOracle, TaskOracle};
+use taskc_runtime::pipeline::{self, ScoreOptions};
+use taskc_runtime::predictions::{self, parse_predictions, Prediction, PredictionError};
+use taskc_runtime::report::{html, markdown, Report};
+
+use super::spec::{load_checked, Loaded};
+use super::verify::{open_session, RunArgs};
+use super::Context;
+use crate::discover::display;
+use crate::exit::Exit;
+use crate::output;
+
+/// `--mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// One run sees every repository with the agent's patches.
+    Joint,
+    /// One run per target: it gets the agent's patch, the other targets get gold.
+    Independent,
+}
+
+/// Arguments of `taskc score`.
+#[derive(Debug, clap::Args)]
+pub struct ScoreArgs {
+    /// Spec files (each needs its lock: run `taskc verify` first).
+    #[arg(required = true)]
+    pub specs: Vec<PathBuf>,
+    /// A JSONL file of predictions, or `gold` / `empty` for the built-in baselines.
+    #[arg(long)]
+    pub predictions: String,
+    #[arg(long, value_enum, default_value_t = ModeArg::Joint)]
+    pub mode: ModeArg,
+    /// Folder for `report.json`, `report.md` and `report.html`.
+    #[arg(long, default_value = "taskc-report")]
+    pub out: PathBuf,
+    /// Run again the runs whose stored result is invalid.
+    #[arg(long)]
+    pub rerun_invalid: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Run `taskc score`.
+pub fn run(args: &ScoreArgs, ctx: &Context) -> Exit {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(run_async(args, ctx)),
+        Err(e) => {
+            output::error(&format!("cannot start the async runtime: {e}"));
+            Exit::Usage
+        }
+    }
+}
+
+fn oracle_of(l: &Loaded) -> Result<TaskOracle, String> {
+    let path = lock_path_for(&l.path.to_string_lossy());
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "{path}: cannot read the lock ({e})\n  help: run `taskc verify {}` first",
+            l.name
+        )
+    })?;
+    let lock = parse_lock(&text).map_err(|e| format!("{path}: {e}"))?;
+    Ok(TaskOracle {
+        targets: lock
+            .repos
+            .into_iter()
+            .map(|(k, r)| {
+                (
+                    k,
+                    TargetOracle {
+                        f2p: r.f2p,
+                        p2p: r.p2p,
+                    },
+                )
+            })
+            .collect(),
+    })
+}
+
+/// Predictions per task id, and the lines that were skipped.
+fn read_predictions(
+    source: &str,
+    loaded: &[Loaded],
+) -> Result<(BTreeMap<String, Vec<Prediction>>, Vec<PredictionError>), String> {
+    let mut by_task: BTreeMap<String, Vec<Prediction>> = BTreeMap::new();
+    match source {
+        "gold" | "empty" => {
+            for l in loaded {
+                let p = if source == "gold" {
+                    predictions::gold(&l.task)
+                } else {
+                    predictions::empty(&l.task)
+                };
+                by_task.entry(l.task.id.clone()).or_default().push(p);
+            }
+            Ok((by_task, Vec::new()))
+        }
+        file => {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| format!("{file}: cannot read the predictions: {e}"))?;
+            let known: BTreeMap<String, Vec<String>> = loaded
+                .iter()
+                .map(|l| {
+                    (
+                        l.task.id.clone(),
+                        l.task.repos.iter().map(|r| r.name.clone()).collect(),
+                    )
+                })
+                .collect();
+            let (preds, errors) = parse_predictions(&text, &known);
+            for e in &errors {
+                output::err(&format!("warning: {file}:{e}: line skipped\n"));
+            }
+            for p in preds {
+                by_task.entry(p.task.clone()).or_default().push(p);
+            }
+            Ok((by_task, errors))
+        }
+    }
+}
+
+async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
+    let mut exit = Exit::Success;
+    let mut loaded = Vec::new();
+    for spec in &args.specs {
+        match load_checked(spec, ctx) {
+            Ok(l) => loaded.push(l),
+            Err(e) => exit = exit.max(e),
+        }
+    }
+    let (by_task, skipped) = match read_predictions(&args.predictions, &loaded) {
+        Ok(x) => x,
+        Err(e) => {
+            output::error(&e);
+            return Exit::Usage;
+        }
+    };
+    if loaded.is_empty() {
+        return exit;
+    }
+    let session = match open_session(&args.run, ProgressStyle::Lines).await {
+        Ok(s) => s,
+        Err(e) => {
+            output::error(&format!(
+                "{e}\n  help: start the Docker Engine, or pass `--backend local`"
+            ));
+            return Exit::Usage;
+        }
+    };
+    let mode = match args.mode {
+        ModeArg::Joint => ScoreMode::Joint,
+        ModeArg::Independent => ScoreMode::Independent,
+    };
+    let mut rows = Vec::new();
+    for l in &loaded {
+        let Some(preds) = by_task.get(&l.task.id) else {
+            output::err(&format!("note: no prediction for task `{}`\n", l.task.id));
+            continue;
+        };
+        let oracle = match oracle_of(l) {
+            Ok(o) => o,
+            Err(e) => {
+                output::error(&e);
+                exit = exit.max(Exit::Usage);
+                continue;
+            }
+        };
+        let opts = ScoreOptions {
+            lower: LowerOptions {
+                base_image_override: l.base_image_override.clone(),
+                exhaustive: false,
+            },
+            mode,
+            rerun_invalid: args.rerun_invalid,
+        };
+        match pipeline::score(&session, &l.task, &l.dir, &oracle, preds, &opts).await {
+            Ok(outcome) => rows.extend(outcome.grades),
+            Err(e) => {
+                output::error(&format!("{}: scoring could not run: {e}", l.name));
+                exit = exit.max(Exit::Usage);
+            }
+        }
+    }
+    let unknown: Vec<&String> = by_task
+        .keys()
+        .filter(|t| !loaded.iter().any(|l| &&l.task.id == t))
+        .collect();
+    for t in unknown {
+        output::err(&format!(
+            "warning: predictions for task `{t}` skipped: no spec given for it\n"
+        ));
+    }
+    let report = Report::new(rows, skipped, None);
+    let md = markdown::render(&report);
+    output::out(&md);
+    if let Err(e) = write_reports(&args.out, &report, &md) {
+        output::error(&e);
+        return Exit::Usage;
+    }
+    output::err(&format!("reports written to {}/\n", display(&args.out)));
+    exit
+}
+
+fn write_reports(dir: &Path, report: &Report, md: &str) -> Result<(), String> {
+    let html = html::render(report).map_err(|e| format!("cannot render the HTML report: {e}"))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for (name, text) in [
+        ("report.json", report.to_json_pretty()),
+        ("report.md", md.to_string()),
+        ("report.html", html),
+    ] {
+        let path = dir.join(name);
+        let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+        tmp.write_all(text.as_bytes()).map_err(fail)?;
+        tmp.persist(&path).map_err(|e| fail(e.error))?;
+    }
+    Ok(())
+}
