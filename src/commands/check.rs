@@ -67,7 +67,17 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
                 continue;
             }
         };
-        let result = check_spec(&name, &bytes, &FsLoader::new(spec_dir(path)));
+        let mut result = check_spec(&name, &bytes, &FsLoader::new(spec_dir(path)));
+        if let Some(task) = result
+            .task
+            .as_ref()
+            .filter(|_| !result.diagnostics.has_errors())
+        {
+            let base = super::spec::project_base_image(&spec_dir(path)).unwrap_or(None);
+            let lock =
+                super::lockfile::lock_diagnostics(path, &name, task, base, &mut result.sources);
+            result.diagnostics.extend(lock);
+        }
         checked += 1;
         for d in result.diagnostics.sorted() {
             match d.severity() {

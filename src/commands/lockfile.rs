@@ -1,12 +1,16 @@
-//! Writing the lock file beside a spec after a sound verification: the derived oracle, the
-//! truth table and the digests of every input (`docs/lock.md`).
+//! The lock file beside a spec: written after a sound verification (the derived oracle,
+//! the truth table and the digests of every input, `docs/lock.md`), and checked for
+//! staleness by `taskc check`.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use taskc_compiler::lock::{
-    lock_inputs, lock_path_for, DroppedLock, Lock, RepoLock, TruthCell, TruthRow,
+    invalid_lock_diagnostic, lock_inputs, lock_path_for, parse_lock, stale_inputs_with,
+    stale_lock_diagnostic, DroppedLock, Lock, RepoLock, TruthCell, TruthRow,
 };
+use taskc_compiler::model::Task;
+use taskc_compiler::{Diagnostic, SourceMap};
 use taskc_compiler::lower::LowerOptions;
 use taskc_runtime::pipeline::VerifyOutcome;
 
@@ -74,4 +78,36 @@ pub fn write_lock(l: &Loaded, o: &VerifyOutcome) -> Result<PathBuf, String> {
     tmp.write_all(lock.to_toml().as_bytes()).map_err(fail)?;
     tmp.persist(&path).map_err(|e| fail(e.error))?;
     Ok(path)
+}
+
+/// W0900 / E0901 for the lock beside the spec at `path` (shown as `name`), if there is one:
+/// stale when any input changed since `taskc verify` wrote it. The lock's text is added to
+/// `sources` so the diagnostic can point into it.
+pub fn lock_diagnostics(
+    path: &std::path::Path,
+    name: &str,
+    task: &Task,
+    base_image_override: Option<String>,
+    sources: &mut SourceMap,
+) -> Vec<Diagnostic> {
+    let lock_path = lock_path_for(&path.to_string_lossy());
+    let lock_name = lock_path_for(name);
+    let Ok(text) = std::fs::read_to_string(&lock_path) else {
+        return Vec::new();
+    };
+    let id = sources.add(lock_name.clone(), text.clone());
+    let lock = match parse_lock(&text) {
+        Ok(l) => l,
+        Err(e) => return vec![invalid_lock_diagnostic(&lock_name, name, id, &e)],
+    };
+    let opts = LowerOptions {
+        base_image_override,
+        exhaustive: false,
+    };
+    match stale_inputs_with(task, &lock, &opts) {
+        Ok(stale) => stale_lock_diagnostic(&lock_name, name, id, &text, &stale)
+            .into_iter()
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }

@@ -57,7 +57,7 @@ pub fn load_checked(path: &Path, ctx: &Context) -> Result<Loaded, Exit> {
 }
 
 /// `[images] base = "…"` from the nearest `taskc.toml` in the spec's folder or above.
-fn project_base_image(dir: &Path) -> Result<Option<String>, Exit> {
+pub fn project_base_image(dir: &Path) -> Result<Option<String>, Exit> {
     let start = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     for d in start.ancestors() {
         let f = d.join("taskc.toml");
