@@ -1,6 +1,7 @@
 //! The environment image: the recipe's tera template rendered with its parameters.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use crate::model::{Environment, ParamValue};
 use crate::plan::{canonical_digest, short_id, EnvImage, LocalEnv, Param};
@@ -14,6 +15,29 @@ fn to_param(v: &ParamValue) -> Param {
         ParamValue::Int(i) => Param::Int(*i),
         ParamValue::Bool(b) => Param::Bool(*b),
         ParamValue::List(l) => Param::List(l.clone()),
+    }
+}
+
+/// Every stdlib template, parsed once per process (parsing dominates rendering).
+fn templates() -> &'static Result<tera::Tera, tera::Error> {
+    static TERA: OnceLock<Result<tera::Tera, tera::Error>> = OnceLock::new();
+    TERA.get_or_init(|| {
+        let mut t = tera::Tera::default();
+        t.autoescape_on(Vec::new());
+        let all: Vec<(String, String)> = crate::recipe::recipes()
+            .iter()
+            .map(|r| (r.name.clone(), r.template.clone()))
+            .collect();
+        t.add_raw_templates(all)?;
+        Ok(t)
+    })
+}
+
+fn render(name: &str, template: &str, ctx: &tera::Context) -> Result<String, tera::Error> {
+    match templates() {
+        Ok(t) if t.get_template_names().any(|n| n == name) => t.render(name, ctx),
+        // A template that failed to parse: parse it again to report its own error.
+        _ => tera::Tera::one_off(template, ctx, false),
     }
 }
 
@@ -59,7 +83,7 @@ pub(crate) fn env_image(
     for (k, v) in &params {
         ctx.insert(k.replace('-', "_"), v);
     }
-    let dockerfile = tera::Tera::one_off(&r.template, &ctx, false).map_err(|e| {
+    let dockerfile = render(&r.name, &r.template, &ctx).map_err(|e| {
         // tera nests the useful message in its source chain.
         let mut msg = e.to_string();
         let mut src = std::error::Error::source(&e);

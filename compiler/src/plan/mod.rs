@@ -33,7 +33,7 @@ pub struct Plan {
     pub schema: String,
     /// `plan-<16 hex>`.
     pub id: String,
-    /// sha256 over the whole plan with `id` and `digest` empty.
+    /// sha256 over the whole plan but `id` and `digest` (blobs by their digests).
     pub digest: String,
     pub kind: PlanKind,
     pub task: TaskInfo,
@@ -115,11 +115,33 @@ impl Plan {
         v.chain(s)
     }
 
-    /// Fill `id` and `digest` from the rest of the plan.
+    /// Fill `id` and `digest` from the rest of the plan. Blobs enter by their keys, which
+    /// are the sha256 of their texts, so the texts are not hashed twice.
     pub(crate) fn seal(mut self) -> Plan {
-        self.id.clear();
-        self.digest.clear();
-        let digest = canonical_digest("taskc.plan/1", &self);
+        #[derive(Serialize)]
+        struct View<'a> {
+            schema: &'a str,
+            kind: PlanKind,
+            task: &'a TaskInfo,
+            images: &'a Images,
+            verify: &'a Option<VerifyPlan>,
+            score: &'a Option<ScorePlan>,
+            workspace: &'a Option<WorkspacePlan>,
+            blobs: Vec<&'a String>,
+        }
+        let digest = canonical_digest(
+            "taskc.plan/1",
+            &View {
+                schema: &self.schema,
+                kind: self.kind,
+                task: &self.task,
+                images: &self.images,
+                verify: &self.verify,
+                score: &self.score,
+                workspace: &self.workspace,
+                blobs: self.blobs.keys().collect(),
+            },
+        );
         self.id = short_id("plan", &digest);
         self.digest = digest;
         self
