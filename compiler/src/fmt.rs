@@ -228,7 +228,7 @@ fn block_string(value: &str, indent: usize) -> Option<String> {
 }
 
 /// Whether parsing a block string can give back exactly `value`: empty, or ending with a
-/// newline, with no `\r`, no line of only blanks, and at least one line not indented.
+/// newline, with no line ending in `\r`, no line of only blanks, and at least one line not indented.
 pub fn block_representable(value: &str) -> bool {
     if value.is_empty() {
         return true;
@@ -236,7 +236,8 @@ pub fn block_representable(value: &str) -> bool {
     let Some(body) = value.strip_suffix('\n') else {
         return false;
     };
-    if value.contains('\r') {
+    // A `\r` ending a line would be read as part of a CRLF line break.
+    if value.contains("\r\n") {
         return false;
     }
     let mut any_unindented = false;
@@ -275,6 +276,7 @@ mod tests {
         assert!(!block_representable("  a\n"));
         assert!(!block_representable("a\n  \n"));
         assert!(!block_representable("a\r\n"));
+        assert!(block_representable("a\rb\n"));
     }
 
     #[test]

@@ -151,6 +151,15 @@ fn crlf_becomes_lf_and_file_ends_with_one_newline() {
 }
 
 #[test]
+fn block_string_with_a_carriage_return_inside_a_line() {
+    // Fuzz finding: a `\r` inside a line is kept, so the block style is kept too.
+    assert_eq!(
+        fmt("a \"\"\"\n  x\ry\n  \"\"\"\n"),
+        "a \"\"\"\n  x\ry\n\"\"\"\n"
+    );
+}
+
+#[test]
 fn semicolons_become_lines() {
     assert_eq!(fmt("a 1; b { c; d }"), "a 1\nb {\n  c\n  d\n}\n");
 }

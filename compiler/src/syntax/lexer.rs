@@ -21,8 +21,9 @@ use crate::syntax::ast::StrStyle;
 pub(crate) enum TokKind {
     Ident,
     Int(u64),
+    /// A string; its value is `Lexed::strings[id]`.
     Str {
-        value: String,
+        id: usize,
         style: StrStyle,
     },
     LBrace,
@@ -34,8 +35,9 @@ pub(crate) enum TokKind {
     Comma,
     Semi,
     Newline,
-    /// `// text`: the text after the slashes (one leading space and trailing blanks removed).
-    Comment(String),
+    /// `// text`: the text after the slashes (one leading space and trailing blanks removed)
+    /// is `Lexed::strings[id]`.
+    Comment(usize),
     /// Something already reported by the lexer; the parser skips it silently.
     Bad,
     Eof,
@@ -51,6 +53,9 @@ pub(crate) struct Token {
 /// The tokens of a text, ending with [`TokKind::Eof`], and the lexical errors found.
 pub(crate) struct Lexed {
     pub tokens: Vec<Token>,
+    /// String values and comment texts, by the ids in their tokens (moved, not copied, into
+    /// the tree).
+    pub strings: Vec<String>,
     pub diagnostics: Vec<Diagnostic>,
     /// A string ran to the end of the file: the parser should not also report unclosed blocks.
     pub swallowed_eof: bool,
@@ -110,6 +115,7 @@ struct Lexer<'a> {
     text: &'a str,
     source: SourceId,
     tokens: Vec<Token>,
+    strings: Vec<String>,
     diagnostics: Vec<Diagnostic>,
     swallowed_eof: bool,
 }
@@ -120,12 +126,14 @@ pub(crate) fn lex(source: SourceId, text: &str) -> Lexed {
         text,
         source,
         tokens: Vec::with_capacity(text.len() / 8 + 1),
+        strings: Vec::new(),
         diagnostics: Vec::new(),
         swallowed_eof: false,
     };
     lx.run();
     Lexed {
         tokens: lx.tokens,
+        strings: lx.strings,
         diagnostics: lx.diagnostics,
         swallowed_eof: lx.swallowed_eof,
     }
@@ -188,6 +196,14 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    fn str_tok(&mut self, value: String, style: StrStyle) -> TokKind {
+        self.strings.push(value);
+        TokKind::Str {
+            id: self.strings.len() - 1,
+            style,
+        }
+    }
+
     fn single(&mut self, kind: TokKind, rest: &'a str) -> &'a str {
         let start = self.off(rest);
         self.push(kind, start, start + 1);
@@ -201,7 +217,9 @@ impl<'a> Lexer<'a> {
                 let body = whole[2..].trim_end();
                 let body = body.strip_prefix(' ').unwrap_or(body);
                 let end = start + 2 + whole[2..].trim_end().len();
-                self.push(TokKind::Comment(body.to_string()), start, end);
+                let kind = TokKind::Comment(self.strings.len());
+                self.strings.push(body.to_string());
+                self.push(kind, start, end);
                 r
             }
             Err(_) => {
@@ -347,27 +365,15 @@ impl<'a> Lexer<'a> {
                         ),
                     );
                     let v = value.trim_end_matches('\r').to_string();
-                    self.push(
-                        TokKind::Str {
-                            value: v,
-                            style: StrStyle::Quoted,
-                        },
-                        start,
-                        end_trim,
-                    );
+                    let kind = self.str_tok(v, StrStyle::Quoted);
+                    self.push(kind, start, end_trim);
                     return r;
                 }
             }
         }
         let end = self.off(r);
-        self.push(
-            TokKind::Str {
-                value,
-                style: StrStyle::Quoted,
-            },
-            start,
-            end,
-        );
+        let kind = self.str_tok(value, StrStyle::Quoted);
+        self.push(kind, start, end);
         r
     }
 
@@ -473,16 +479,11 @@ impl<'a> Lexer<'a> {
         match body.find(&close) {
             Some(n) => {
                 let r = &body[n + close.len()..];
-                self.push(
-                    TokKind::Str {
-                        value: body[..n].to_string(),
-                        style: StrStyle::Raw {
-                            hashes: hashes.min(255) as u8,
-                        },
-                    },
-                    start,
-                    self.off(r),
-                );
+                let style = StrStyle::Raw {
+                    hashes: hashes.min(255) as u8,
+                };
+                let kind = self.str_tok(body[..n].to_string(), style);
+                self.push(kind, start, self.off(r));
                 r
             }
             None => {
@@ -526,14 +527,8 @@ impl<'a> Lexer<'a> {
                     "write one-line text as \"…\", or put the text of a block string on the lines between `\"\"\"` and `\"\"\"`",
                 );
                 let r = &after_open[close + 3..];
-                self.push(
-                    TokKind::Str {
-                        value: tail[..close].to_string(),
-                        style: StrStyle::Quoted,
-                    },
-                    start,
-                    self.off(r),
-                );
+                let kind = self.str_tok(tail[..close].to_string(), StrStyle::Quoted);
+                self.push(kind, start, self.off(r));
                 return r;
             }
             self.error(
@@ -558,14 +553,8 @@ impl<'a> Lexer<'a> {
             let trimmed = r.trim_start_matches([' ', '\t']);
             if let Some(after) = trimmed.strip_prefix("\"\"\"") {
                 let value = dedent(&lines);
-                self.push(
-                    TokKind::Str {
-                        value,
-                        style: StrStyle::Block,
-                    },
-                    start,
-                    self.off(after),
-                );
+                let kind = self.str_tok(value, StrStyle::Block);
+                self.push(kind, start, self.off(after));
                 return after;
             }
             if r.is_empty() {

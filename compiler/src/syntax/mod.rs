@@ -40,9 +40,14 @@ impl Parsed {
 /// inside lists and calls are moved into the leading comments of their statement.
 pub fn parse(source: SourceId, text: &str) -> Parsed {
     let lexed = lexer::lex(source, text);
-    let parser = parser::Parser::new(source, text, &lexed.tokens, lexed.swallowed_eof);
+    let lexer::Lexed {
+        tokens,
+        strings,
+        diagnostics: mut diagnostics,
+        swallowed_eof,
+    } = lexed;
+    let parser = parser::Parser::new(source, text, &tokens, strings, swallowed_eof);
     let (document, parse_diags) = parser.parse_document();
-    let mut diagnostics = lexed.diagnostics;
     diagnostics.extend(parse_diags);
     diagnostics.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));
     Parsed {

@@ -27,6 +27,8 @@ pub(crate) struct Parser<'t> {
     text: &'t str,
     source: SourceId,
     toks: &'t [Token],
+    /// String values and comment texts of the tokens, taken as they are used.
+    strings: Vec<String>,
     pos: usize,
     depth: usize,
     diagnostics: Vec<Diagnostic>,
@@ -51,12 +53,14 @@ impl<'t> Parser<'t> {
         source: SourceId,
         text: &'t str,
         toks: &'t [Token],
+        strings: Vec<String>,
         swallowed_eof: bool,
     ) -> Parser<'t> {
         Parser {
             text,
             source,
             toks,
+            strings,
             pos: 0,
             depth: 0,
             diagnostics: Vec::new(),
@@ -95,6 +99,15 @@ impl<'t> Parser<'t> {
             self.pos += 1;
         }
         t
+    }
+
+    /// The value of a string or comment token; each is taken once, as the parser never
+    /// goes back.
+    fn take_string(&mut self, id: usize) -> String {
+        self.strings
+            .get_mut(id)
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     fn slice(&self, span: Span) -> &'t str {
@@ -167,10 +180,10 @@ impl<'t> Parser<'t> {
                 TokKind::Semi => {
                     self.bump();
                 }
-                TokKind::Comment(text) => {
+                TokKind::Comment(id) => {
                     let span = self.bump().span;
                     let comment = Comment {
-                        text: text.clone(),
+                        text: self.take_string(*id),
                         span,
                     };
                     match statements.last_mut() {
@@ -432,10 +445,10 @@ impl<'t> Parser<'t> {
     fn value(&mut self) -> Result<Value, Failed> {
         let t = self.tok();
         match &t.kind {
-            TokKind::Str { value, style } => {
+            TokKind::Str { id, style } => {
                 self.bump();
                 Ok(Value::Str(StrLit {
-                    value: value.clone(),
+                    value: self.take_string(*id),
                     style: *style,
                     span: t.span,
                 }))
@@ -604,12 +617,10 @@ impl<'t> Parser<'t> {
                 TokKind::Newline => {
                     self.bump();
                 }
-                TokKind::Comment(text) => {
+                TokKind::Comment(id) => {
                     let span = self.bump().span;
-                    self.hoisted.push(Comment {
-                        text: text.clone(),
-                        span,
-                    });
+                    let text = self.take_string(*id);
+                    self.hoisted.push(Comment { text, span });
                 }
                 _ => return,
             }
