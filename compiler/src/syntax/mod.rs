@@ -43,7 +43,7 @@ pub fn parse(source: SourceId, text: &str) -> Parsed {
     let lexer::Lexed {
         tokens,
         strings,
-        diagnostics: mut diagnostics,
+        mut diagnostics,
         swallowed_eof,
     } = lexed;
     let parser = parser::Parser::new(source, text, &tokens, strings, swallowed_eof);
