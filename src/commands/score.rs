@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use taskc_compiler::lock::{lock_path_for, parse_lock};
 use taskc_compiler::lower::LowerOptions;
 use taskc_compiler::plan::ScoreMode;
-use taskc_runtime::exec::ProgressStyle;
 use taskc_runtime::grade::{TargetOracle, TaskOracle};
 use taskc_runtime::pipeline::{self, ScoreOptions};
 use taskc_runtime::predictions::{self, parse_predictions, Prediction, PredictionError};
@@ -152,7 +151,7 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
     if loaded.is_empty() {
         return exit;
     }
-    let session = match open_session(&args.run, ProgressStyle::Lines).await {
+    let session = match open_session(&args.run, super::verify::human_progress()).await {
         Ok(s) => s,
         Err(e) => {
             output::error(&format!(

@@ -102,6 +102,16 @@ pub async fn open_session(run: &RunArgs, style: ProgressStyle) -> Result<Session
     })
 }
 
+/// A bar on a terminal, plain lines otherwise.
+pub fn human_progress() -> ProgressStyle {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        ProgressStyle::Bar
+    } else {
+        ProgressStyle::Lines
+    }
+}
+
 /// Run `taskc verify`.
 pub fn run(args: &VerifyArgs, ctx: &Context) -> Exit {
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -119,7 +129,7 @@ pub fn run(args: &VerifyArgs, ctx: &Context) -> Exit {
 
 async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
     let style = match args.format {
-        VerifyFormat::Human => ProgressStyle::Lines,
+        VerifyFormat::Human => human_progress(),
         VerifyFormat::Json => ProgressStyle::Json,
     };
     let mut exit = Exit::Success;

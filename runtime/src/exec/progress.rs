@@ -1,4 +1,5 @@
-//! Progress reporting for long runs: plain lines, JSON events, or nothing.
+//! Progress reporting for long runs: a progress bar on a terminal, plain lines otherwise,
+//! JSON events for tools, or nothing.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -9,6 +10,10 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum Event {
+    /// How many runs this execution will account for (cached or executed).
+    Planned {
+        runs: usize,
+    },
     ImageReady {
         image: String,
         cached: bool,
@@ -37,6 +42,8 @@ pub enum Event {
 /// How events are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProgressStyle {
+    /// An indicatif bar on stderr (for terminals); images and invalid runs still get a line.
+    Bar,
     /// One human line per event on stderr.
     Lines,
     /// One JSON object per event on stderr.
@@ -49,19 +56,54 @@ pub enum ProgressStyle {
 pub struct Progress {
     style: ProgressStyle,
     lock: Mutex<()>,
+    bar: Option<indicatif::ProgressBar>,
 }
 
 impl Progress {
     pub fn new(style: ProgressStyle) -> Progress {
+        let bar = (style == ProgressStyle::Bar).then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            if let Ok(s) = indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs {msg}",
+            ) {
+                bar.set_style(s);
+            }
+            bar
+        });
         Progress {
             style,
             lock: Mutex::new(()),
+            bar,
         }
     }
 
     pub fn emit(&self, e: Event) {
+        if let Some(bar) = &self.bar {
+            match &e {
+                Event::Planned { runs } => bar.inc_length(*runs as u64),
+                Event::RunCached { .. } => bar.inc(1),
+                Event::RunStarted { run, .. } => bar.set_message(run.clone()),
+                Event::RunFinished { invalid, run, .. } => {
+                    bar.inc(1);
+                    if let Some(why) = invalid {
+                        bar.println(format!("run {run}: INVALID: {why}"));
+                    }
+                }
+                Event::ImageReady {
+                    image,
+                    cached,
+                    secs,
+                } => bar.println(if *cached {
+                    format!("image {image}: cached")
+                } else {
+                    format!("image {image}: built in {secs:.1} s")
+                }),
+                Event::Interrupted { .. } => bar.abandon(),
+            }
+            return;
+        }
         let line = match self.style {
-            ProgressStyle::Quiet => return,
+            ProgressStyle::Quiet | ProgressStyle::Bar => return,
             ProgressStyle::Json => serde_json::to_string(&e).unwrap_or_default(),
             ProgressStyle::Lines => match &e {
                 Event::ImageReady {
@@ -73,7 +115,7 @@ impl Progress {
                     format!("image {image}: built in {secs:.1} s")
                 }
                 Event::RunCached { run, .. } => format!("run {run}: cached"),
-                Event::RunStarted { .. } => return,
+                Event::RunStarted { .. } | Event::Planned { .. } => return,
                 Event::RunFinished {
                     run,
                     invalid: None,
@@ -97,5 +139,12 @@ impl Progress {
         };
         let _guard = self.lock.lock();
         let _ = writeln!(std::io::stderr(), "{line}");
+    }
+
+    /// Clear the bar (if any) once an execution is over.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
     }
 }

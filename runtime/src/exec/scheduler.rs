@@ -96,6 +96,9 @@ impl Executor {
         let start = Instant::now();
         let mut exec = Execution::default();
         let mut todo = Vec::new();
+        self.progress.emit(Event::Planned {
+            runs: jobs.len() * repeat.max(1),
+        });
         for job in jobs {
             for k in 0..repeat.max(1) {
                 match self.store.get(&job.key, k) {
@@ -200,6 +203,7 @@ impl Executor {
             reps.truncate(repeat.max(1));
         }
         exec.wall = start.elapsed();
+        self.progress.finish();
         Ok(exec)
     }
 
