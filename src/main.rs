@@ -44,6 +44,8 @@ enum Command {
     Diff(commands::diff::DiffArgs),
     /// Manage base images (`taskc image bootstrap [--force]`).
     Image(commands::image::ImageArgs),
+    /// Export what an agent gets: repositories at base, the prompt, no gold, no hidden tests.
+    Workspace(commands::workspace::WorkspaceArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => commands::plan::run(&args, &ctx),
         Command::Diff(args) => commands::diff::run(&args, &ctx),
         Command::Image(args) => commands::image::run(&args, &ctx),
+        Command::Workspace(args) => commands::workspace::run(&args, &ctx),
     };
     exit.into()
 }

@@ -10,6 +10,7 @@ pub mod plan;
 pub mod score;
 pub mod spec;
 pub mod verify;
+pub mod workspace;
 
 use std::io::IsTerminal;
 

@@ -5,11 +5,13 @@ mod backend_choice;
 mod images;
 mod score;
 mod verify;
+mod workspace;
 
 pub use backend_choice::{open_backend, BackendChoice};
 pub use images::prepare_images;
 pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
+pub use workspace::{export_workspaces, tag_task_image, ExportedRepo, ExportedWorkspace, PROMPT_FILE};
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,0 +1,261 @@
+//! Exporting what an agent gets: the workspace plan's repositories materialised at base (one
+//! synthetic commit each, no history, no gold patch, no hidden test), the prompt, and a
+//! `.taskc-workspace.json` that `taskc collect` reads back.
+//!
+//! Joint: `<out>/<repo>/` for every repository. Independent: `<out>/<target>/<repo>/` per
+//! target, with that target and the context repositories. Each workspace folder also holds
+//! `PROMPT.md` and `.taskc-workspace.json`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use taskc_compiler::model::Task;
+use taskc_compiler::plan::{Plan, RepoRole, Workspace, WorkspaceMode};
+
+use super::{PipelineError, Session};
+use crate::predictions::collect::WORKSPACE_FILE;
+use crate::repo::{materialize, RepoSource};
+
+/// The prompt file written at the top of every workspace.
+pub const PROMPT_FILE: &str = "PROMPT.md";
+
+/// One exported workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExportedWorkspace {
+    /// `all` (joint) or the target's name (independent).
+    pub name: String,
+    /// The folder holding `<repo>/`, `PROMPT.md` and `.taskc-workspace.json`.
+    pub dir: PathBuf,
+    pub repos: Vec<ExportedRepo>,
+}
+
+/// One repository of an exported workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExportedRepo {
+    pub name: String,
+    pub role: RepoRole,
+    /// The synthetic base commit (the same as in the task image).
+    pub commit: String,
+}
+
+/// The content of `.taskc-workspace.json`.
+#[derive(Serialize)]
+struct Manifest<'a> {
+    task: &'a str,
+    mode: WorkspaceMode,
+    workspace: &'a str,
+    repos: &'a [ExportedRepo],
+}
+
+/// Export the workspaces of `plan` (a workspace plan of `task`) into `out`, which must be
+/// absent or empty: never writes over a user's files. Repositories are materialised from
+/// the spec's sources relative to `spec_dir`, with mirrors under `cache`. On failure,
+/// everything written into `out` is removed again.
+pub fn export_workspaces(
+    plan: &Plan,
+    task: &Task,
+    spec_dir: &Path,
+    cache: &Path,
+    out: &Path,
+) -> Result<Vec<ExportedWorkspace>, PipelineError> {
+    let Some(ws) = &plan.workspace else {
+        return Err(PipelineError::Io {
+            what: "the plan is not a workspace plan".into(),
+            source: std::io::Error::other("lower it with `lower_workspace`"),
+        });
+    };
+    let created = prepare_out(out)?;
+    let result = ws
+        .workspaces
+        .iter()
+        .map(|w| {
+            let dir = match ws.mode {
+                WorkspaceMode::Joint => out.to_path_buf(),
+                WorkspaceMode::Independent => out.join(&w.name),
+            };
+            export_one(plan, task, w, ws.mode, spec_dir, cache, &dir)
+        })
+        .collect::<Result<Vec<_>, _>>();
+    if result.is_err() {
+        clean_out(out, created);
+    }
+    result
+}
+
+/// Build the task image of `plan` on the session's backend (Docker) and tag it `tag`, so an
+/// agent harness can `docker run <tag>`. Returns the content-addressed task image tag.
+pub async fn tag_task_image(
+    session: &Session,
+    plan: &Plan,
+    task: &Task,
+    spec_dir: &Path,
+    tag: &str,
+) -> Result<String, PipelineError> {
+    if session.backend.name() != "docker" {
+        return Err(PipelineError::Io {
+            what: format!("cannot tag image `{tag}`"),
+            source: std::io::Error::other(
+                "`--image` needs the Docker backend; pass `--backend docker`",
+            ),
+        });
+    }
+    let built = super::prepare_images(session, plan, task, spec_dir).await?;
+    let docker = crate::docker::DockerBackend::connect().await?;
+    let (repo, version) = split_tag(tag);
+    let options = bollard::image::TagImageOptions {
+        repo: repo.to_string(),
+        tag: version.to_string(),
+    };
+    docker
+        .client()
+        .tag_image(&built, Some(options))
+        .await
+        .map_err(|e| PipelineError::Io {
+            what: format!("cannot tag image `{built}` as `{tag}`"),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    Ok(built)
+}
+
+/// `repo[:tag]` → (`repo`, `tag`), `latest` when no tag; a `:` in a registry port is kept.
+fn split_tag(tag: &str) -> (&str, &str) {
+    match tag.rsplit_once(':') {
+        Some((repo, version)) if !version.contains('/') => (repo, version),
+        _ => (tag, "latest"),
+    }
+}
+
+fn export_one(
+    plan: &Plan,
+    task: &Task,
+    w: &Workspace,
+    mode: WorkspaceMode,
+    spec_dir: &Path,
+    cache: &Path,
+    dir: &Path,
+) -> Result<ExportedWorkspace, PipelineError> {
+    let io = |what: String| move |source| PipelineError::Io { what, source };
+    std::fs::create_dir_all(dir).map_err(io(format!("cannot create {}", dir.display())))?;
+    let mut repos = Vec::new();
+    for r in &w.repos {
+        let Some(repo) = task.repo(&r.name) else {
+            return Err(PipelineError::Io {
+                what: format!("workspace `{}`", w.name),
+                source: std::io::Error::other(format!("the task has no repository `{}`", r.name)),
+            });
+        };
+        let source = RepoSource::from_model(&repo.source, spec_dir);
+        let m = materialize(&source, repo.base.as_deref(), &dir.join(&r.name), cache).map_err(
+            |source| PipelineError::Repo {
+                repo: r.name.clone(),
+                source,
+            },
+        )?;
+        repos.push(ExportedRepo {
+            name: r.name.clone(),
+            role: r.role,
+            commit: m.commit,
+        });
+    }
+    let prompt = plan.blobs.get(&w.prompt).cloned().unwrap_or_default();
+    let prompt_path = dir.join(PROMPT_FILE);
+    std::fs::write(&prompt_path, prompt)
+        .map_err(io(format!("cannot write {}", prompt_path.display())))?;
+    let manifest = Manifest {
+        task: &plan.task.id,
+        mode,
+        workspace: &w.name,
+        repos: &repos,
+    };
+    let json = serde_json::to_string_pretty(&manifest).map_err(|e| PipelineError::Io {
+        what: "cannot encode the workspace file".into(),
+        source: std::io::Error::other(e),
+    })?;
+    let manifest_path = dir.join(WORKSPACE_FILE);
+    std::fs::write(&manifest_path, format!("{json}\n"))
+        .map_err(io(format!("cannot write {}", manifest_path.display())))?;
+    Ok(ExportedWorkspace {
+        name: w.name.clone(),
+        dir: dir.to_path_buf(),
+        repos,
+    })
+}
+
+/// Check that `out` is absent or an empty folder, and create it; returns whether it was
+/// created (so a failed export can remove it again).
+fn prepare_out(out: &Path) -> Result<bool, PipelineError> {
+    match std::fs::read_dir(out) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                return Err(PipelineError::Io {
+                    what: format!("cannot export into {}", out.display()),
+                    source: std::io::Error::other(
+                        "the folder is not empty; pass a new or empty folder to --out \
+                         (taskc never writes over existing files)",
+                    ),
+                });
+            }
+            Ok(false)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(out).map_err(|source| PipelineError::Io {
+                what: format!("cannot create {}", out.display()),
+                source,
+            })?;
+            Ok(true)
+        }
+        Err(source) => Err(PipelineError::Io {
+            what: format!("cannot read {}", out.display()),
+            source,
+        }),
+    }
+}
+
+/// Remove what a failed export wrote: `out` was empty before, so all of its content.
+fn clean_out(out: &Path, created: bool) {
+    if created {
+        let _ = std::fs::remove_dir_all(out);
+        return;
+    }
+    if let Ok(entries) = std::fs::read_dir(out) {
+        for e in entries.flatten() {
+            let p = e.path();
+            let _ = if p.is_dir() && !e.file_type().is_ok_and(|t| t.is_symlink()) {
+                std::fs::remove_dir_all(&p)
+            } else {
+                std::fs::remove_file(&p)
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_split_at_the_last_colon_but_not_a_registry_port() {
+        assert_eq!(split_tag("agent/task:v1"), ("agent/task", "v1"));
+        assert_eq!(split_tag("agent/task"), ("agent/task", "latest"));
+        assert_eq!(
+            split_tag("localhost:5000/agent/task"),
+            ("localhost:5000/agent/task", "latest")
+        );
+        assert_eq!(
+            split_tag("localhost:5000/agent:x"),
+            ("localhost:5000/agent", "x")
+        );
+    }
+
+    #[test]
+    fn a_non_empty_folder_is_refused_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("mine.txt"), "keep me").unwrap();
+        let err = prepare_out(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("cannot export into"));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("mine.txt")).unwrap(),
+            "keep me"
+        );
+    }
+}
