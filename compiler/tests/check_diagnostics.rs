@@ -790,3 +790,37 @@ mod robustness {
         }
     }
 }
+
+/// A loader whose `repos/` folder is a symbolic link leaving the spec's folder.
+struct SymlinkOut(taskc_compiler::loader::MemLoader);
+
+impl taskc_compiler::loader::Loader for SymlinkOut {
+    fn read(&self, path: &str) -> Result<Vec<u8>, taskc_compiler::loader::LoadError> {
+        self.0.read(path)
+    }
+    fn kind(
+        &self,
+        path: &str,
+    ) -> Result<taskc_compiler::loader::EntryKind, taskc_compiler::loader::LoadError> {
+        if path.starts_with("repos/b") {
+            return Err(taskc_compiler::loader::LoadError::Escapes);
+        }
+        self.0.kind(path)
+    }
+    fn dir_digest(&self, path: &str) -> Result<String, taskc_compiler::loader::LoadError> {
+        self.0.dir_digest(path)
+    }
+}
+
+#[test]
+fn e0302_symlink_leaving_the_folder() {
+    let mut mem = taskc_compiler::loader::MemLoader::new();
+    for (p, t) in BASE_FILES {
+        mem = mem.with(p, t.as_bytes());
+    }
+    let checked =
+        taskc_compiler::check::check_spec("task/spec.task", VALID.as_bytes(), &SymlinkOut(mem));
+    let out = check_support::render(&checked);
+    insta::assert_snapshot!("e0302_symlink_leaving_the_folder", out);
+    assert_eq!(codes(&checked), vec![Code::PathEscapes]);
+}

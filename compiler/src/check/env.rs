@@ -31,6 +31,17 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
         }
     };
     let Some(recipe) = recipe::recipe(name) else {
+        if let Some(broken) = recipe::recipe_errors().iter().find(|e| e.recipe == name) {
+            cx.emit(
+                Diagnostic::new(
+                    Code::UnknownRecipe,
+                    format!("the stdlib recipe `{name}` is broken: {}", broken.message),
+                    cx.label(span, "broken recipe"),
+                )
+                .with_help("this is a bug in taskc's stdlib, not in the spec: please report it"),
+            );
+            return None;
+        }
         cx.emit(
             Diagnostic::new(
                 Code::UnknownRecipe,
