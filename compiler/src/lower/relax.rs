@@ -333,7 +333,7 @@ pub fn apply_edits(text: &str, edits: &[Edit<'_>]) -> Result<String, RelaxError>
         ));
     }
 
-    patches.sort_by(|a, b| b.0.cmp(&a.0));
+    patches.sort_by_key(|p| std::cmp::Reverse(p.0));
     let mut out = text.to_string();
     for (start, end, replacement) in patches {
         out.replace_range(start..end, &replacement);
