@@ -46,6 +46,8 @@ enum Command {
     Image(commands::image::ImageArgs),
     /// Export what an agent gets: repositories at base, the prompt, no gold, no hidden tests.
     Workspace(commands::workspace::WorkspaceArgs),
+    /// Remove stale taskc containers, images, local image folders and stored results.
+    Gc(commands::gc::GcArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => commands::diff::run(&args, &ctx),
         Command::Image(args) => commands::image::run(&args, &ctx),
         Command::Workspace(args) => commands::workspace::run(&args, &ctx),
+        Command::Gc(args) => commands::gc::run(&args, &ctx),
     };
     exit.into()
 }

@@ -4,6 +4,7 @@ pub mod check;
 pub mod collect;
 pub mod diff;
 pub mod fmt;
+pub mod gc;
 pub mod image;
 pub mod lockfile;
 pub mod plan;

@@ -2,6 +2,7 @@
 //! images, and execute a verification (scoring and workspaces build on the same pieces).
 
 mod backend_choice;
+mod gc;
 mod images;
 mod score;
 mod verify;
@@ -11,7 +12,10 @@ pub use backend_choice::{open_backend, BackendChoice};
 pub use images::prepare_images;
 pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
-pub use workspace::{export_workspaces, tag_task_image, ExportedRepo, ExportedWorkspace, PROMPT_FILE};
+pub use gc::{gc, session_is_live, GcItem, GcKeep, GcReport, BASE_IMAGE_PREFIX};
+pub use workspace::{
+    export_workspaces, tag_task_image, ExportedRepo, ExportedWorkspace, PROMPT_FILE,
+};
 
 use std::path::PathBuf;
 use std::sync::Arc;

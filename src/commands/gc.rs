@@ -1,0 +1,138 @@
+//! `taskc gc [--backend …] [--dry-run] [--keep SPEC...]`: remove stale taskc containers,
+//! taskc images and local image folders no kept spec's plans reference (the base image
+//! `taskc/base:*` always stays), and stored results of runs no kept spec has. Prints what
+//! was (or, with `--dry-run`, would be) removed.
+
+use std::path::PathBuf;
+
+use taskc_compiler::lower::{lower_score, lower_verify, lower_workspace, LowerOptions};
+use taskc_compiler::plan::{ScoreMode, WorkspaceMode};
+use taskc_runtime::docker::DockerBackend;
+use taskc_runtime::pipeline::{self, GcKeep};
+
+use super::spec::load_checked;
+use super::verify::BackendArg;
+use super::Context;
+use crate::exit::Exit;
+use crate::output;
+
+/// Arguments of `taskc gc`.
+#[derive(Debug, clap::Args)]
+pub struct GcArgs {
+    /// Which backend's objects to collect.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
+    /// Cache folder (default: $TASKC_CACHE, else $XDG_CACHE_HOME/taskc, else ~/.cache/taskc).
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// Print what would be removed; remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Specs whose images and verification results stay.
+    #[arg(long, num_args = 1..)]
+    pub keep: Vec<PathBuf>,
+}
+
+/// Run `taskc gc`.
+pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
+    let mut keep = GcKeep::default();
+    for spec in &args.keep {
+        let loaded = match load_checked(spec, ctx) {
+            Ok(l) => l,
+            Err(e) => {
+                output::error(&format!(
+                    "{}: cannot tell what it needs; nothing was removed",
+                    crate::discover::display(spec)
+                ));
+                return e;
+            }
+        };
+        let opts = LowerOptions {
+            base_image_override: loaded.base_image_override.clone(),
+            exhaustive: false,
+        };
+        let exhaustive = LowerOptions {
+            exhaustive: true,
+            ..opts.clone()
+        };
+        let plans = [
+            lower_verify(&loaded.task, &opts),
+            lower_verify(&loaded.task, &exhaustive),
+            lower_score(&loaded.task, &opts, ScoreMode::Joint),
+            lower_workspace(&loaded.task, &opts, WorkspaceMode::Joint),
+        ];
+        for plan in plans {
+            match plan {
+                Ok(p) => keep.add_plan(&p),
+                // Exhaustive verification may exceed the target limit: the others still count.
+                Err(_) => continue,
+            }
+        }
+    }
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            output::error(&format!("cannot start the async runtime: {e}"));
+            return Exit::Usage;
+        }
+    };
+    rt.block_on(run_async(args, &keep))
+}
+
+async fn run_async(args: &GcArgs, keep: &GcKeep) -> Exit {
+    let cache = args.cache.clone().unwrap_or_else(pipeline::default_cache);
+    let docker = match args.backend {
+        BackendArg::Local => None,
+        BackendArg::Docker => match DockerBackend::connect().await {
+            Ok(d) => Some(d),
+            Err(e) => {
+                output::error(&format!(
+                    "{e}\n  help: start the Docker Engine, or pass `--backend local`"
+                ));
+                return Exit::Usage;
+            }
+        },
+        BackendArg::Auto => match DockerBackend::connect().await {
+            Ok(d) => Some(d),
+            Err(e) => {
+                output::err(&format!(
+                    "note: the Docker Engine does not answer ({e}); collecting the local backend\n"
+                ));
+                None
+            }
+        },
+    };
+    let report = match pipeline::gc(docker.as_ref(), &cache, keep, args.dry_run).await {
+        Ok(r) => r,
+        Err(e) => {
+            output::error(&format!("gc: {e}"));
+            return Exit::Usage;
+        }
+    };
+    let verb = if args.dry_run {
+        "would remove"
+    } else {
+        "removed"
+    };
+    let mut text = String::new();
+    for item in &report.removed {
+        text.push_str(&format!("{verb} {item}\n"));
+    }
+    for (item, why) in &report.skipped {
+        text.push_str(&format!("kept {item}: {why}\n"));
+    }
+    text.push_str(&format!(
+        "{verb} {} object(s){}\n",
+        report.removed.len(),
+        if report.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(", {} could not be removed", report.skipped.len())
+        }
+    ));
+    output::out(&text);
+    Exit::Success
+}
