@@ -122,7 +122,11 @@ fn read_predictions(
                 .collect();
             let (preds, errors) = parse_predictions(&text, &known);
             for e in &errors {
-                output::err(&format!("warning: {file}:{e}: line skipped\n"));
+                let col = e.column.map(|c| format!(":{c}")).unwrap_or_default();
+                output::err(&format!(
+                    "warning: {file}:{}{col}: {}; line skipped, the rest is scored\n",
+                    e.line, e.message
+                ));
             }
             for p in preds {
                 by_task.entry(p.task.clone()).or_default().push(p);
