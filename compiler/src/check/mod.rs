@@ -93,7 +93,8 @@ pub(crate) struct Cx<'a> {
     pub spec: SourceId,
     /// The spec's folder as displayed (`""` for the current folder).
     pub spec_dir: String,
-    pub text_cache: HashMap<String, paths::TextFile>,
+    /// Files already read: normalised path → source.
+    pub text_cache: HashMap<String, SourceId>,
     /// The parser reported errors: statements may be missing, so "missing field"-style
     /// diagnostics are held back (they would only echo the syntax error).
     pub syntax_errors: bool,

@@ -137,8 +137,12 @@ impl Cx<'_> {
     /// Read a text file (prompt, patch) named at `span`, add it to the source map.
     pub(crate) fn read_text(&mut self, path: &str, span: Span, what: &str) -> Option<TextFile> {
         let rel = self.checked_path(path, span, what)?;
-        if let Some(f) = self.text_cache.get(&rel) {
-            return Some(f.clone());
+        if let Some(&source) = self.text_cache.get(&rel) {
+            return Some(TextFile {
+                path: rel,
+                text: self.sources.get(source).text.clone(),
+                source,
+            });
         }
         let bytes = match self.loader.read(&rel) {
             Ok(b) => b,
@@ -166,12 +170,12 @@ impl Cx<'_> {
             }
         };
         let source = self.sources.add(self.display_path(&rel), text.clone());
+        self.text_cache.insert(rel.clone(), source);
         let f = TextFile {
-            path: rel.clone(),
+            path: rel,
             text,
             source,
         };
-        self.text_cache.insert(rel, f.clone());
         Some(f)
     }
 }

@@ -84,10 +84,10 @@ pub(crate) fn check_relax(cx: &mut Cx<'_>, stmt: &Statement, repos: &mut [RepoDr
     let mut items: Vec<&Statement> = f.all("drop");
     items.extend(f.all("edit"));
     items.sort_by_key(|s| s.span.start);
-    let patch = repo_index.and_then(|i| repos[i].test.as_ref().and_then(|t| t.patch.clone()));
+    let patch = repo_index.and_then(|i| repos[i].test.as_ref().and_then(|t| t.patch.as_ref()));
     let mut found = Vec::new();
     for item in items {
-        if let Some(r) = relaxation(cx, &repo_name, item, patch.as_ref()) {
+        if let Some(r) = relaxation(cx, &repo_name, item, patch) {
             found.push((r, item));
         }
     }

@@ -53,7 +53,7 @@ fn split_lines(text: &str) -> Vec<Line<'_>> {
     let mut start = 0;
     let bytes = text.as_bytes();
     while start < text.len() {
-        let end = memchr_newline(bytes, start).unwrap_or(text.len());
+        let end = memchr_newline(text, start).unwrap_or(text.len());
         let mut content_end = end;
         if content_end > start && bytes[content_end - 1] == b'\r' {
             content_end -= 1;
@@ -67,10 +67,10 @@ fn split_lines(text: &str) -> Vec<Line<'_>> {
     lines
 }
 
-fn memchr_newline(bytes: &[u8], from: usize) -> Option<usize> {
-    bytes[from..]
-        .iter()
-        .position(|b| *b == b'\n')
+fn memchr_newline(text: &str, from: usize) -> Option<usize> {
+    // core's `str::find` on a char is memchr, optimised even in debug builds.
+    text.get(from..)
+        .and_then(|s| s.find('\n'))
         .map(|i| i + from)
 }
 
