@@ -56,3 +56,25 @@ fn check_throughput() {
     );
     assert_eq!(errors, 0);
 }
+
+/// Checks every file of a folder (e.g. a fuzzing corpus) and fails on a panic. Ignored by
+/// default: `CHECK_CORPUS=fuzz/corpus/parse_fmt cargo test --test check_speed -- --ignored`.
+#[test]
+#[ignore]
+fn corpus_never_panics() {
+    let Ok(dir) = std::env::var("CHECK_CORPUS") else {
+        return;
+    };
+    let loader = MemLoader::new()
+        .with("prompt.md", "Fix it.\n")
+        .with("gold/a.patch", patch("src", "g"))
+        .with("tests/a.patch", patch("tests", "t"));
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        if let Ok(bytes) = std::fs::read(e.path()) {
+            let _ = check_spec("corpus.task", &bytes, &loader);
+            n += 1;
+        }
+    }
+    println!("checked {n} corpus files without a panic");
+}
