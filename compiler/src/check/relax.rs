@@ -242,7 +242,8 @@ fn relaxation(
             None => Some(()),
         }
         .map(|_| RelaxAction::Edit {
-            file,
+            // As the patch names it, so lowering finds the file.
+            file: file.trim_start_matches("./").to_string(),
             replace: old,
             with: new,
         })
