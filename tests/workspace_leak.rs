@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use taskc_compiler::check::check_spec;
+use taskc_compiler::lower::{lower_workspace, LowerOptions};
 use taskc_compiler::model::Task;
 use taskc_compiler::patch::parse_patch;
+use taskc_compiler::plan::WorkspaceMode;
 use taskc_runtime::fs_loader::FsLoader;
 
 const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
@@ -22,7 +24,11 @@ fn examples() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let mut specs = Vec::new();
     for dir in std::fs::read_dir(&root).unwrap().flatten() {
-        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if f.path().extension().is_some_and(|e| e == "task") {
                 specs.push(f.path());
             }
@@ -129,10 +135,11 @@ fn haystacks(dir: &Path) -> Vec<(String, String)> {
     let mut rs = Vec::new();
     repos(dir, &mut rs);
     for r in rs {
-        let objects = run(Command::new("git")
-            .arg("-C")
-            .arg(&r)
-            .args(["cat-file", "--batch-all-objects", "--batch"]));
+        let objects = run(Command::new("git").arg("-C").arg(&r).args([
+            "cat-file",
+            "--batch-all-objects",
+            "--batch",
+        ]));
         out.push((
             format!("git objects of {}", r.display()),
             String::from_utf8_lossy(&objects).into_owned(),
@@ -218,17 +225,44 @@ fn no_gold_or_hidden_test_line_reaches_the_task_image() {
         let joint = tmp.path().join("joint");
         let tag = format!("taskc-leak-test/{}:{}", task.id, std::process::id());
         run(Command::new(TASKC)
-            .args(["workspace", "--backend", "docker", "--mode", "joint", "--out"])
+            .args([
+                "workspace",
+                "--backend",
+                "docker",
+                "--mode",
+                "joint",
+                "--out",
+            ])
             .arg(&joint)
             .arg("--cache")
             .arg(cache.path())
             .args(["--image", &tag])
             .arg(&spec));
         let base = base_text(&joint);
-        let needles: Vec<String> = added_lines(&task)
+        let candidates: Vec<String> = added_lines(&task)
             .into_iter()
             .filter(|l| l.len() > MIN_NEEDLE && !base.contains(l.as_str()))
             .collect();
+        // Lines the environment image (toolchain only, built from the recipe) already holds
+        // are not distinctive: e.g. `for key, value in headers.items():` in the stdlib.
+        let plan = lower_workspace(&task, &LowerOptions::default(), WorkspaceMode::Joint).unwrap();
+        let env = format!("taskc/env:{}", plan.images.environment.id);
+        let in_env = in_image(&env, &candidates).unwrap();
+        let needles: Vec<String> = candidates
+            .into_iter()
+            .filter(|n| !in_env.contains(n))
+            .collect();
+        assert!(
+            !needles.is_empty(),
+            "{}: no distinctive line",
+            spec.display()
+        );
+        eprintln!(
+            "{}: {} needles ({} dropped: in the environment image)",
+            task.id,
+            needles.len(),
+            in_env.len()
+        );
         let found = search_image(&tag, &needles);
         // Only our own tag is removed: the image keeps its taskc tag.
         let _ = Command::new("docker").args(["rmi", &tag]).output();
@@ -237,7 +271,12 @@ fn no_gold_or_hidden_test_line_reaches_the_task_image() {
         for line in found.lines() {
             if let Some(rest) = line.strip_prefix("COMMITS ") {
                 let (repo, n) = rest.rsplit_once(' ').unwrap();
-                assert_eq!(n, "1", "{}: image repo {repo} has {n} commits", spec.display());
+                assert_eq!(
+                    n,
+                    "1",
+                    "{}: image repo {repo} has {n} commits",
+                    spec.display()
+                );
             } else if let Some(rest) = line.strip_prefix("OBJECTS ") {
                 let (repo, n) = rest.rsplit_once(' ').unwrap();
                 if n != "0" {
@@ -255,6 +294,17 @@ fn no_gold_or_hidden_test_line_reaches_the_task_image() {
     }
 }
 
+/// Which of `needles` occur anywhere in the filesystem of `image`.
+fn in_image(image: &str, needles: &[String]) -> Result<Vec<String>, String> {
+    const SCRIPT: &str = r#"
+cat > /tmp/taskc-leak-needles
+grep -rhoasF -f /tmp/taskc-leak-needles --exclude=taskc-leak-needles \
+  --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev / | sort -u || true
+"#;
+    let out = docker_run(image, SCRIPT, needles)?;
+    Ok(out.lines().map(str::to_string).collect())
+}
+
 /// Search the whole filesystem of a container of `image` (and every git object under
 /// `/work`) for `needles`; prints matching files, `OBJECTS <repo> <matches>` and
 /// `COMMITS <repo> <count>`.
@@ -270,10 +320,15 @@ for r in /work/*/; do
   echo "COMMITS $r $(git -c safe.directory="*" -C "$r" log --all --format=%H | wc -l)"
 done
 "#;
+    docker_run(image, SCRIPT, needles)
+}
+
+/// `docker run --rm -i IMAGE bash -c SCRIPT` with `needles` on stdin; its stdout.
+fn docker_run(image: &str, script: &str, needles: &[String]) -> Result<String, String> {
     let mut child = Command::new("docker")
         .args(["run", "--rm", "-i", "--network", "none", "--entrypoint", ""])
         .arg(image)
-        .args(["bash", "-c", SCRIPT])
+        .args(["bash", "-c", script])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
