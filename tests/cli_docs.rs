@@ -17,7 +17,7 @@ fn every_code_has_a_section_in_diagnostics_md() {
         .iter()
         .filter(|h| {
             let code = h.trim_start_matches("## ").split(' ').next().unwrap_or("");
-            code.len() == 5 && Code::from_str(code).is_none()
+            code.len() == 5 && Code::from_code(code).is_none()
         })
         .collect();
     assert!(

@@ -31,7 +31,7 @@ macro_rules! codes {
                 match self { $( Code::$variant => $summary, )* }
             }
 
-            pub fn from_str(s: &str) -> Option<Code> {
+            pub fn from_code(s: &str) -> Option<Code> {
                 match s { $( $code => Some(Code::$variant), )* _ => None }
             }
         }
@@ -127,7 +127,7 @@ mod tests {
                 Severity::Warning => 'W',
             };
             assert!(c.as_str().starts_with(want), "{} prefix", c.as_str());
-            assert_eq!(Code::from_str(c.as_str()), Some(*c));
+            assert_eq!(Code::from_code(c.as_str()), Some(*c));
         }
     }
 }
