@@ -9,6 +9,10 @@ command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || need_a
 command -v git >/dev/null 2>&1 || need_apt+=(git)
 # The HTML report test renders the report in headless Chromium (a font for its screenshot).
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium fonts-dejavu-core)
+# The local backend runs the sdk-retry example with the host's node and go.
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v go >/dev/null 2>&1 || need_apt+=(golang-go)
+command -v unshare >/dev/null 2>&1 || need_apt+=(util-linux)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive
