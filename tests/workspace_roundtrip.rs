@@ -37,7 +37,11 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 fn collect(dir: &Path) -> serde_json::Value {
-    let out = Command::new(TASKC).arg("collect").arg(dir).output().unwrap();
+    let out = Command::new(TASKC)
+        .arg("collect")
+        .arg(dir)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{out:?}");
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -76,7 +80,9 @@ fn edits_in_a_joint_workspace_collect_back_into_the_gold_prediction() {
     let cache = tmp.path().join("cache");
     let out = tmp.path().join("ws");
     let spec = example("cookie-split");
-    assert!(taskc(&[spec.to_str().unwrap()], &out, &cache).status.success());
+    assert!(taskc(&[spec.to_str().unwrap()], &out, &cache)
+        .status
+        .success());
     for repo in ["proxy", "gateway"] {
         let gold = spec.with_file_name("gold").join(format!("{repo}.patch"));
         git(&out.join(repo), &["apply", gold.to_str().unwrap()]);
@@ -88,7 +94,9 @@ fn edits_in_a_joint_workspace_collect_back_into_the_gold_prediction() {
 
     // Each collected patch, applied to a fresh export, gives the gold tree.
     let fresh = tmp.path().join("fresh");
-    assert!(taskc(&[spec.to_str().unwrap()], &fresh, &cache).status.success());
+    assert!(taskc(&[spec.to_str().unwrap()], &fresh, &cache)
+        .status
+        .success());
     for (repo, patch) in patches {
         let file = tmp.path().join(format!("{repo}.diff"));
         std::fs::write(&file, patch.as_str().unwrap()).unwrap();
@@ -144,7 +152,10 @@ fn a_folder_with_files_is_refused_and_left_alone() {
     assert_eq!(o.status.code(), Some(2));
     let entries: Vec<_> = std::fs::read_dir(&out).unwrap().collect();
     assert_eq!(entries.len(), 1);
-    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
     let stderr = redact(&String::from_utf8_lossy(&o.stderr), &out);
     let stderr = stderr.replace(&spec.display().to_string(), "cookie-split.task");
     insta::assert_snapshot!(stderr);

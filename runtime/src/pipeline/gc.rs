@@ -264,7 +264,7 @@ fn results_gc(
             found.push(GcItem::Result { path: e.path() });
         }
     }
-    found.sort_by(|a, b| a.to_string().cmp(&b.to_string()));
+    found.sort_by_key(|item| item.to_string());
     if !report.dry_run && !found.is_empty() {
         ResultStore::new(cache, backend)
             .gc(&keep.runs)
