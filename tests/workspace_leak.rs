@@ -152,10 +152,12 @@ fn assert_one_commit_each(dir: &Path) -> usize {
     let mut rs = Vec::new();
     repos(dir, &mut rs);
     for r in &rs {
-        let log = run(Command::new("git")
-            .arg("-C")
-            .arg(r)
-            .args(["log", "--all", "--format=%H"]));
+        let log = run(Command::new("git").arg("-C").arg(r).args([
+            "log",
+            "--all",
+            "--reflog",
+            "--format=%H",
+        ]));
         let commits = String::from_utf8_lossy(&log).lines().count();
         assert_eq!(commits, 1, "{} has {commits} commits", r.display());
     }
@@ -349,4 +351,61 @@ fn docker_run(image: &str, script: &str, needles: &[String]) -> Result<String, S
         ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The search is not vacuous: a gold line hidden only in a git object (committed, then the
+/// work tree reset to base) is found, and the extra commit is counted.
+#[test]
+fn the_search_finds_a_planted_leak() {
+    let cache = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = examples()
+        .into_iter()
+        .find(|s| s.ends_with("cookie-split.task"))
+        .unwrap();
+    let task = load(&spec);
+    let out = tmp.path().join("joint");
+    export(&spec, "joint", &out, cache.path(), &[]);
+    let base = base_text(&out);
+    let needles: Vec<String> = added_lines(&task)
+        .into_iter()
+        .filter(|l| l.len() > MIN_NEEDLE && !base.contains(l.as_str()))
+        .collect();
+    let repo = out.join("proxy");
+    let gold = spec.with_file_name("gold").join("proxy.patch");
+    run(Command::new("git")
+        .arg("-C")
+        .arg(&repo)
+        .arg("apply")
+        .arg(&gold));
+    run(Command::new("git").arg("-C").arg(&repo).args([
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qam",
+        "leak",
+    ]));
+    run(Command::new("git")
+        .arg("-C")
+        .arg(&repo)
+        .args(["reset", "-q", "--hard", "HEAD~1"]));
+    assert!(!base_text(&out).is_empty());
+    let found: Vec<String> = haystacks(&out)
+        .into_iter()
+        .filter(|(_, text)| needles.iter().any(|n| text.contains(n.as_str())))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        found.iter().any(|n| n.starts_with("git objects of")),
+        "the planted leak was not found: {found:?}"
+    );
+    let log = run(Command::new("git").arg("-C").arg(&repo).args([
+        "log",
+        "--all",
+        "--reflog",
+        "--format=%H",
+    ]));
+    assert_eq!(String::from_utf8_lossy(&log).lines().count(), 2);
 }
