@@ -90,12 +90,15 @@ fn oracle_of(l: &Loaded) -> Result<TaskOracle, String> {
     })
 }
 
+/// Predictions grouped by task id.
+type ByTask = BTreeMap<String, Vec<Prediction>>;
+
 /// Predictions per task id, and the lines that were skipped.
 fn read_predictions(
     source: &str,
     loaded: &[Loaded],
-) -> Result<(BTreeMap<String, Vec<Prediction>>, Vec<PredictionError>), String> {
-    let mut by_task: BTreeMap<String, Vec<Prediction>> = BTreeMap::new();
+) -> Result<(ByTask, Vec<PredictionError>), String> {
+    let mut by_task = ByTask::new();
     match source {
         "gold" | "empty" => {
             for l in loaded {
