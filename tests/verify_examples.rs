@@ -69,7 +69,15 @@ fn verify(example: &str, backend: &str) -> (i32, String) {
     let cache = tempfile::tempdir().expect("temp dir");
     let spec = format!("examples/{example}/{example}.task");
     let r = taskc(
-        &["verify", &spec, "--backend", backend, "--no-lock", "--jobs", "2"],
+        &[
+            "verify",
+            &spec,
+            "--backend",
+            backend,
+            "--no-lock",
+            "--jobs",
+            "2",
+        ],
         cache.path(),
         &root(),
     );
@@ -116,14 +124,28 @@ fn reverify_reuses_results_and_reruns_only_what_changed() {
     let ex = dir.path().join("cookie-split");
     copy_dir(&root().join("examples/cookie-split"), &ex);
     let cache = dir.path().join("cache");
-    let args = ["verify", "cookie-split.task", "--backend", "local", "--no-lock"];
+    let args = [
+        "verify",
+        "cookie-split.task",
+        "--backend",
+        "local",
+        "--no-lock",
+    ];
     let first = taskc(&args, &cache, &ex);
     assert_eq!(first.code, 0, "{}{}", first.stdout, first.stderr);
-    assert!(first.stdout.contains("6 runs: 6 executed, 0 cached"), "{}", first.stdout);
+    assert!(
+        first.stdout.contains("6 runs: 6 executed, 0 cached"),
+        "{}",
+        first.stdout
+    );
 
     let second = taskc(&args, &cache, &ex);
     assert_eq!(second.code, 0, "{}{}", second.stdout, second.stderr);
-    assert!(second.stdout.contains("6 runs: 0 executed, 6 cached"), "{}", second.stdout);
+    assert!(
+        second.stdout.contains("6 runs: 0 executed, 6 cached"),
+        "{}",
+        second.stdout
+    );
 
     // gateway's runs (gateway × every subset of {gateway, proxy}) depend on its test
     // command; proxy's two runs do not.
@@ -134,11 +156,18 @@ fn reverify_reuses_results_and_reruns_only_what_changed() {
         "run \"PYTHONPATH=../proxy TASKC_EDITED=1 python3",
         1,
     );
-    assert_ne!(text, edited, "the example's gateway run command changed; update this test");
+    assert_ne!(
+        text, edited,
+        "the example's gateway run command changed; update this test"
+    );
     std::fs::write(&spec, edited).expect("write spec");
     let third = taskc(&args, &cache, &ex);
     assert_eq!(third.code, 0, "{}{}", third.stdout, third.stderr);
-    assert!(third.stdout.contains("6 runs: 4 executed, 2 cached"), "{}", third.stdout);
+    assert!(
+        third.stdout.contains("6 runs: 4 executed, 2 cached"),
+        "{}",
+        third.stdout
+    );
 }
 
 fn copy_dir(from: &Path, to: &Path) {

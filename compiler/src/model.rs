@@ -132,11 +132,19 @@ pub struct Repo {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
-    Git { url: String },
+    Git {
+        url: String,
+    },
     /// A git bundle file, relative to the spec's folder; `digest` is the sha256 of its bytes.
-    Bundle { path: String, digest: String },
+    Bundle {
+        path: String,
+        digest: String,
+    },
     /// A plain folder, relative to the spec's folder; `digest` hashes its tree (paths, modes, bytes).
-    Dir { path: String, digest: String },
+    Dir {
+        path: String,
+        digest: String,
+    },
 }
 
 impl Source {

@@ -68,7 +68,11 @@ impl Loader for FsLoader {
         for rel in files {
             let full = root.join(&rel);
             let bytes = std::fs::read(&full).map_err(io_err)?;
-            let mode = if is_executable(&full) { "100755" } else { "100644" };
+            let mode = if is_executable(&full) {
+                "100755"
+            } else {
+                "100644"
+            };
             let rel = rel.to_string_lossy().replace('\\', "/");
             h.update(rel.as_bytes());
             h.update([0]);

@@ -9,10 +9,10 @@ mod verify;
 mod workspace;
 
 pub use backend_choice::{open_backend, BackendChoice};
+pub use gc::{gc, session_is_live, GcItem, GcKeep, GcReport, BASE_IMAGE_PREFIX};
 pub use images::prepare_images;
 pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
-pub use gc::{gc, session_is_live, GcItem, GcKeep, GcReport, BASE_IMAGE_PREFIX};
 pub use workspace::{
     export_workspaces, tag_task_image, ExportedRepo, ExportedWorkspace, PROMPT_FILE,
 };

@@ -40,7 +40,11 @@ pub async fn score(
     let plan = lower_score(task, &opts.lower, opts.mode)?;
     let image = prepare_images(session, &plan, task, spec_dir).await?;
     let store = ResultStore::new(&session.cache, session.backend.name());
-    let runs = plan.score.as_ref().map(|s| s.runs.clone()).unwrap_or_default();
+    let runs = plan
+        .score
+        .as_ref()
+        .map(|s| s.runs.clone())
+        .unwrap_or_default();
     let mut jobs = Vec::new();
     for p in predictions {
         for r in &runs {
