@@ -32,6 +32,21 @@ fn taskc(args: &[&str], cache: &Path, cwd: &Path) -> Run {
     }
 }
 
+fn check(args: &[&str], cwd: &Path) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .arg("check")
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(cwd)
+        .output()
+        .expect("the taskc binary runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
 /// Replace wall times (`12.3 s`) so the table snapshots are stable.
 fn redact(s: &str) -> String {
     let mut out = String::new();
@@ -181,4 +196,41 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(e.path(), dst).expect("copy");
         }
     }
+}
+
+/// `verify` writes the lock beside the spec; `check` finds it fresh, and stale (naming the
+/// changed input) once a hidden test patch changes.
+#[test]
+fn verify_writes_a_lock_that_check_reports_stale_after_an_edit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ex = dir.path().join("config-merge");
+    copy_dir(&root().join("examples/config-merge"), &ex);
+    std::fs::remove_file(ex.join("config-merge.lock")).expect("remove the committed lock");
+    let cache = dir.path().join("cache");
+    let v = taskc(
+        &["verify", "config-merge.task", "--backend", "local"],
+        &cache,
+        &ex,
+    );
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+    let lock = std::fs::read_to_string(ex.join("config-merge.lock")).expect("lock written");
+    assert!(lock.contains("[repos.loader]") && lock.contains("rule = \"unrequested\""));
+
+    let fresh = check(&["config-merge.task"], &ex);
+    assert_eq!(fresh.code, 0, "{}", fresh.stderr);
+    assert!(
+        fresh.stderr.contains("0 errors, 0 warnings"),
+        "{}",
+        fresh.stderr
+    );
+
+    let patch = ex.join("tests/loader.patch");
+    let text = std::fs::read_to_string(&patch).expect("patch");
+    // A byte-level change that keeps the patch valid: one more trailing newline.
+    std::fs::write(&patch, format!("{text}\n")).expect("write");
+    let stale = check(&["config-merge.task"], &ex);
+    assert!(stale.stderr.contains("W0900"), "{}", stale.stderr);
+    assert!(stale.stderr.contains("tests.loader"), "{}", stale.stderr);
+    let deny = check(&["--deny-warnings", "config-merge.task"], &ex);
+    assert_eq!(deny.code, 1, "{}", deny.stderr);
 }
