@@ -160,6 +160,19 @@ fn peak_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// CPU time (user + system) this process has used so far, from /proc/self/stat; on a
+/// loaded machine it says more about the checker than wall time does.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    // Clock ticks are 100 per second on Linux (USER_HZ).
+    Some(Duration::from_millis((utime + stime) * 10))
+}
+
 struct Figures {
     specs: usize,
     bytes: usize,
@@ -167,18 +180,22 @@ struct Figures {
     warnings: usize,
     check: Duration,
     wall: Duration,
+    /// CPU time of the whole phase (generation included for MemLoader).
+    cpu: Option<Duration>,
 }
 
 fn print(name: &str, f: &Figures) {
     let secs = f.check.as_secs_f64().max(1e-9);
     println!(
-        "{name}: {} specs, {:.1} MB (spec + patch bytes)\n  check time {:.3} s ({:.0} specs/s, {:.1} MB/s); wall incl. generation {:.3} s\n  diagnostics: {} errors, {} warnings; peak RSS so far {}",
+        "{name}: {} specs, {:.1} MB (spec + patch bytes)\n  check time {:.3} s ({:.0} specs/s, {:.1} MB/s); wall incl. generation {:.3} s\n  CPU time of the phase {}\n  diagnostics: {} errors, {} warnings; peak RSS so far {}",
         f.specs,
         f.bytes as f64 / 1e6,
         f.check.as_secs_f64(),
         f.specs as f64 / secs,
         f.bytes as f64 / 1e6 / secs,
         f.wall.as_secs_f64(),
+        f.cpu
+            .map_or("unknown".to_string(), |c| format!("{:.2} s", c.as_secs_f64())),
         f.errors,
         f.warnings,
         peak_kib().map_or("unknown".to_string(), |k| format!("{:.1} MiB", k as f64 / 1024.0)),
@@ -200,6 +217,7 @@ fn tally(f: &mut Figures, checked: &taskc_compiler::check::Checked, i: usize) {
 
 fn mem_loader(n: usize) -> Figures {
     let start = Instant::now();
+    let cpu0 = cpu_time();
     let mut f = Figures {
         specs: n,
         bytes: 0,
@@ -207,6 +225,7 @@ fn mem_loader(n: usize) -> Figures {
         warnings: 0,
         check: Duration::ZERO,
         wall: Duration::ZERO,
+        cpu: None,
     };
     for i in 0..n {
         let g = generate(i);
@@ -221,6 +240,7 @@ fn mem_loader(n: usize) -> Figures {
         tally(&mut f, &checked, i);
     }
     f.wall = start.elapsed();
+    f.cpu = cpu_time().zip(cpu0).map(|(b, a)| b.saturating_sub(a));
     f
 }
 
@@ -237,6 +257,7 @@ fn fs_loader(n: usize) -> std::io::Result<Figures> {
         std::fs::write(d.join("tests.patch"), &g.tests)?;
     }
     let start = Instant::now();
+    let cpu0 = cpu_time();
     let mut f = Figures {
         specs: n,
         bytes,
@@ -244,6 +265,7 @@ fn fs_loader(n: usize) -> std::io::Result<Figures> {
         warnings: 0,
         check: Duration::ZERO,
         wall: Duration::ZERO,
+        cpu: None,
     };
     for i in 0..n {
         let d = dir.path().join(i.to_string());
@@ -254,6 +276,7 @@ fn fs_loader(n: usize) -> std::io::Result<Figures> {
         tally(&mut f, &checked, i);
     }
     f.wall = start.elapsed();
+    f.cpu = cpu_time().zip(cpu0).map(|(b, a)| b.saturating_sub(a));
     Ok(f)
 }
 
