@@ -7,11 +7,11 @@ use std::process::ExitCode;
 pub enum Exit {
     /// 0: everything checked is clean (or the command succeeded).
     Success = 0,
-    /// 1: a spec has errors (or warnings under `--deny-warnings`), or `fmt --check` found
-    /// a file that is not formatted.
+    /// 1: a spec has errors (or warnings under `--deny-warnings`), `fmt --check` found
+    /// a file that is not formatted, or `verify` found a task unsound.
     Findings = 1,
     /// 2: taskc could not do what was asked: bad usage, a path that does not exist, a file
-    /// or folder it cannot read or write.
+    /// or folder it cannot read or write, or infrastructure (Docker, an image build) failed.
     Usage = 2,
 }
 
@@ -31,8 +31,11 @@ impl From<Exit> for ExitCode {
 /// Text for `taskc --help`.
 pub const HELP: &str = "\
 Exit codes:
-  0  success: no errors (and no warnings under --deny-warnings); files formatted
+  0  success: no errors (and no warnings under --deny-warnings); files formatted;
+     `verify`: every task is sound; `score`: the predictions were scored
   1  findings: a spec has errors, or warnings under --deny-warnings; `fmt --check` found
-     files that would change; `fmt` refused a file with syntax errors
-  2  usage or I/O error: bad arguments, a path that does not exist, a file or folder
-     that cannot be read or written";
+     files that would change; `fmt` refused a file with syntax errors; `verify`: a task
+     is unsound
+  2  usage, I/O or infrastructure error: bad arguments, a path that does not exist, a
+     file or folder that cannot be read or written, the Docker Engine unreachable, an
+     image that does not build";
