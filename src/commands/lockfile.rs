@@ -9,9 +9,9 @@ use taskc_compiler::lock::{
     invalid_lock_diagnostic, lock_inputs, lock_path_for, parse_lock, stale_inputs_with,
     stale_lock_diagnostic, DroppedLock, Lock, RepoLock, TruthCell, TruthRow,
 };
+use taskc_compiler::lower::LowerOptions;
 use taskc_compiler::model::Task;
 use taskc_compiler::{Diagnostic, SourceMap};
-use taskc_compiler::lower::LowerOptions;
 use taskc_runtime::pipeline::VerifyOutcome;
 
 use super::spec::Loaded;
