@@ -33,5 +33,4 @@ if ! docker info >/dev/null 2>&1; then
 fi
 
 # Base image built from nothing (debootstrap + docker import); reused by tag when present.
-cargo build --quiet --bin taskc
-./target/debug/taskc image bootstrap
+cargo run --quiet --bin taskc -- image bootstrap
