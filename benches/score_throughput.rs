@@ -100,7 +100,7 @@ fn main() {
         println!("  runs            {runs} ({invalid} invalid: patch did not apply, …)");
         println!("  sum test        {test:.1}s (raw test commands)");
         println!(
-            "  sum run         {:.1}s (create → remove per run)",
+            "  sum run         {:.1}s (start → exit per run: `wall_ms`)",
             run_ms as f64 / 1000.0
         );
         println!("  wall/test       {:.2}", wall / test);

@@ -10,7 +10,7 @@
 //! - `wall`: wall time of the whole `taskc verify` process;
 //! - `sum test`: the sum over runs and repositories of `test_ms`, the raw test command's
 //!   wall time measured inside the run;
-//! - `sum run`: the sum of `wall_ms`, each run's container create → remove time;
+//! - `sum run`: the sum of `wall_ms` (the Docker backend measures container start → exit);
 //! - `wall/test`: the overhead ratio (runs overlap at `--jobs 2`, so this can be
 //!   below 1);
 //! - `wall/(test/jobs)`: against the ideal parallel time, the sum divided by the jobs.
