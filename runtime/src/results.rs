@@ -23,7 +23,7 @@ pub struct RunResult {
     pub invalid: Option<String>,
     /// Per repository under test.
     pub repos: BTreeMap<String, RepoTests>,
-    /// Wall time of the whole run (container create → remove), milliseconds.
+    /// Wall time of the run as the backend measures it (Docker: start → exit), milliseconds.
     pub wall_ms: u64,
 }
 

@@ -52,14 +52,34 @@ struct Package {
     ended: bool,
 }
 
+/// `FAIL\t<pkg> [build failed]` (or `[setup failed]`) printed as plain text: the package.
+fn plain_build_failure(line: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(line).ok()?;
+    let rest = text.strip_prefix("FAIL")?;
+    if !(rest.contains("[build failed]") || rest.contains("[setup failed]")) {
+        return None;
+    }
+    rest.split_whitespace()
+        .next()
+        .filter(|p| !p.starts_with('['))
+        .map(str::to_string)
+}
+
 /// Parses a `go test -json` log.
 pub fn parse(log: &[u8]) -> ParsedLog {
     let mut parsed = ParsedLog::new();
     let mut packages: BTreeMap<String, Package> = BTreeMap::new();
     let mut skipped_lines = 0usize;
+    // Before Go 1.24 a package that does not compile is reported only in plain text
+    // (`FAIL\t<pkg> [build failed]`), with no JSON event: its tests fail, the log is whole.
+    let mut plain_build_failures = 0usize;
     for raw in lines(log) {
         let trimmed = raw.trim_ascii();
         if !trimmed.starts_with(b"{") {
+            if let Some(pkg) = plain_build_failure(trimmed) {
+                parsed.record(pkg, Outcome::Error);
+                plain_build_failures += 1;
+            }
             continue;
         }
         let Ok(event) = serde_json::from_slice::<Event>(trimmed) else {
@@ -141,7 +161,7 @@ pub fn parse(log: &[u8]) -> ParsedLog {
             parsed.record(id.clone(), Outcome::Error);
         }
     }
-    if packages.is_empty() {
+    if packages.is_empty() && plain_build_failures == 0 {
         parsed.complete = false;
         parsed.warn("no `go test -json` events in the log: run go test with -json");
     }
@@ -152,4 +172,17 @@ pub fn parse(log: &[u8]) -> ParsedLog {
     }
     parsed.finish();
     parsed
+}
+
+#[cfg(test)]
+mod plain_build_failure_tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_text_build_failure_fails_the_package_and_keeps_the_log_whole() {
+        let log = b"# example.com/sdk [example.com/sdk.test]\n./retry.go:12:2: undefined: x\nFAIL\texample.com/sdk [build failed]\n";
+        let parsed = parse(log);
+        assert!(parsed.complete, "{:?}", parsed.warnings);
+        assert_eq!(parsed.tests.get("example.com/sdk"), Some(&Outcome::Error));
+    }
 }
