@@ -2,31 +2,13 @@
 //! backends, with the real binary: `gold` must solve every task, `empty` none. The Docker
 //! tests FAIL when the engine does not answer, unless `TASKC_SKIP_DOCKER=1`.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{docker_or_skip, root};
+
 use std::process::Command;
 
 const SOUND: &[&str] = &["cookie-split", "config-merge", "context-docs", "sdk-retry"];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn docker_or_skip() -> bool {
-    if std::env::var_os("TASKC_SKIP_DOCKER").is_some_and(|v| v == "1") {
-        eprintln!("TASKC_SKIP_DOCKER=1: skipping a Docker test");
-        return false;
-    }
-    let ok = Command::new("docker")
-        .arg("info")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    assert!(
-        ok,
-        "the Docker Engine does not answer: start it (scripts/setup.sh checks it) or set TASKC_SKIP_DOCKER=1"
-    );
-    true
-}
 
 /// Score `predictions` over `examples`; returns (solved, predictions, invalid) of the report.
 fn score(examples: &[&str], predictions: &str, mode: &str, backend: &str) -> (u64, u64, u64) {

@@ -2,12 +2,12 @@
 //! The Docker tests run against the real Docker Engine; when it does not answer they FAIL,
 //! unless `TASKC_SKIP_DOCKER=1` says to skip them (no silent skip).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{docker_or_skip, root};
+
+use std::path::Path;
+use std::process::Command;
 
 struct Run {
     code: i32,
@@ -61,23 +61,6 @@ fn redact(s: &str) -> String {
         out.push('\n');
     }
     out
-}
-
-fn docker_or_skip() -> bool {
-    if std::env::var_os("TASKC_SKIP_DOCKER").is_some_and(|v| v == "1") {
-        eprintln!("TASKC_SKIP_DOCKER=1: skipping a Docker test");
-        return false;
-    }
-    let ok = Command::new("docker")
-        .arg("info")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    assert!(
-        ok,
-        "the Docker Engine does not answer: start it (scripts/setup.sh checks it) or set TASKC_SKIP_DOCKER=1"
-    );
-    true
 }
 
 fn verify(example: &str, backend: &str) -> (i32, String) {

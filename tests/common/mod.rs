@@ -1,0 +1,28 @@
+//! Helpers shared by the end-to-end tests.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The repository's root (examples are under it).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Whether the Docker tests run: they do unless `TASKC_SKIP_DOCKER=1`; when they should
+/// and the engine does not answer, the test FAILS (no silent skip).
+pub fn docker_or_skip() -> bool {
+    if std::env::var_os("TASKC_SKIP_DOCKER").is_some_and(|v| v == "1") {
+        eprintln!("TASKC_SKIP_DOCKER=1: skipping a Docker test");
+        return false;
+    }
+    let ok = Command::new("docker")
+        .arg("info")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "the Docker Engine does not answer: start it (scripts/setup.sh checks it) or set TASKC_SKIP_DOCKER=1"
+    );
+    true
+}
