@@ -152,20 +152,13 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
             return Exit::Usage;
         }
     };
-    let opts = VerifyOptions {
-        lower: LowerOptions {
-            base_image_override: None,
-            exhaustive: args.exhaustive,
-        },
-        repeat: args.repeat as usize,
-    };
     for l in &loaded {
         let opts = VerifyOptions {
             lower: LowerOptions {
                 base_image_override: l.base_image_override.clone(),
-                ..opts.lower.clone()
+                exhaustive: args.exhaustive,
             },
-            ..opts.clone()
+            repeat: args.repeat as usize,
         };
         match pipeline::verify(&session, &l.task, &l.dir, &opts).await {
             Ok(outcome) => {

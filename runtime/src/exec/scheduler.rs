@@ -162,7 +162,6 @@ impl Executor {
                 Some((job.key, k, result))
             });
         }
-        let mut finished = 0;
         let ctrl_c = tokio::signal::ctrl_c();
         tokio::pin!(ctrl_c);
         loop {
@@ -186,7 +185,6 @@ impl Executor {
                             path: format!("{key}.{k}.json"),
                             source,
                         })?;
-                    finished += 1;
                     exec.executed += 1;
                     exec.results.entry(key).or_default().push(result);
                 }
@@ -194,13 +192,15 @@ impl Executor {
                     stop.store(true, Ordering::SeqCst);
                     set.abort_all();
                     let _ = self.backend.remove_session(&self.session).await;
-                    self.progress.emit(Event::Interrupted { finished, pending: pending - finished });
-                    return Err(ExecError::Interrupted { finished: finished + exec.cached });
+                    self.progress.emit(Event::Interrupted {
+                        finished: exec.executed,
+                        pending: pending - exec.executed,
+                    });
+                    return Err(ExecError::Interrupted {
+                        finished: exec.executed + exec.cached,
+                    });
                 }
             }
-        }
-        for reps in exec.results.values_mut() {
-            reps.truncate(repeat.max(1));
         }
         exec.wall = start.elapsed();
         self.progress.finish();
