@@ -60,7 +60,7 @@ proptest! {
                 let r: usize = name[1..].parse().unwrap();
                 let cl: BTreeSet<String> = closure(&uses, r).iter().map(|i| format!("r{i}")).collect();
                 let run = runs[check.run.as_str()];
-                prop_assert_eq!(&run.under_test, &vec![name.clone()]);
+                prop_assert_eq!(&run.under_test, name);
                 let want: Vec<String> = c.gold.iter().filter(|g| cl.contains(*g)).cloned().collect();
                 prop_assert_eq!(&run.gold_applied, &want);
             }

@@ -135,7 +135,7 @@ fn images_reference_no_blob_and_hold_no_hidden_text() {
 fn edits_are_applied_to_a_relaxed_blob_and_drops_listed() {
     let plan = lower_verify(&cookie_split(), &opts()).unwrap();
     let v = plan.verify.as_ref().unwrap();
-    let run = v.runs.iter().find(|r| r.under_test == ["gateway"]).unwrap();
+    let run = v.runs.iter().find(|r| r.under_test == "gateway").unwrap();
     let blob = run
         .steps
         .iter()
@@ -147,8 +147,8 @@ fn edits_are_applied_to_a_relaxed_blob_and_drops_listed() {
     let text = &plan.blobs[blob];
     assert!(text.contains("+    with pytest.raises(ValueError):\n"));
     assert!(!text.contains("cookie too large"));
-    assert_eq!(run.tests[0].dropped.len(), 1);
-    assert_eq!(run.tests[0].dropped[0].rule, "unrequested");
+    assert_eq!(run.test.dropped.len(), 1);
+    assert_eq!(run.test.dropped[0].rule, "unrequested");
     // The unrelaxed gateway test patch is not shipped; proxy's (unrelaxed) is.
     assert_eq!(plan.blobs.len(), 2 + 2);
 }

@@ -56,9 +56,7 @@ fn results(plan: &taskc_compiler::plan::Plan, p: &Prediction) -> BTreeMap<String
     let mut out = BTreeMap::new();
     for run in &plan.score.as_ref().unwrap().runs {
         let key = p.result_key(&run.id);
-        let repos = run
-            .under_test
-            .iter()
+        let repos = std::iter::once(&run.under_test)
             .map(|t| {
                 let fixed = if p.touches(t) {
                     Outcome::Passed

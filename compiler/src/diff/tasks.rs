@@ -256,7 +256,7 @@ pub(super) fn invalidated(old: &Plan, new: &Plan) -> Invalidated {
         .filter(|r| !old_ids.contains(r.id.as_str()))
         .map(|r| RunRef {
             id: r.id.clone(),
-            under_test: r.under_test.clone(),
+            under_test: vec![r.under_test.clone()],
             gold_applied: r.gold_applied.clone(),
         })
         .collect();

@@ -135,58 +135,54 @@ impl<'t> Prepared<'t> {
         })
     }
 
-    /// A run from the task image: the prediction placeholders, then gold, then for each
-    /// repository under test its test files restored and its relaxed hidden tests applied;
-    /// then its tests. Lists are sorted by name.
-    pub fn run(&self, under_test: &[String], gold: &[String], prediction: &[String]) -> Run {
+    /// A run from the task image testing `under_test` (a target): the prediction
+    /// placeholders, then gold, then `under_test`'s test files restored and its relaxed
+    /// hidden tests applied; then its tests. Lists are sorted by name. `None` when
+    /// `under_test` is not a target with tests.
+    pub fn run(&self, under_test: &str, gold: &[String], prediction: &[String]) -> Option<Run> {
         let sorted = |v: &[String]| {
             let mut v = v.to_vec();
             v.sort();
             v.dedup();
             v
         };
-        let (under_test, gold, prediction) = (sorted(under_test), sorted(gold), sorted(prediction));
+        let (gold, prediction) = (sorted(gold), sorted(prediction));
+        let t = self.tests.get(under_test)?;
         let mut steps = Vec::new();
         for repo in &prediction {
             steps.push(Step::ApplyPrediction { repo: repo.clone() });
         }
         for repo in &gold {
-            if let Some(t) = self.tests.get(repo) {
+            if let Some(g) = self.tests.get(repo) {
                 steps.push(Step::ApplyGold {
                     repo: repo.clone(),
-                    blob: t.gold_blob.clone(),
+                    blob: g.gold_blob.clone(),
                 });
             }
         }
-        let mut tests = Vec::new();
-        for repo in &under_test {
-            if let Some(t) = self.tests.get(repo) {
-                steps.push(Step::RestoreFiles {
-                    repo: repo.clone(),
-                    paths: t.restore.clone(),
-                });
-                steps.push(Step::ApplyTests {
-                    repo: repo.clone(),
-                    blob: t.tests_blob.clone(),
-                });
-                tests.push(t.test.clone());
-            }
-        }
+        steps.push(Step::RestoreFiles {
+            repo: under_test.to_string(),
+            paths: t.restore.clone(),
+        });
+        steps.push(Step::ApplyTests {
+            repo: under_test.to_string(),
+            blob: t.tests_blob.clone(),
+        });
         let mut run = Run {
             id: String::new(),
             digest: String::new(),
             image: self.images.task.id.clone(),
-            under_test,
+            under_test: under_test.to_string(),
             gold_applied: gold,
             prediction,
             network: false,
             steps,
-            tests,
+            test: t.test.clone(),
         };
         let digest = canonical_digest("taskc.run/1", &(&self.images.task.digest, &run));
         run.id = short_id("run", &digest);
         run.digest = digest;
-        run
+        Some(run)
     }
 
     /// Assemble and seal a plan, keeping only the blobs it refers to.

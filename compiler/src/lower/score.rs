@@ -1,5 +1,6 @@
-//! The scoring plan: joint (one run, every repository patched by the agent) or
-//! independent (one run per target; the other targets at gold).
+//! The scoring plan: joint (one run per target, every repository patched by the agent) or
+//! independent (one run per target; the other targets at gold). Either way a run tests one
+//! target, in its own fresh sandbox.
 
 use crate::plan::{Plan, PlanKind, ScoreMode, ScorePlan};
 
@@ -10,7 +11,7 @@ pub(crate) fn lower(prep: Prepared<'_>, mode: ScoreMode) -> Plan {
     match mode {
         ScoreMode::Joint => {
             let all: Vec<String> = prep.task.repos.iter().map(|r| r.name.clone()).collect();
-            runs.push(prep.run(&prep.targets, &[], &all));
+            runs.extend(prep.targets.iter().filter_map(|t| prep.run(t, &[], &all)));
         }
         ScoreMode::Independent => {
             for t in &prep.targets {
@@ -18,7 +19,7 @@ pub(crate) fn lower(prep: Prepared<'_>, mode: ScoreMode) -> Plan {
                 prediction.extend(prep.contexts.iter().cloned());
                 let others: Vec<String> =
                     prep.targets.iter().filter(|o| *o != t).cloned().collect();
-                runs.push(prep.run(std::slice::from_ref(t), &others, &prediction));
+                runs.extend(prep.run(t, &others, &prediction));
             }
         }
     }

@@ -63,7 +63,13 @@ pub(crate) fn task_image(task: &Task, env: &EnvImage) -> TaskImage {
         .collect();
     let digest = canonical_digest(
         "taskc.task-image/1",
-        &(&env.digest, "synthetic-commit/1", identity),
+        // `test-user/10001`: the task image holds the unprivileged user the tests run as.
+        &(
+            &env.digest,
+            "synthetic-commit/1",
+            "test-user/10001",
+            identity,
+        ),
     );
     TaskImage {
         id: short_id("img", &digest),

@@ -51,7 +51,9 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
         if let Some(&i) = index.get(&k) {
             return runs[i].id.clone();
         }
-        let run = prep.run(&[r.to_string()], &gold, &[]);
+        let Some(run) = prep.run(r, &gold, &[]) else {
+            return String::new();
+        };
         let id = run.id.clone();
         index.insert(k, runs.len());
         runs.push(run);

@@ -1,5 +1,7 @@
-//! A run: one container (or local sandbox) started from the task image, a list of patch
-//! steps, then test commands whose logs are parsed. Runs never have network.
+//! A run: one fresh container (or local sandbox) started from the task image, a list of
+//! patch steps, then ONE repository's test command, whose output is parsed. Runs never have
+//! network, and a run tests exactly one repository: nothing one target's tests (or the code
+//! they import) write can reach another target's run (`docs/security.md`, defence 1).
 
 use serde::{Deserialize, Serialize};
 
@@ -12,8 +14,8 @@ pub struct Run {
     pub digest: String,
     /// The task image's id.
     pub image: String,
-    /// Repositories whose tests this run executes, sorted.
-    pub under_test: Vec<String>,
+    /// The one repository whose tests this run executes.
+    pub under_test: String,
     /// Target repositories that get their gold patch, sorted.
     pub gold_applied: Vec<String>,
     /// Repositories that get the agent's patch (scoring only), sorted.
@@ -22,8 +24,8 @@ pub struct Run {
     pub network: bool,
     /// Applied in order before any test runs.
     pub steps: Vec<Step>,
-    /// Run in order after the steps.
-    pub tests: Vec<TestStep>,
+    /// Run after the steps: the tests of `under_test`.
+    pub test: TestStep,
 }
 
 /// One preparation step of a run.

@@ -1,6 +1,7 @@
 //! The requests and outcomes a [`super::Backend`] speaks, free of plan types.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// One file of an image build context.
@@ -67,6 +68,10 @@ pub struct RunRequest {
     pub network: bool,
     /// Absolute container paths (files or folders) read back after the run.
     pub collect: Vec<String>,
+    /// Where to stream the run's output (stdout and stderr as the process wrote them), as
+    /// it arrives; `None` keeps it in [`RunOutcome::log`]. Either way it is capped at
+    /// [`super::LOG_CAP`] and the run is stopped beyond.
+    pub log_to: Option<PathBuf>,
 }
 
 impl RunRequest {
@@ -89,6 +94,7 @@ impl RunRequest {
             limits: Limits::default(),
             network: false,
             collect: Vec::new(),
+            log_to: None,
         }
     }
 }
@@ -98,8 +104,10 @@ impl RunRequest {
 pub struct RunOutcome {
     /// `None` when the process was killed (timeout) and no code is known.
     pub exit_code: Option<i64>,
-    /// Combined stdout and stderr, capped, with a truncation marker when cut.
+    /// Combined stdout and stderr, capped, with a truncation marker when cut (empty when
+    /// the request streamed it to [`RunRequest::log_to`]).
     pub log: Vec<u8>,
+    /// The output passed the cap: the backend stopped keeping it and stopped the run.
     pub log_truncated: bool,
     pub timed_out: bool,
     pub oom_killed: bool,

@@ -1,7 +1,8 @@
 //! The Docker backend (bollard): one container per run, running the script as its command.
 //!
-//! Lifecycle of a run: create (labelled) → upload → start → wait (kill on timeout) →
-//! inspect (OOM) → logs → download collected files → remove. Removal happens on every path,
+//! Lifecycle of a run: create (labelled) → upload → start → follow the output (to a file
+//! or memory; SIGKILL the container past the log cap) while waiting (SIGKILL the container
+//! at the timeout) → inspect (OOM) → download collected files → remove. Removal happens on every path,
 //! also when the future is dropped (a guard spawns the removal).
 
 mod errors;
@@ -20,10 +21,11 @@ use bollard::models::HostConfig;
 use bollard::Docker;
 use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
+use tokio::io::AsyncWriteExt;
 
 use crate::backend::{
     check_container_path, Backend, BackendError, ImageBuild, LogBuffer, RunOutcome, RunRequest,
-    IMAGE_LABEL, LOG_CAP, RUN_LABEL, SESSION_LABEL,
+    IMAGE_LABEL, LOG_CAP, RUN_LABEL, SESSION_LABEL, TRUNCATION_MARKER,
 };
 pub(crate) use errors::{docker_error, is_not_found};
 use tar_archive::{build_tar, read_collected, TarFile};
@@ -261,30 +263,42 @@ impl DockerBackend {
             .start_container(id, None::<StartContainerOptions<String>>)
             .await
             .map_err(|e| docker_error("start container", id, e))?;
-        let mut timed_out = false;
-        let waited = tokio::time::timeout(req.timeout, self.wait(id)).await;
-        let mut exit_code = match waited {
-            Ok(code) => code?,
-            Err(_) => {
-                timed_out = true;
-                let kill = self
-                    .docker
-                    .kill_container(id, Some(KillContainerOptions { signal: "SIGKILL" }))
-                    .await;
-                if let Err(e) = kill {
-                    // The container may have exited between the timeout and the kill.
-                    if !is_conflict(&e) && !is_not_found(&e) {
-                        return Err(docker_error("kill container", id, e));
-                    }
-                }
-                // Bounded: a daemon that cannot kill the container must not hang the run.
-                tokio::time::timeout(KILL_GRACE, self.wait(id))
-                    .await
-                    .ok()
-                    .and_then(|r| r.ok())
-                    .flatten()
+        // The log streams while the container runs (to its file, or kept in memory), and
+        // the container is killed as soon as it passes the cap; meanwhile the clock runs.
+        let logs = async {
+            let streamed = tokio::time::timeout(
+                req.timeout + KILL_GRACE,
+                self.stream_logs(id, req.log_to.as_deref()),
+            )
+            .await;
+            match streamed {
+                Ok(r) => r,
+                Err(_) => Err(BackendError::Docker {
+                    op: "read container logs",
+                    target: id.to_string(),
+                    detail: "the log stream did not end with the container".into(),
+                    help: "retry; if it persists, check the Docker daemon's logs".into(),
+                }),
             }
         };
+        let waited = async {
+            match tokio::time::timeout(req.timeout, self.wait(id)).await {
+                Ok(code) => Ok((code?, false)),
+                Err(_) => {
+                    self.kill(id).await?;
+                    // Bounded: a daemon that cannot kill the container must not hang the run.
+                    let code = tokio::time::timeout(KILL_GRACE, self.wait(id))
+                        .await
+                        .ok()
+                        .and_then(|r| r.ok())
+                        .flatten();
+                    Ok::<_, BackendError>((code, true))
+                }
+            }
+        };
+        let (logs, waited) = tokio::join!(logs, waited);
+        let (mut exit_code, timed_out) = waited?;
+        let (log, log_truncated) = logs?;
         let duration = started.elapsed();
         let inspect = self
             .docker
@@ -293,12 +307,11 @@ impl DockerBackend {
             .map_err(|e| docker_error("inspect container", id, e))?;
         let state = inspect.state.unwrap_or_default();
         let oom_killed = state.oom_killed.unwrap_or(false);
-        if timed_out {
+        if timed_out || log_truncated {
             exit_code = None;
         } else if exit_code.is_none() {
             exit_code = state.exit_code;
         }
-        let (log, log_truncated) = self.logs(id).await?;
         let mut collected = BTreeMap::new();
         for path in &req.collect {
             collected.extend(self.download(id, path).await?);
@@ -312,6 +325,21 @@ impl DockerBackend {
             duration,
             collected,
         })
+    }
+
+    /// SIGKILL the whole container (every process in it).
+    async fn kill(&self, id: &str) -> Result<(), BackendError> {
+        let kill = self
+            .docker
+            .kill_container(id, Some(KillContainerOptions { signal: "SIGKILL" }))
+            .await;
+        match kill {
+            // The container may have exited in the meantime.
+            Err(e) if !is_conflict(&e) && !is_not_found(&e) => {
+                Err(docker_error("kill container", id, e))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Waits for the container to stop; returns its exit code.
@@ -332,23 +360,63 @@ impl DockerBackend {
         }
     }
 
-    async fn logs(&self, id: &str) -> Result<(Vec<u8>, bool), BackendError> {
+    /// Follows the container's output until it stops: into `to` (a file, written as it
+    /// arrives) or into memory. Past [`LOG_CAP`] bytes it kills the container and reports
+    /// the log as truncated; it never holds more than one chunk of a streamed log.
+    async fn stream_logs(
+        &self,
+        id: &str,
+        to: Option<&std::path::Path>,
+    ) -> Result<(Vec<u8>, bool), BackendError> {
+        let io_error = |e: std::io::Error| BackendError::Docker {
+            op: "write the run's log",
+            target: to.map(|p| p.display().to_string()).unwrap_or_default(),
+            detail: e.to_string(),
+            help: "check that the cache folder is writable and has space".into(),
+        };
+        let mut file = match to {
+            Some(path) => Some(tokio::fs::File::create(path).await.map_err(io_error)?),
+            None => None,
+        };
         let mut buffer = LogBuffer::new(LOG_CAP);
+        let mut written: usize = 0;
         let mut stream = self.docker.logs(
             id,
             Some(LogsOptions::<String> {
+                follow: true,
                 stdout: true,
                 stderr: true,
                 ..Default::default()
             }),
         );
+        let mut truncated = false;
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|e| docker_error("read container logs", id, e))?;
-            buffer.push(chunk.as_ref());
-            if buffer.truncated() {
-                // Past the cap: stop streaming; the container is removed with its log.
+            let bytes = chunk.into_bytes();
+            match file.as_mut() {
+                Some(f) => {
+                    let take = LOG_CAP.saturating_sub(written).min(bytes.len());
+                    f.write_all(&bytes[..take]).await.map_err(io_error)?;
+                    written += take;
+                    truncated = take < bytes.len();
+                }
+                None => {
+                    buffer.push(&bytes);
+                    truncated = buffer.truncated();
+                }
+            }
+            if truncated {
+                // Past the cap: the run is stopped, its output is not read any further.
+                self.kill(id).await?;
                 break;
             }
+        }
+        if let Some(mut f) = file {
+            if truncated {
+                f.write_all(TRUNCATION_MARKER).await.map_err(io_error)?;
+            }
+            f.flush().await.map_err(io_error)?;
+            return Ok((Vec::new(), truncated));
         }
         Ok(buffer.finish())
     }

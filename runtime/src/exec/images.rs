@@ -49,6 +49,13 @@ pub fn task_build(plan: &Plan, repos: &BTreeMap<String, PathBuf>) -> std::io::Re
     }
     context.sort_by(|a, b| a.path.cmp(&b.path));
     let mut df = format!("FROM {}\nCOPY work/ /work/\n", tag("env", &img.from));
+    // The unprivileged user the test command runs as (`exec::script`, least privilege);
+    // tool folders under /root (GOPATH, CARGO_HOME…) stay readable to it.
+    df.push_str(&format!(
+        "RUN groupadd -g {uid} {user} && useradd -u {uid} -g {uid} -M -d /tmp/{user}-home -s /bin/bash {user} && chmod 0755 /root\n",
+        uid = super::script::TEST_UID,
+        user = super::script::TEST_USER,
+    ));
     let mut local_setup = Vec::new();
     for r in &img.repos {
         for cmd in &r.setup {

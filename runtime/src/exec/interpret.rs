@@ -1,21 +1,21 @@
-//! Reading a finished run: the collected logs are parsed into test outcomes, and anything
-//! that makes the result untrustworthy is a typed [`RunFailure`] saying who caused it.
+//! Reading a finished run: its log (the test command's output stream) is parsed into test
+//! outcomes, and anything that makes the result untrustworthy is a typed [`RunFailure`]
+//! saying who caused it.
 
 use std::collections::BTreeMap;
 
 use taskc_compiler::plan::Run;
 
-use super::script::{out_files, StepFailure, FAILED_FILE, OUT_DIR, STEP_FAILED};
-use crate::backend::RunOutcome;
+use super::script::{
+    harness_file, StepFailure, EXIT_FILE, FAILED_FILE, MS_FILE, STEP_FAILED, TIMED_OUT_FILE,
+};
+use crate::backend::{RunOutcome, LOG_CAP};
 use crate::parsers;
 use crate::results::{RepoTests, RunFailure, RunResult, RESULT_SCHEMA};
 
-/// Exit status of `timeout(1)` when it killed the test command.
-const TIMEOUT_EXIT: i64 = 124;
-
-fn text(collected: &BTreeMap<String, Vec<u8>>, path: &str) -> Option<String> {
+fn text(collected: &BTreeMap<String, Vec<u8>>, name: &str) -> Option<String> {
     collected
-        .get(path)
+        .get(&harness_file(name))
         .map(|b| String::from_utf8_lossy(b).trim().to_string())
 }
 
@@ -36,93 +36,68 @@ fn step_failure(text: &str) -> RunFailure {
     }
 }
 
-/// Interpret `outcome` of `run` executed on `backend`.
-pub fn interpret(run: &Run, outcome: &RunOutcome, backend: &str) -> RunResult {
+/// Interpret `outcome` of `run` executed on `backend`; `log` is the run's log (the test
+/// command's output as the backend received it, at most [`LOG_CAP`] bytes).
+pub fn interpret(run: &Run, outcome: &RunOutcome, log: &[u8], backend: &str) -> RunResult {
     let c = &outcome.collected;
-    let mut failure: Option<RunFailure> = None;
-    let set = |failure: &mut Option<RunFailure>, why: RunFailure| {
-        if failure.is_none() {
-            *failure = Some(why);
+    let t = &run.test;
+    let exit_code = text(c, EXIT_FILE).and_then(|s| s.parse::<i64>().ok());
+    let test_ms = text(c, MS_FILE)
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(0);
+    let mut tests = RepoTests {
+        exit_code,
+        test_ms,
+        ..RepoTests::default()
+    };
+    let timeout = RunFailure::Timeout {
+        limit_secs: t.timeout_secs,
+    };
+    // In order: what stopped the run from outside, what the harness recorded, the log.
+    let failure = if outcome.log_truncated {
+        Some(RunFailure::OutputTooLarge {
+            limit_bytes: LOG_CAP as u64,
+        })
+    } else if outcome.oom_killed {
+        Some(RunFailure::OutOfMemory)
+    } else if outcome.timed_out {
+        Some(timeout)
+    } else if let Some(why) = text(c, FAILED_FILE) {
+        Some(step_failure(&why))
+    } else if outcome.exit_code == Some(STEP_FAILED) {
+        Some(RunFailure::error("a preparation step failed"))
+    } else if c.contains_key(&harness_file(TIMED_OUT_FILE)) {
+        // By the clock: whatever the exit code (a test ignoring SIGTERM ends 137).
+        Some(timeout)
+    } else if exit_code.is_none() {
+        // The test user cannot touch the harness's records: the harness itself died.
+        Some(RunFailure::error(format!(
+            "the harness recorded no exit code for the tests of `{}` (the sandbox ended early)",
+            t.repo
+        )))
+    } else {
+        match parsers::parse(&t.parser, log) {
+            Ok(parsed) => {
+                tests.tests = parsed.tests;
+                tests.duplicates = parsed.duplicates;
+                (!parsed.complete).then(|| RunFailure::RunnerCrashed {
+                    detail: format!(
+                        "the test log of `{}` ends mid-run (the runner crashed or was killed)",
+                        t.repo
+                    ),
+                })
+            }
+            Err(e) => Some(RunFailure::RunnerCrashed {
+                detail: format!("the test log of `{}` cannot be parsed: {e}", t.repo),
+            }),
         }
     };
-    if outcome.oom_killed {
-        set(&mut failure, RunFailure::OutOfMemory);
-    }
-    if outcome.timed_out {
-        set(
-            &mut failure,
-            RunFailure::Timeout {
-                limit_secs: outcome.duration.as_secs(),
-            },
-        );
-    }
-    if let Some(why) = text(c, &format!("{OUT_DIR}/{FAILED_FILE}")) {
-        set(&mut failure, step_failure(&why));
-    } else if outcome.exit_code == Some(STEP_FAILED) {
-        set(&mut failure, RunFailure::error("a preparation step failed"));
-    }
-    let mut repos = BTreeMap::new();
-    for t in &run.tests {
-        let [log, exit, ms] = out_files(&t.repo);
-        let exit_code = text(c, &exit).and_then(|s| s.parse::<i64>().ok());
-        let test_ms = text(c, &ms)
-            .and_then(|s| s.parse::<u64>().ok())
-            .unwrap_or(0);
-        let mut tests = RepoTests {
-            exit_code,
-            test_ms,
-            ..RepoTests::default()
-        };
-        match (c.get(&log), exit_code) {
-            (None, _) | (_, None) if failure.is_none() => {
-                set(
-                    &mut failure,
-                    RunFailure::RunnerCrashed {
-                        detail: format!("the tests of `{}` left no log", t.repo),
-                    },
-                );
-            }
-            (Some(_), Some(TIMEOUT_EXIT)) => {
-                set(
-                    &mut failure,
-                    RunFailure::Timeout {
-                        limit_secs: t.timeout_secs,
-                    },
-                );
-            }
-            (Some(bytes), Some(_)) => match parsers::parse(&t.parser, bytes) {
-                Ok(parsed) => {
-                    if !parsed.complete {
-                        set(
-                            &mut failure,
-                            RunFailure::RunnerCrashed {
-                                detail: format!(
-                                    "the test log of `{}` ends mid-run (the runner crashed or was killed)",
-                                    t.repo
-                                ),
-                            },
-                        );
-                    }
-                    tests.tests = parsed.tests;
-                    tests.duplicates = parsed.duplicates;
-                }
-                Err(e) => set(
-                    &mut failure,
-                    RunFailure::RunnerCrashed {
-                        detail: format!("the test log of `{}` cannot be parsed: {e}", t.repo),
-                    },
-                ),
-            },
-            _ => {}
-        }
-        repos.insert(t.repo.clone(), tests);
-    }
     RunResult {
         schema: RESULT_SCHEMA.to_string(),
         run: run.id.clone(),
         backend: backend.to_string(),
         failure,
-        repos,
+        repos: BTreeMap::from([(t.repo.clone(), tests)]),
         wall_ms: outcome.duration.as_millis() as u64,
     }
 }

@@ -3,6 +3,7 @@
 //! Ctrl-C stops new work and removes this session's containers.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -119,7 +120,9 @@ impl Executor {
         let permits = Arc::new(Semaphore::new(self.jobs.max(1)));
         let mut set = JoinSet::new();
         for (job, k) in todo {
-            let req = self.request(image, blobs, &job, k)?;
+            let mut req = self.request(image, blobs, &job, k)?;
+            let partial = self.store.partial_log(&job.key, k);
+            req.log_to = Some(partial.clone());
             let backend = self.backend.clone();
             let permits = permits.clone();
             let stop = stop.clone();
@@ -135,22 +138,25 @@ impl Executor {
                     repetition: k,
                 });
                 let started = Instant::now();
-                let outcome = backend.run(&req).await;
-                let result = outcome.map(|o| {
-                    let mut r = interpret(&job.run, &o, name);
-                    r.run = job.key.clone();
-                    let logs: Vec<(String, Vec<u8>)> = job
-                        .run
-                        .tests
-                        .iter()
-                        .filter_map(|t| {
-                            let [log, ..] = script::out_files(&t.repo);
-                            o.collected.get(&log).map(|b| (t.repo.clone(), b.clone()))
-                        })
-                        .chain(std::iter::once(("run".to_string(), o.log.clone())))
-                        .collect();
-                    (r, logs)
-                });
+                let result = match backend.run(&req).await {
+                    Ok(o) => match run_log(&o, &partial).await {
+                        Ok(log) => {
+                            let mut r = interpret(&job.run, &o, &log, name);
+                            r.run = job.key.clone();
+                            let harness = o
+                                .collected
+                                .get(&script::harness_file(script::HARNESS_LOG))
+                                .cloned()
+                                .unwrap_or_default();
+                            Ok((r, harness))
+                        }
+                        Err(source) => Err(ExecError::Store {
+                            path: partial.display().to_string(),
+                            source,
+                        }),
+                    },
+                    Err(e) => Err(ExecError::Backend(e)),
+                };
                 if let Ok((r, _)) = &result {
                     progress.emit(Event::RunFinished {
                         run: job.key.clone(),
@@ -159,7 +165,7 @@ impl Executor {
                         secs: started.elapsed().as_secs_f64(),
                     });
                 }
-                Some((job.key, k, result))
+                Some((job.key, job.run.under_test, k, partial, result))
             });
         }
         let ctrl_c = tokio::signal::ctrl_c();
@@ -168,18 +174,20 @@ impl Executor {
             tokio::select! {
                 next = set.join_next() => {
                     let Some(joined) = next else { break };
-                    let Ok(Some((key, k, result))) = joined else { continue };
-                    let (result, logs) = match result {
+                    let Ok(Some((key, repo, k, partial, result))) = joined else { continue };
+                    let (result, harness) = match result {
                         Ok(r) => r,
                         Err(e) => {
                             stop.store(true, Ordering::SeqCst);
                             set.abort_all();
                             let _ = self.backend.remove_session(&self.session).await;
-                            return Err(e.into());
+                            let _ = std::fs::remove_file(&partial);
+                            return Err(e);
                         }
                     };
                     self.store
-                        .put_logs(&key, k, &logs)
+                        .keep_log(&key, k, &repo, &partial)
+                        .and_then(|()| self.store.put_logs(&key, k, &[("run".to_string(), harness)]))
                         .and_then(|()| self.store.put(&result, k))
                         .map_err(|source| ExecError::Store {
                             path: format!("{key}.{k}.json"),
@@ -215,13 +223,6 @@ impl Executor {
         repetition: usize,
     ) -> Result<RunRequest, ExecError> {
         let s = script::build(&job.run, blobs, &job.predictions)?;
-        let timeout: u64 = job
-            .run
-            .tests
-            .iter()
-            .map(|t| t.timeout_secs + 10)
-            .sum::<u64>()
-            + 120;
         let mut req = RunRequest::new(
             image,
             format!("{}-{repetition}", job.key),
@@ -232,9 +233,21 @@ impl Executor {
         req.collect = s.collect;
         req.workdir = "/work".into();
         req.env = self.env.clone();
-        req.timeout = Duration::from_secs(timeout);
+        req.timeout = script::backend_timeout(&job.run);
         req.limits = self.limits;
         req.network = job.run.network;
         Ok(req)
+    }
+}
+
+/// The run's log, as a backend left it: streamed into `partial`, or (a backend that does
+/// not stream) in memory, then written there. Read back for the parser: at most the cap.
+async fn run_log(o: &crate::backend::RunOutcome, partial: &Path) -> std::io::Result<Vec<u8>> {
+    match tokio::fs::metadata(partial).await {
+        Ok(_) if o.log.is_empty() => tokio::fs::read(partial).await,
+        _ => {
+            tokio::fs::write(partial, &o.log).await?;
+            Ok(o.log.clone())
+        }
     }
 }

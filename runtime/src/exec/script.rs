@@ -1,22 +1,73 @@
-//! Turning a plan [`Run`] into the bash script a backend executes, the files uploaded
-//! into the run (patches, hidden tests: never baked into an image), and the files read
-//! back. Every absolute path in the script is prefixed with `$TASKC_ROOT`, empty in a
-//! container and the workspace folder on the local backend.
+//! Turning a plan [`Run`] into the bash script a backend executes in the run's fresh
+//! sandbox, the files uploaded into it (patches, hidden tests: never baked into an image),
+//! and the files read back.
+//!
+//! # The contract between this script and every backend
+//!
+//! - **Who runs it.** The backend runs the script with `bash -c` **as root inside the run's
+//!   own sandbox** (Docker: a fresh container; local: root in bubblewrap's namespaces), with
+//!   `$TASKC_ROOT` the path of the sandbox's `/` as the script sees it (`""` in Docker and
+//!   wherever the run's root is bound at `/`). Every absolute path in the script is
+//!   prefixed with `"$TASKC_ROOT"`.
+//! - **Uploads** (patches, hidden tests) are written by the backend under
+//!   `$TASKC_ROOT`[`BLOB_DIR`] before the script starts.
+//! - **The log.** The script's stdout and stderr are the run's log, exactly as the backend
+//!   receives them from the process (never a file the tests could rewrite); the backend
+//!   caps them at [`crate::backend::LOG_CAP`] and stops the run beyond (`output-too-large`).
+//!   The harness writes nothing of its own there: its messages, and the records of the test
+//!   command (exit code, duration, whether it reached its limit), go to
+//!   `$TASKC_ROOT`[`HARNESS_DIR`] (root only, mode 0700), read back after the run.
+//! - **Phases, in order** (each a function below; a phase that has nothing to do writes
+//!   nothing): apply patches → restore the test surface → apply hidden tests → inject
+//!   canaries → delete blobs → drop privileges → run.
+//! - **Least privilege.** When the script runs as root with `$TASKC_ROOT` empty, the test
+//!   command runs as uid/gid [`TEST_UID`] (`taskc-test`), through
+//!   `setpriv --reuid --regid --clear-groups --no-new-privs`: its own repository is handed
+//!   to it, `HOME` is a fresh folder of its own, it can read nothing under `/taskc` (the
+//!   blobs are deleted before it starts, and the folder is root-only). The harness keeps
+//!   its own `PATH` of system folders, so nothing the tests write is ever run as root.
+//!   Otherwise (the local backend without a sandbox) the command runs as the script does:
+//!   trusted predictions only (`docs/security.md`, defence 9).
+//! - **Time.** The test command is killed with SIGKILL (its process group) at its timeout;
+//!   every process the test user left is killed when it ends; the harness records by the
+//!   clock whether it reached its limit, and a run that reached it is a `timeout` whatever
+//!   its exit code. The backend adds a hard wall ([`backend_timeout`]) at which it kills the
+//!   whole sandbox.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use taskc_compiler::plan::{Run, Step};
 
 use crate::backend::Upload;
 
-/// Where uploads land and where a run writes what it reports.
+/// The harness's root-only folder; uploads land under it.
+pub const TASKC_DIR: &str = "/taskc";
+/// Where uploads land (deleted before the test command starts).
 pub const BLOB_DIR: &str = "/taskc/blobs";
-pub const OUT_DIR: &str = "/taskc/out";
+/// Where the harness writes its messages and its records of the test command.
+pub const HARNESS_DIR: &str = "/taskc/harness";
 /// Exit status the script uses when a preparation step fails.
 pub const STEP_FAILED: i64 = 86;
-/// File under [`OUT_DIR`] a failed step writes: who caused it (a [`StepFailure`]), a
+/// File under [`HARNESS_DIR`] a failed step writes: who caused it (a [`StepFailure`]), a
 /// newline, then the message.
 pub const FAILED_FILE: &str = "failed";
+/// Files under [`HARNESS_DIR`] recording the test command.
+pub const EXIT_FILE: &str = "exit";
+pub const MS_FILE: &str = "ms";
+/// Present when the test command reached its time limit (by the clock).
+pub const TIMED_OUT_FILE: &str = "timed-out";
+/// The harness's own messages (what the preparation steps printed).
+pub const HARNESS_LOG: &str = "harness.log";
+/// The unprivileged user and group the test command runs as (`taskc-test`, created in the
+/// task image with this id).
+pub const TEST_UID: u32 = 10001;
+pub const TEST_USER: &str = "taskc-test";
+/// Time the harness may take around the test command (patches, uploads, collect) before
+/// the backend kills the whole run.
+pub const SETUP_ALLOWANCE: Duration = Duration::from_secs(120);
+/// `PATH` of the harness itself: system folders no test can write.
+const HARNESS_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /// Who a failed preparation step is charged to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,13 +123,48 @@ fn repo_dir(repo: &str) -> String {
     format!("\"$TASKC_ROOT\"/work/{}", sh_quote(repo))
 }
 
-/// Files of one repository's test step that the run reports.
-pub fn out_files(repo: &str) -> [String; 3] {
-    [
-        format!("{OUT_DIR}/{repo}.log"),
-        format!("{OUT_DIR}/{repo}.exit"),
-        format!("{OUT_DIR}/{repo}.ms"),
-    ]
+/// A harness file's container path.
+pub fn harness_file(name: &str) -> String {
+    format!("{HARNESS_DIR}/{name}")
+}
+
+/// The backend's hard wall for `run`: the test limit plus [`SETUP_ALLOWANCE`].
+pub fn backend_timeout(run: &Run) -> Duration {
+    Duration::from_secs(run.test.timeout_secs) + SETUP_ALLOWANCE
+}
+
+/// The script under construction: its text and its uploads.
+struct Script<'a> {
+    text: String,
+    uploads: Vec<Upload>,
+    blobs: &'a BTreeMap<String, String>,
+}
+
+impl Script<'_> {
+    fn line(&mut self, line: &str) {
+        self.text.push_str(line);
+        self.text.push('\n');
+    }
+
+    /// Upload `text` as `name` under the blob folder; returns its quoted script path.
+    fn upload(&mut self, name: String, text: &str) -> String {
+        let path = format!("{BLOB_DIR}/{name}");
+        if !self.uploads.iter().any(|u| u.path == path) {
+            self.uploads.push(Upload {
+                path: path.clone(),
+                bytes: text.as_bytes().to_vec(),
+                mode: 0o600,
+            });
+        }
+        format!("\"$TASKC_ROOT\"{}", sh_quote(&path))
+    }
+
+    fn blob(&self, digest: &str) -> Result<String, ScriptError> {
+        self.blobs
+            .get(digest)
+            .cloned()
+            .ok_or_else(|| ScriptError::MissingBlob(digest.to_string()))
+    }
 }
 
 /// Build the script for `run`. `predictions` holds the agent's patch per repository, used
@@ -88,39 +174,13 @@ pub fn build(
     blobs: &BTreeMap<String, String>,
     predictions: &BTreeMap<String, String>,
 ) -> Result<RunScript, ScriptError> {
-    let mut uploads: Vec<Upload> = Vec::new();
-    let mut upload = |name: String, text: &str| -> String {
-        let path = format!("{BLOB_DIR}/{name}");
-        if !uploads.iter().any(|u| u.path == path) {
-            uploads.push(Upload {
-                path: path.clone(),
-                bytes: text.as_bytes().to_vec(),
-                mode: 0o644,
-            });
-        }
-        format!("\"$TASKC_ROOT\"{path}")
+    let mut s = Script {
+        text: String::new(),
+        uploads: Vec::new(),
+        blobs,
     };
-    let blob = |d: &str| {
-        blobs
-            .get(d)
-            .ok_or_else(|| ScriptError::MissingBlob(d.to_string()))
-    };
-
-    let mut s = String::new();
-    s.push_str("set +e\n");
-    s.push_str("export TASKC_ROOT=\"${TASKC_ROOT:-}\"\n");
-    s.push_str(&format!(
-        "OUT=\"$TASKC_ROOT\"{OUT_DIR}\nmkdir -p \"$OUT\"\n"
-    ));
-    // `fail WHO MESSAGE`: WHO says who caused it (see [`StepFailure`]).
-    s.push_str(&format!(
-        "fail() {{ printf '%s\\n%s\\n' \"$1\" \"$2\" > \"$OUT/{FAILED_FILE}\"; exit {STEP_FAILED}; }}\n"
-    ));
-    s.push_str(
-        "apply() { git -C \"$1\" apply --whitespace=nowarn \"$2\" 2> \"$OUT/apply.err\" \
-         || fail \"$3\" \"$4: $(head -c 400 \"$OUT/apply.err\")\"; }\n",
-    );
-    // Once the prediction's patches are in, a hidden-test step that fails is theirs to answer for.
+    preamble(&mut s);
+    // Once the prediction's patches are in, a hidden-test step that fails is theirs.
     let after_prediction = run.steps.iter().any(|st| {
         matches!(st, Step::ApplyPrediction { repo }
             if predictions.get(repo).is_some_and(|p| !p.trim().is_empty()))
@@ -129,75 +189,174 @@ pub fn build(
         StepFailure::AfterPrediction
     } else {
         StepFailure::Spec
-    }
-    .as_str();
+    };
+    apply_patches(&mut s, run, predictions)?;
+    restore_surface(&mut s, run, tests_who);
+    apply_hidden_tests(&mut s, run, tests_who)?;
+    inject_canaries(&mut s, run);
+    delete_blobs(&mut s);
+    drop_privileges(&mut s, run);
+    run_tests(&mut s, run);
+    Ok(RunScript {
+        script: s.text,
+        uploads: s.uploads,
+        // The whole harness folder in one request: each collected path costs a round trip.
+        collect: vec![HARNESS_DIR.to_string()],
+    })
+}
+
+/// Root-only harness folder, the harness's output away from the log, its own `PATH`.
+fn preamble(s: &mut Script<'_>) {
+    s.line("set +e");
+    s.line("export TASKC_ROOT=\"${TASKC_ROOT:-}\"");
+    s.line("umask 022");
+    s.line(&format!("T=\"$TASKC_ROOT\"{TASKC_DIR}"));
+    s.line(&format!("H=\"$TASKC_ROOT\"{HARNESS_DIR}"));
+    s.line(&format!(
+        "mkdir -p \"$H\" && chmod 0700 \"$T\" \"$H\" || exit {STEP_FAILED}"
+    ));
+    // fd 3/4: the run's log (the backend's output stream), kept for the test command only.
+    s.line(&format!("exec 3>&1 4>&2 >>\"$H/{HARNESS_LOG}\" 2>&1"));
+    s.line("TEST_PATH=\"$PATH\"");
+    s.line(&format!("PATH={HARNESS_PATH}"));
+    s.line(&format!(
+        "fail() {{ printf '%s\\n%s\\n' \"$1\" \"$2\" > \"$H/{FAILED_FILE}\"; exit {STEP_FAILED}; }}"
+    ));
+    s.line(
+        "apply() { git -C \"$1\" apply --whitespace=nowarn \"$2\" 2> \"$H/apply.err\" \
+         || fail \"$3\" \"$4: $(head -c 400 \"$H/apply.err\")\"; }",
+    );
+}
+
+/// Phase 1: the prediction's patches, then the gold patches.
+fn apply_patches(
+    s: &mut Script<'_>,
+    run: &Run,
+    predictions: &BTreeMap<String, String>,
+) -> Result<(), ScriptError> {
     for step in &run.steps {
         match step {
-            Step::ApplyGold { repo, blob: d } => {
-                let f = upload(format!("{d}.patch"), blob(d)?);
-                let why = sh_quote(&format!("the gold patch of `{repo}` does not apply"));
-                let who = StepFailure::Spec.as_str();
-                s.push_str(&format!("apply {} {f} {who} {why}\n", repo_dir(repo)));
-            }
             Step::ApplyPrediction { repo } => {
                 if let Some(p) = predictions.get(repo).filter(|p| !p.trim().is_empty()) {
-                    let f = upload(format!("prediction-{repo}.patch"), p);
+                    let f = s.upload(format!("prediction-{repo}.patch"), p);
                     let why = sh_quote(&format!(
                         "the prediction's patch for `{repo}` does not apply"
                     ));
-                    let who = format!("{}:{}", StepFailure::Prediction.as_str(), repo);
-                    s.push_str(&format!(
-                        "apply {} {f} {} {why}\n",
-                        repo_dir(repo),
-                        sh_quote(&who)
-                    ));
+                    let who = sh_quote(&format!("{}:{repo}", StepFailure::Prediction.as_str()));
+                    s.line(&format!("apply {} {f} {who} {why}", repo_dir(repo)));
                 }
             }
-            Step::RestoreFiles { repo, paths } => {
-                for p in paths {
-                    let q = sh_quote(p);
-                    s.push_str(&format!(
-                        "( cd {d} && if git cat-file -e HEAD:{q} 2>/dev/null; then git checkout -q HEAD -- {q}; else rm -rf -- {q}; fi ) \
-                         || fail {tests_who} {why}\n",
-                        d = repo_dir(repo),
-                        why = sh_quote(&format!("could not restore `{p}` in `{repo}`")),
-                    ));
-                }
+            Step::ApplyGold { repo, blob } => {
+                let text = s.blob(blob)?;
+                let f = s.upload(format!("{blob}.patch"), &text);
+                let why = sh_quote(&format!("the gold patch of `{repo}` does not apply"));
+                let who = StepFailure::Spec.as_str();
+                s.line(&format!("apply {} {f} {who} {why}", repo_dir(repo)));
             }
-            Step::ApplyTests { repo, blob: d } => {
-                let f = upload(format!("{d}.patch"), blob(d)?);
-                let why = sh_quote(&format!("the hidden test patch of `{repo}` does not apply"));
-                s.push_str(&format!("apply {} {f} {tests_who} {why}\n", repo_dir(repo)));
+            Step::RestoreFiles { .. } | Step::ApplyTests { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// Phase 2: the files the hidden tests touch back to base (deleted when absent at base).
+fn restore_surface(s: &mut Script<'_>, run: &Run, who: StepFailure) {
+    for step in &run.steps {
+        if let Step::RestoreFiles { repo, paths } = step {
+            for p in paths {
+                let q = sh_quote(p);
+                s.line(&format!(
+                    "( cd {d} && if git cat-file -e HEAD:{q} 2>/dev/null; then git checkout -q HEAD -- {q}; else rm -rf -- {q}; fi ) \
+                     || fail {who} {why}",
+                    d = repo_dir(repo),
+                    who = who.as_str(),
+                    why = sh_quote(&format!("could not restore `{p}` in `{repo}`")),
+                ));
             }
         }
     }
-    // The whole output folder in one request: each collected path costs a round trip.
-    let collect = vec![OUT_DIR.to_string()];
-    for t in &run.tests {
-        let [log, exit, ms] = out_files(&t.repo);
-        let rel = |p: &str| format!("\"$TASKC_ROOT\"{p}");
-        s.push_str(&format!(
-            "cd \"$TASKC_ROOT\"{wd} || fail {harness} {why}\n\
-             start=$(date +%s%N)\n\
-             timeout -k 5 {secs} bash -c {cmd} > {log} 2>&1 < /dev/null\n\
-             echo $? > {exit}\n\
-             echo $(( ($(date +%s%N) - start) / 1000000 )) > {ms}\n",
-            wd = sh_quote(&t.workdir),
-            why = sh_quote(&format!("no folder {}", t.workdir)),
-            harness = StepFailure::Harness.as_str(),
-            secs = t.timeout_secs,
-            cmd = sh_quote(&t.command),
-            log = rel(&log),
-            exit = rel(&exit),
-            ms = rel(&ms),
-        ));
+}
+
+/// Phase 3: the relaxed hidden tests.
+fn apply_hidden_tests(s: &mut Script<'_>, run: &Run, who: StepFailure) -> Result<(), ScriptError> {
+    for step in &run.steps {
+        if let Step::ApplyTests { repo, blob } = step {
+            let text = s.blob(blob)?;
+            let f = s.upload(format!("{blob}.patch"), &text);
+            let why = sh_quote(&format!("the hidden test patch of `{repo}` does not apply"));
+            s.line(&format!(
+                "apply {} {f} {} {why}",
+                repo_dir(repo),
+                who.as_str()
+            ));
+        }
     }
-    s.push_str("exit 0\n");
-    Ok(RunScript {
-        script: s,
-        uploads,
-        collect,
-    })
+    Ok(())
+}
+
+/// Phase 4: canary tests (none yet; see `docs/security.md`, defence 4).
+fn inject_canaries(_s: &mut Script<'_>, _run: &Run) {}
+
+/// Phase 5: no patch or hidden test stays readable once the tests start.
+fn delete_blobs(s: &mut Script<'_>) {
+    s.line(&format!(
+        "rm -rf \"$TASKC_ROOT\"{BLOB_DIR} || fail {} 'cannot delete the uploads'",
+        StepFailure::Harness.as_str()
+    ));
+}
+
+/// Phase 6: hand the repository under test to the test user and build the command prefix
+/// that drops to it (`drop` stays empty when the script cannot drop privileges).
+fn drop_privileges(s: &mut Script<'_>, run: &Run) {
+    let harness = StepFailure::Harness.as_str();
+    let repo = repo_dir(&run.under_test);
+    s.line("drop=()");
+    s.line(&format!(
+        "TH=\"$TASKC_ROOT\"/tmp/{TEST_USER}-home; rm -rf \"$TH\"; mkdir -p \"$TH\" || fail {harness} 'cannot create the test home'"
+    ));
+    s.line("if [ \"$EUID\" = 0 ] && [ -z \"$TASKC_ROOT\" ]; then");
+    s.line(&format!(
+        "  chown -R {TEST_UID}:{TEST_UID} {repo} \"$TH\" || fail {harness} {why}",
+        why = sh_quote(&format!(
+            "cannot hand `{}` to the test user",
+            run.under_test
+        )),
+    ));
+    s.line(&format!(
+        "  drop=(setpriv --reuid={TEST_UID} --regid={TEST_UID} --clear-groups --no-new-privs --)"
+    ));
+    s.line("fi");
+}
+
+/// Phase 7: run the test command with the log as its output, kill what it leaves, record
+/// its exit code, its duration and whether it reached its limit.
+fn run_tests(s: &mut Script<'_>, run: &Run) {
+    let t = &run.test;
+    let harness = StepFailure::Harness.as_str();
+    s.line(&format!(
+        "cd \"$TASKC_ROOT\"{wd} || fail {harness} {why}",
+        wd = sh_quote(&t.workdir),
+        why = sh_quote(&format!("no folder {}", t.workdir)),
+    ));
+    s.line("start=${EPOCHREALTIME//[.,]/}");
+    s.line(&format!(
+        "timeout -s KILL {secs} \"${{drop[@]}}\" env HOME=\"$TH\" USER={TEST_USER} LOGNAME={TEST_USER} \
+         PATH=\"$TEST_PATH\" bash -c {cmd} >&3 2>&4 3>&- 4>&- </dev/null",
+        secs = t.timeout_secs,
+        cmd = sh_quote(&t.command),
+    ));
+    s.line("code=$?");
+    s.line("end=${EPOCHREALTIME//[.,]/}");
+    // Whatever the test user left running (daemons, detached writers) dies now.
+    s.line("if [ ${#drop[@]} -gt 0 ]; then for i in 1 2; do \"${drop[@]}\" bash -c 'kill -9 -1' 2>/dev/null; done; fi");
+    s.line("ms=$(( (end - start) / 1000 ))");
+    s.line(&format!("echo \"$code\" > \"$H/{EXIT_FILE}\""));
+    s.line(&format!("echo \"$ms\" > \"$H/{MS_FILE}\""));
+    s.line(&format!(
+        "[ \"$ms\" -ge {limit} ] && : > \"$H/{TIMED_OUT_FILE}\"",
+        limit = t.timeout_secs.saturating_mul(1000)
+    ));
+    s.line("exit 0");
 }
 
 #[cfg(test)]

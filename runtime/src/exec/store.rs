@@ -69,6 +69,25 @@ impl ResultStore {
         Ok(())
     }
 
+    /// Where a run's log streams while it runs (in the store's folder, so keeping it is a
+    /// rename); a stale one is removed by [`ResultStore::gc`].
+    pub fn partial_log(&self, run: &str, repetition: usize) -> PathBuf {
+        // Best effort: a folder that cannot be created fails the backend's write, reported.
+        let _ = std::fs::create_dir_all(&self.dir);
+        self.dir.join(format!(".partial-{run}.{repetition}.log"))
+    }
+
+    /// Keep the streamed log `partial` as the log of `name` (the repository under test).
+    pub fn keep_log(
+        &self,
+        run: &str,
+        repetition: usize,
+        name: &str,
+        partial: &Path,
+    ) -> std::io::Result<()> {
+        std::fs::rename(partial, self.log_path(run, repetition, name))
+    }
+
     /// Where the log of `name` (a repository or `run`) of a stored run is.
     pub fn log_path(&self, run: &str, repetition: usize, name: &str) -> PathBuf {
         self.dir.join(format!("{run}.{repetition}.{name}.log"))

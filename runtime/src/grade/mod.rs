@@ -192,7 +192,7 @@ pub fn scored_runs(
     runs.iter()
         .map(|r| ScoredRun {
             run: r.id.clone(),
-            under_test: r.under_test.clone(),
+            under_test: vec![r.under_test.clone()],
             result: merged.get(&prediction.result_key(&r.id)).cloned(),
         })
         .collect()

@@ -135,7 +135,7 @@ pub fn evaluate(
             .iter()
             .find(|r| r.id == gold.run)
             .into_iter()
-            .flat_map(|r| r.tests.iter())
+            .map(|r| &r.test)
             .filter(|t| &t.repo == target)
             .flat_map(|t| t.dropped.iter().cloned())
             .collect();
