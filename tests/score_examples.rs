@@ -127,3 +127,12 @@ fn malformed_prediction_lines_are_skipped_with_their_line_number() {
         "gateway was left untouched: {row}"
     );
 }
+
+#[test]
+fn docker_gold_solves_every_sound_example_independent_and_empty_none() {
+    if docker_or_skip() {
+        assert_eq!(score(SOUND, "gold", "independent", "docker"), (4, 4, 0));
+        assert_eq!(score(SOUND, "empty", "independent", "docker"), (0, 4, 0));
+        assert_eq!(score(SOUND, "empty", "joint", "docker"), (0, 4, 0));
+    }
+}

@@ -241,9 +241,12 @@ impl Executor {
 }
 
 /// The run's log, as a backend left it: streamed into `partial`, or (a backend that does
-/// not stream) in memory, then written there. Read back for the parser: at most the cap.
+/// not stream) in memory, then written there. Read back for the parser (at most the cap),
+/// unless it passed the cap.
 async fn run_log(o: &crate::backend::RunOutcome, partial: &Path) -> std::io::Result<Vec<u8>> {
     match tokio::fs::metadata(partial).await {
+        // Past the cap the run failed as output-too-large: nothing to parse, nothing to load.
+        Ok(_) if o.log_truncated && o.log.is_empty() => Ok(Vec::new()),
         Ok(_) if o.log.is_empty() => tokio::fs::read(partial).await,
         _ => {
             tokio::fs::write(partial, &o.log).await?;
