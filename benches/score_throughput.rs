@@ -20,6 +20,7 @@
 //! `TASKC_BENCH_DOCKER_PREDICTIONS` (default 20) predictions are scored: a docker run of the
 //! Go repository alone takes 20 s on this machine. Prints predictions per minute, the sum of
 //! the raw test-command times (`test_ms`) and the two overhead ratios of the verify bench.
+//! `TASKC_BENCH_BIN` measures another taskc binary instead of this build's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,10 @@ fn main() {
         return;
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let taskc = PathBuf::from(env!("CARGO_BIN_EXE_taskc"));
+    // `TASKC_BENCH_BIN`: another taskc binary to measure (e.g. one built before a change).
+    let taskc = std::env::var_os("TASKC_BENCH_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_taskc")));
     let n: usize = env_or("TASKC_BENCH_PREDICTIONS", "200")
         .parse()
         .unwrap_or(200);
