@@ -7,6 +7,7 @@ use taskc_compiler::plan::Run;
 
 use super::script::{out_files, OUT_DIR, STEP_FAILED};
 use crate::backend::RunOutcome;
+use crate::canary;
 use crate::parsers;
 use crate::results::{RepoTests, RunResult, RESULT_SCHEMA};
 
@@ -19,8 +20,13 @@ fn text(collected: &BTreeMap<String, Vec<u8>>, path: &str) -> Option<String> {
         .map(|b| String::from_utf8_lossy(b).trim().to_string())
 }
 
-/// Interpret `outcome` of `run` executed on `backend`.
-pub fn interpret(run: &Run, outcome: &RunOutcome, backend: &str) -> RunResult {
+/// Interpret `outcome` of `run` executed on `backend`, whose script placed `canaries`.
+pub fn interpret(
+    run: &Run,
+    outcome: &RunOutcome,
+    backend: &str,
+    canaries: &canary::Placement,
+) -> RunResult {
     let c = &outcome.collected;
     let mut invalid: Option<String> = None;
     let set = |invalid: &mut Option<String>, why: String| {
@@ -71,7 +77,25 @@ pub fn interpret(run: &Run, outcome: &RunOutcome, backend: &str) -> RunResult {
                 );
             }
             (Some(bytes), Some(_)) => match parsers::parse(&t.parser, bytes) {
-                Ok(parsed) => {
+                Ok(mut parsed) => {
+                    if let Some(first) = parsed.tampering.first() {
+                        set(
+                            &mut invalid,
+                            format!("tampered: the test log of `{}` is forged: {first}", t.repo),
+                        );
+                    }
+                    let check = canary::check(canaries, &t.repo, &mut parsed.tests);
+                    if let canary::CanaryCheck::Tampered { evidence } = &check {
+                        set(
+                            &mut invalid,
+                            format!(
+                                "tampered: the results of `{}` were rewritten: {}",
+                                t.repo,
+                                evidence.join("; ")
+                            ),
+                        );
+                    }
+                    tests.canaries = Some(check);
                     if !parsed.complete {
                         set(
                             &mut invalid,
