@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use taskc_compiler::glob::Glob;
 use taskc_compiler::patch::parse_patch;
 
-use super::script::sh_quote;
+use super::script::{sh_quote, StepFailure};
 
 /// One file of a prediction reverted to base, and the glob that matched it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -51,7 +51,8 @@ pub fn reverts(repo: &str, globs: &[String], patch: &str) -> Result<Vec<Revert>,
 pub fn restore_script(repo: &str, dir: &str, globs: &[String], patch: &str) -> String {
     match reverts(repo, globs, patch) {
         Err(e) => format!(
-            "fail {}\n",
+            "fail {} {}\n",
+            sh_quote(&format!("{}:{repo}", StepFailure::Prediction.as_str())),
             sh_quote(&format!(
                 "the prediction's patch for `{repo}` cannot be read to restore the test surface: {e}"
             ))
@@ -62,7 +63,8 @@ pub fn restore_script(repo: &str, dir: &str, globs: &[String], patch: &str) -> S
                 let q = sh_quote(&r.path);
                 format!(
                     "( cd {dir} && if git cat-file -e HEAD:{q} 2>/dev/null; then rm -rf -- {q} && git checkout -q HEAD -- {q}; else rm -rf -- {q}; fi ) \
-                     || fail {why}\n",
+                     || fail {who} {why}\n",
+                    who = StepFailure::AfterPrediction.as_str(),
                     why = sh_quote(&format!("could not revert `{}` in `{repo}`", r.path)),
                 )
             })
@@ -122,6 +124,6 @@ new file mode 100644
     fn an_unreadable_patch_fails_the_run() {
         let broken = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n-a\n";
         let s = restore_script("proxy", "d", &globs(), broken);
-        assert!(s.starts_with("fail "), "{s}");
+        assert!(s.starts_with("fail prediction:proxy "), "{s}");
     }
 }
