@@ -8,6 +8,7 @@
 //!   error or timeout;
 //! - a run's combined output is capped at [`LOG_CAP`] bytes, with a truncation marker.
 
+pub mod build_log;
 mod error;
 mod log_buffer;
 mod types;

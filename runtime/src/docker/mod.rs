@@ -94,7 +94,7 @@ impl DockerBackend {
                 detail: format!(
                     "the build context must not contain a file named `{DOCKERFILE_NAME}`"
                 ),
-                log_tail: String::new(),
+                log: String::new(),
             });
         }
         let mut files = vec![TarFile {
@@ -112,7 +112,7 @@ impl DockerBackend {
         let context = build_tar(&files).map_err(|e| BackendError::ImageBuild {
             tag: build.tag.clone(),
             detail: format!("cannot write the build context archive: {e}"),
-            log_tail: String::new(),
+            log: String::new(),
         })?;
         let mut labels: HashMap<String, String> = build
             .labels
@@ -427,12 +427,10 @@ impl DockerBackend {
 }
 
 fn build_failed(tag: &str, detail: String, log: &str) -> BackendError {
-    let tail: Vec<&str> = log.lines().rev().take(40).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
     BackendError::ImageBuild {
         tag: tag.to_string(),
         detail: detail.trim().to_string(),
-        log_tail: tail.join("\n"),
+        log: log.to_string(),
     }
 }
 
