@@ -502,6 +502,24 @@ impl Backend for DockerBackend {
         })
     }
 
+    fn image_content_id<'a>(
+        &'a self,
+        tag: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, BackendError>> {
+        Box::pin(async move {
+            match self.docker.inspect_image(tag).await {
+                Ok(image) => Ok(image.id),
+                Err(e) if is_not_found(&e) => Err(BackendError::ImageMissing {
+                    tag: tag.to_string(),
+                    help: "build the base image with `taskc image bootstrap`, or name one that \
+                           exists in `taskc.toml` (`[images] base`)"
+                        .into(),
+                }),
+                Err(e) => Err(docker_error("inspect image", tag, e)),
+            }
+        })
+    }
+
     fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>> {
         Box::pin(self.run_inner(req))
     }

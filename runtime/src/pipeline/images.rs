@@ -72,7 +72,7 @@ fn ensure_dir(p: &Path) -> Result<&Path, PipelineError> {
     Ok(p)
 }
 
-fn executor_for_images(session: &Session) -> crate::exec::Executor {
+pub(crate) fn executor_for_images(session: &Session) -> crate::exec::Executor {
     crate::exec::Executor {
         backend: session.backend.clone(),
         store: crate::exec::ResultStore::new(&session.cache, session.backend.name()),

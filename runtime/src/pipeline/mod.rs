@@ -2,6 +2,7 @@
 //! images, and execute a verification (scoring and workspaces build on the same pieces).
 
 mod backend_choice;
+mod base_image;
 mod build_log;
 mod gc;
 mod images;
@@ -11,6 +12,9 @@ mod verify;
 mod workspace;
 
 pub use backend_choice::{open_backend, BackendChoice};
+pub use base_image::{
+    ca_layer, read_ca_certificates, resolve_base, resolve_existing_base, CaCertificate, CA_LABEL,
+};
 pub use build_log::build_log_path;
 pub use gc::{gc, session_is_live, GcItem, GcKeep, GcReport, BASE_IMAGE_PREFIX};
 pub use images::prepare_images;
