@@ -4,8 +4,10 @@
 pub mod apply;
 pub mod backend;
 pub mod bootstrap;
+pub mod canary;
 pub mod docker;
 pub mod exec;
+pub mod failure;
 pub mod fs_loader;
 pub mod grade;
 pub mod local;
