@@ -75,6 +75,10 @@ pub struct RunRequest {
     /// it arrives; `None` keeps it in [`RunOutcome::log`]. Either way it is capped at
     /// [`super::LOG_CAP`] and the run is stopped beyond.
     pub log_to: Option<PathBuf>,
+    /// The script applies patches that are not the spec's own (a prediction other than the
+    /// `gold`/`empty` baselines): an agent's code runs. A backend that cannot isolate it
+    /// (the local backend without bubblewrap) refuses the run.
+    pub untrusted: bool,
 }
 
 impl RunRequest {
@@ -98,6 +102,7 @@ impl RunRequest {
             network: false,
             collect: Vec::new(),
             log_to: None,
+            untrusted: false,
         }
     }
 }

@@ -10,6 +10,7 @@ use super::script::{
     harness_file, StepFailure, EXIT_FILE, FAILED_FILE, MS_FILE, STEP_FAILED, TIMED_OUT_FILE,
 };
 use crate::backend::{RunOutcome, LOG_CAP};
+use crate::canary;
 use crate::parsers;
 use crate::results::{RepoTests, RunFailure, RunResult, RESULT_SCHEMA};
 
@@ -36,9 +37,16 @@ fn step_failure(text: &str) -> RunFailure {
     }
 }
 
-/// Interpret `outcome` of `run` executed on `backend`; `log` is the run's log (the test
-/// command's output as the backend received it, at most [`LOG_CAP`] bytes).
-pub fn interpret(run: &Run, outcome: &RunOutcome, log: &[u8], backend: &str) -> RunResult {
+/// Interpret `outcome` of `run` executed on `backend`, whose script placed `canaries`;
+/// `log` is the run's log (the test command's output as the backend received it, at most
+/// [`LOG_CAP`] bytes).
+pub fn interpret(
+    run: &Run,
+    outcome: &RunOutcome,
+    log: &[u8],
+    backend: &str,
+    canaries: &canary::Placement,
+) -> RunResult {
     let c = &outcome.collected;
     let t = &run.test;
     let exit_code = text(c, EXIT_FILE).and_then(|s| s.parse::<i64>().ok());
@@ -77,15 +85,31 @@ pub fn interpret(run: &Run, outcome: &RunOutcome, log: &[u8], backend: &str) -> 
         )))
     } else {
         match parsers::parse(&t.parser, log) {
-            Ok(parsed) => {
-                tests.tests = parsed.tests;
-                tests.duplicates = parsed.duplicates;
-                (!parsed.complete).then(|| RunFailure::RunnerCrashed {
+            Ok(mut parsed) => {
+                let forged = parsed.tampering.first().map(|first| RunFailure::Tampered {
+                    reason: format!("the test log of `{}` is forged: {first}", t.repo),
+                });
+                let check = canary::check(canaries, &t.repo, &mut parsed.tests);
+                let rewritten = match &check {
+                    canary::CanaryCheck::Tampered { evidence } => Some(RunFailure::Tampered {
+                        reason: format!(
+                            "the results of `{}` were rewritten: {}",
+                            t.repo,
+                            evidence.join("; ")
+                        ),
+                    }),
+                    _ => None,
+                };
+                tests.canaries = Some(check);
+                let crashed = (!parsed.complete).then(|| RunFailure::RunnerCrashed {
                     detail: format!(
                         "the test log of `{}` ends mid-run (the runner crashed or was killed)",
                         t.repo
                     ),
-                })
+                });
+                tests.tests = parsed.tests;
+                tests.duplicates = parsed.duplicates;
+                forged.or(rewritten).or(crashed)
             }
             Err(e) => Some(RunFailure::RunnerCrashed {
                 detail: format!("the test log of `{}` cannot be parsed: {e}", t.repo),

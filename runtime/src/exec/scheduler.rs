@@ -17,6 +17,7 @@ use super::progress::{Event, Progress};
 use super::script;
 use super::store::ResultStore;
 use crate::backend::{Backend, BackendError, ImageBuild, Limits, RunRequest};
+use crate::canary;
 use crate::results::RunResult;
 
 /// Why executing a plan stopped.
@@ -69,6 +70,8 @@ pub struct Job {
     pub run: Run,
     pub key: String,
     pub predictions: BTreeMap<String, String>,
+    /// The patches are not the spec's own: an agent's code runs (see `RunRequest::untrusted`).
+    pub untrusted: bool,
 }
 
 impl Executor {
@@ -120,7 +123,7 @@ impl Executor {
         let permits = Arc::new(Semaphore::new(self.jobs.max(1)));
         let mut set = JoinSet::new();
         for (job, k) in todo {
-            let mut req = self.request(image, blobs, &job, k)?;
+            let (mut req, canaries) = self.request(image, blobs, &job, k)?;
             let partial = self.store.partial_log(&job.key, k);
             req.log_to = Some(partial.clone());
             let backend = self.backend.clone();
@@ -141,7 +144,7 @@ impl Executor {
                 let result = match backend.run(&req).await {
                     Ok(o) => match run_log(&o, &partial).await {
                         Ok(log) => {
-                            let mut r = interpret(&job.run, &o, &log, name);
+                            let mut r = interpret(&job.run, &o, &log, name, &canaries);
                             r.run = job.key.clone();
                             let harness = o
                                 .collected
@@ -221,8 +224,14 @@ impl Executor {
         blobs: &BTreeMap<String, String>,
         job: &Job,
         repetition: usize,
-    ) -> Result<RunRequest, ExecError> {
-        let s = script::build(&job.run, blobs, &job.predictions)?;
+    ) -> Result<(RunRequest, canary::Placement), ExecError> {
+        let seed = canary::Seed::from_os().map_err(|e| {
+            ExecError::Prepare(format!(
+                "cannot draw the run's canary seed from the OS: {e}"
+            ))
+        })?;
+        let canaries = canary::place(&job.run, blobs, &seed);
+        let s = script::build(&job.run, blobs, &job.predictions, &canaries)?;
         let mut req = RunRequest::new(
             image,
             format!("{}-{repetition}", job.key),
@@ -236,7 +245,8 @@ impl Executor {
         req.timeout = script::backend_timeout(&job.run);
         req.limits = self.limits;
         req.network = job.run.network;
-        Ok(req)
+        req.untrusted = job.untrusted;
+        Ok((req, canaries))
     }
 }
 

@@ -20,8 +20,9 @@
 //! - **Phases, in order** (each a function below; a phase that has nothing to do writes
 //!   nothing): apply patches → restore the test surface → apply hidden tests → inject
 //!   canaries → delete blobs → drop privileges → run.
-//! - **Least privilege.** When the script runs as root with `$TASKC_ROOT` empty, the test
-//!   command runs as uid/gid [`TEST_UID`] (`taskc-test`), through
+//! - **Least privilege.** When the script runs as root with `$TASKC_ROOT` empty (or the
+//!   backend sets `TASKC_DROP_PRIVILEGES=1`: the test user can then reach `$TASKC_ROOT/work`),
+//!   the test command runs as uid/gid [`TEST_UID`] (`taskc-test`), through
 //!   `setpriv --reuid --regid --clear-groups --no-new-privs`: its own repository is handed
 //!   to it, `HOME` is a fresh folder of its own, it can read nothing under `/taskc` (the
 //!   blobs are deleted before it starts, and the folder is root-only). The harness keeps
@@ -39,7 +40,9 @@ use std::time::Duration;
 
 use taskc_compiler::plan::{Run, Step};
 
+use super::surface;
 use crate::backend::Upload;
+use crate::canary;
 
 /// The harness's root-only folder; uploads land under it.
 pub const TASKC_DIR: &str = "/taskc";
@@ -168,11 +171,13 @@ impl Script<'_> {
 }
 
 /// Build the script for `run`. `predictions` holds the agent's patch per repository, used
-/// by `apply-prediction` steps (a repository without one is left as it is).
+/// by `apply-prediction` steps (a repository without one is left as it is); `canaries`
+/// are the run's canary tests, placed at run time.
 pub fn build(
     run: &Run,
     blobs: &BTreeMap<String, String>,
     predictions: &BTreeMap<String, String>,
+    canaries: &canary::Placement,
 ) -> Result<RunScript, ScriptError> {
     let mut s = Script {
         text: String::new(),
@@ -191,9 +196,9 @@ pub fn build(
         StepFailure::Spec
     };
     apply_patches(&mut s, run, predictions)?;
-    restore_surface(&mut s, run, tests_who);
+    restore_surface(&mut s, run, predictions, tests_who);
     apply_hidden_tests(&mut s, run, tests_who)?;
-    inject_canaries(&mut s, run);
+    inject_canaries(&mut s, canaries);
     delete_blobs(&mut s);
     drop_privileges(&mut s, run);
     run_tests(&mut s, run);
@@ -253,14 +258,29 @@ fn apply_patches(
                 let who = StepFailure::Spec.as_str();
                 s.line(&format!("apply {} {f} {who} {why}", repo_dir(repo)));
             }
-            Step::RestoreFiles { .. } | Step::ApplyTests { .. } => {}
+            Step::RestoreSurface { .. } | Step::RestoreFiles { .. } | Step::ApplyTests { .. } => {}
         }
     }
     Ok(())
 }
 
-/// Phase 2: the files the hidden tests touch back to base (deleted when absent at base).
-fn restore_surface(s: &mut Script<'_>, run: &Run, who: StepFailure) {
+/// Phase 2: the test surface back to base — the prediction's changes to runner hooks and
+/// configuration (`exec::surface`; disjoint from the gold-patched repositories), then the
+/// files the hidden tests touch (deleted when absent at base).
+fn restore_surface(
+    s: &mut Script<'_>,
+    run: &Run,
+    predictions: &BTreeMap<String, String>,
+    who: StepFailure,
+) {
+    for step in &run.steps {
+        if let Step::RestoreSurface { repo, globs } = step {
+            if let Some(p) = predictions.get(repo).filter(|p| !p.trim().is_empty()) {
+                s.text
+                    .push_str(&surface::restore_script(repo, &repo_dir(repo), globs, p));
+            }
+        }
+    }
     for step in &run.steps {
         if let Step::RestoreFiles { repo, paths } = step {
             for p in paths {
@@ -294,8 +314,12 @@ fn apply_hidden_tests(s: &mut Script<'_>, run: &Run, who: StepFailure) -> Result
     Ok(())
 }
 
-/// Phase 4: canary tests (none yet; see `docs/security.md`, defence 4).
-fn inject_canaries(_s: &mut Script<'_>, _run: &Run) {}
+/// Phase 4: canary tests written into the hidden test files just applied (`crate::canary`;
+/// their uploads are blobs, deleted with the others).
+fn inject_canaries(s: &mut Script<'_>, canaries: &canary::Placement) {
+    s.text.push_str(&canaries.script);
+    s.uploads.extend(canaries.uploads.iter().cloned());
+}
 
 /// Phase 5: no patch or hidden test stays readable once the tests start.
 fn delete_blobs(s: &mut Script<'_>) {
@@ -314,7 +338,9 @@ fn drop_privileges(s: &mut Script<'_>, run: &Run) {
     s.line(&format!(
         "TH=\"$TASKC_ROOT\"/tmp/{TEST_USER}-home; rm -rf \"$TH\"; mkdir -p \"$TH\" || fail {harness} 'cannot create the test home'"
     ));
-    s.line("if [ \"$EUID\" = 0 ] && [ -z \"$TASKC_ROOT\" ]; then");
+    s.line(
+        "if [ \"$EUID\" = 0 ] && { [ -z \"$TASKC_ROOT\" ] || [ \"${TASKC_DROP_PRIVILEGES:-}\" = 1 ]; }; then",
+    );
     s.line(&format!(
         "  chown -R {TEST_UID}:{TEST_UID} {repo} \"$TH\" || fail {harness} {why}",
         why = sh_quote(&format!(
