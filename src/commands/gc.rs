@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use taskc_compiler::lower::{lower_score, lower_verify, lower_workspace, LowerOptions};
 use taskc_compiler::plan::{ScoreMode, WorkspaceMode};
-use taskc_runtime::docker::DockerBackend;
 use taskc_runtime::pipeline::{self, GcKeep};
 
 use super::spec::load_checked;
@@ -59,6 +58,7 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
             lower_verify(&loaded.task, &opts),
             lower_verify(&loaded.task, &exhaustive),
             lower_score(&loaded.task, &opts, ScoreMode::Joint),
+            lower_score(&loaded.task, &opts, ScoreMode::Independent),
             lower_workspace(&loaded.task, &opts, WorkspaceMode::Joint),
         ];
         for plan in plans {
@@ -84,28 +84,21 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
 
 async fn run_async(args: &GcArgs, keep: &GcKeep) -> Exit {
     let cache = args.cache.clone().unwrap_or_else(pipeline::default_cache);
-    let docker = match args.backend {
-        BackendArg::Local => None,
-        BackendArg::Docker => match DockerBackend::connect().await {
-            Ok(d) => Some(d),
-            Err(e) => {
-                output::error(&format!(
-                    "{e}\n  help: start the Docker Engine, or pass `--backend local`"
-                ));
-                return Exit::Usage;
+    let backend = match pipeline::open_backend(args.backend.into(), &cache).await {
+        Ok((backend, note)) => {
+            if let Some(note) = note {
+                output::err(&format!("note: {note}\n"));
             }
-        },
-        BackendArg::Auto => match DockerBackend::connect().await {
-            Ok(d) => Some(d),
-            Err(e) => {
-                output::err(&format!(
-                    "note: the Docker Engine does not answer ({e}); collecting the local backend\n"
-                ));
-                None
-            }
-        },
+            backend
+        }
+        Err(e) => {
+            output::error(&format!(
+                "{e}\n  help: start the Docker Engine, or pass `--backend local`"
+            ));
+            return Exit::Usage;
+        }
     };
-    let report = match pipeline::gc(docker.as_ref(), &cache, keep, args.dry_run).await {
+    let report = match pipeline::gc(backend.as_ref(), &cache, keep, args.dry_run).await {
         Ok(r) => r,
         Err(e) => {
             output::error(&format!("gc: {e}"));

@@ -10,4 +10,4 @@ pub mod store;
 
 pub use progress::{Event, Progress, ProgressStyle};
 pub use scheduler::{ExecError, Execution, Executor, Job};
-pub use store::ResultStore;
+pub use store::{ResultKey, ResultStore};
