@@ -248,7 +248,7 @@ mod tests {
             schema: RESULT_SCHEMA.into(),
             run: subject.into(),
             backend: "local".into(),
-            invalid: None,
+            failure: None,
             repos: Default::default(),
             wall_ms: 0,
         }

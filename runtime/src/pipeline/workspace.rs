@@ -13,7 +13,7 @@ use taskc_compiler::model::Role;
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::{Plan, PlanBody, PlanKind, Workspace, WorkspaceMode};
 
-use super::{PipelineError, Session};
+use super::{PipelineError, Session, Site};
 use crate::predictions::collect::WORKSPACE_FILE;
 use crate::repo::{materialize, RepoSource};
 
@@ -56,6 +56,7 @@ pub fn export_workspaces(
     plan: &Plan,
     task: &Task,
     spec_dir: &Path,
+    site: &Site,
     cache: &Path,
     out: &Path,
 ) -> Result<Vec<ExportedWorkspace>, PipelineError> {
@@ -74,7 +75,7 @@ pub fn export_workspaces(
                 WorkspaceMode::Joint => out.to_path_buf(),
                 WorkspaceMode::Independent => out.join(&w.name),
             };
-            export_one(plan, task, w, ws.mode, spec_dir, cache, &dir)
+            export_one(plan, task, w, ws.mode, (spec_dir, site), cache, &dir)
         })
         .collect::<Result<Vec<_>, _>>();
     if result.is_err() {
@@ -91,9 +92,10 @@ pub async fn tag_task_image(
     plan: &Plan,
     task: &Task,
     spec_dir: &Path,
+    site: &Site,
     tag: &str,
 ) -> Result<String, PipelineError> {
-    let built = super::prepare_images(session, plan, task, spec_dir).await?;
+    let built = super::prepare_images(session, plan, task, spec_dir, site).await?;
     session.backend.tag_image(&built, tag).await?;
     Ok(built)
 }
@@ -103,7 +105,7 @@ fn export_one(
     task: &Task,
     w: &Workspace,
     mode: WorkspaceMode,
-    spec_dir: &Path,
+    (spec_dir, site): (&Path, &Site),
     cache: &Path,
     dir: &Path,
 ) -> Result<ExportedWorkspace, PipelineError> {
@@ -117,7 +119,7 @@ fn export_one(
                 source: std::io::Error::other(format!("the task has no repository `{}`", r.name)),
             });
         };
-        let source = RepoSource::from_model(&repo.source, spec_dir);
+        let source = RepoSource::resolve(&repo.source, spec_dir, &site.rewrites);
         let m = materialize(&source, repo.base.as_deref(), &dir.join(&r.name), cache).map_err(
             |source| PipelineError::Repo {
                 repo: r.name.clone(),
