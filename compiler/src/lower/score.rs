@@ -2,7 +2,7 @@
 //! independent (one run per target; the other targets at gold). Either way a run tests one
 //! target, in its own fresh sandbox.
 
-use crate::plan::{Plan, PlanKind, ScoreMode, ScorePlan};
+use crate::plan::{Plan, PlanBody, ScoreMode, ScorePlan};
 
 use super::prepare::Prepared;
 
@@ -23,5 +23,7 @@ pub(crate) fn lower(prep: Prepared<'_>, mode: ScoreMode) -> Plan {
             }
         }
     }
-    prep.finish(PlanKind::Score, None, Some(ScorePlan { mode, runs }), None)
+    prep.finish(PlanBody::Score {
+        score: ScorePlan { mode, runs },
+    })
 }

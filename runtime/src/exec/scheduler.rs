@@ -15,7 +15,7 @@ use tokio::task::JoinSet;
 use super::interpret::interpret;
 use super::progress::{Event, Progress};
 use super::script;
-use super::store::ResultStore;
+use super::store::{ResultKey, ResultStore};
 use crate::backend::{Backend, BackendError, ImageBuild, Limits, RunRequest};
 use crate::canary;
 use crate::results::RunResult;
@@ -63,15 +63,36 @@ pub struct Executor {
     pub progress: Arc<Progress>,
 }
 
-/// A run together with the key its result is stored under (the run id, or the run id and a
-/// prediction's digest when scoring) and the agent patches it applies.
+/// A run, the prediction it scores (none when verifying) and the agent patches it applies.
 #[derive(Debug, Clone)]
 pub struct Job {
     pub run: Run,
-    pub key: String,
+    /// The prediction's short id (`pred-<16 hex>`) when scoring.
+    pub prediction: Option<String>,
     pub predictions: BTreeMap<String, String>,
     /// The patches are not the spec's own: an agent's code runs (see `RunRequest::untrusted`).
     pub untrusted: bool,
+}
+
+impl Job {
+    /// A verification run.
+    pub fn verify(run: &Run) -> Job {
+        Job {
+            run: run.clone(),
+            prediction: None,
+            predictions: BTreeMap::new(),
+            untrusted: false,
+        }
+    }
+
+    /// Where repetition `repetition` of this job's result is stored.
+    pub fn key(&self, repetition: usize) -> ResultKey {
+        ResultKey {
+            run: self.run.id.clone(),
+            prediction: self.prediction.clone(),
+            repetition,
+        }
+    }
 }
 
 impl Executor {
@@ -105,14 +126,15 @@ impl Executor {
         });
         for job in jobs {
             for k in 0..repeat.max(1) {
-                match self.store.get(&job.key, k) {
+                let key = job.key(k);
+                match self.store.get(&key) {
                     Some(r) => {
                         self.progress.emit(Event::RunCached {
-                            run: job.key.clone(),
+                            run: key.subject(),
                             repetition: k,
                         });
                         exec.cached += 1;
-                        exec.results.entry(job.key.clone()).or_default().push(r);
+                        exec.results.entry(key.subject()).or_default().push(r);
                     }
                     None => todo.push((job.clone(), k)),
                 }
@@ -124,20 +146,21 @@ impl Executor {
         let mut set = JoinSet::new();
         for (job, k) in todo {
             let (mut req, canaries) = self.request(image, blobs, &job, k)?;
-            let partial = self.store.partial_log(&job.key, k);
+            let partial = self.store.partial_log(&job.key(k));
             req.log_to = Some(partial.clone());
             let backend = self.backend.clone();
             let permits = permits.clone();
             let stop = stop.clone();
             let progress = self.progress.clone();
             let name = backend.name();
+            let key = job.key(k);
             set.spawn(async move {
                 let _permit = permits.acquire_owned().await.ok()?;
                 if stop.load(Ordering::SeqCst) {
                     return None;
                 }
                 progress.emit(Event::RunStarted {
-                    run: job.key.clone(),
+                    run: key.subject(),
                     repetition: k,
                 });
                 let started = Instant::now();
@@ -145,7 +168,7 @@ impl Executor {
                     Ok(o) => match run_log(&o, &partial).await {
                         Ok(log) => {
                             let mut r = interpret(&job.run, &o, &log, name, &canaries);
-                            r.run = job.key.clone();
+                            r.run = key.subject();
                             let harness = o
                                 .collected
                                 .get(&script::harness_file(script::HARNESS_LOG))
@@ -162,13 +185,13 @@ impl Executor {
                 };
                 if let Ok((r, _)) = &result {
                     progress.emit(Event::RunFinished {
-                        run: job.key.clone(),
+                        run: key.subject(),
                         repetition: k,
                         failure: r.failure_text(),
                         secs: started.elapsed().as_secs_f64(),
                     });
                 }
-                Some((job.key, job.run.under_test, k, partial, result))
+                Some((key, job.run.under_test, partial, result))
             });
         }
         let ctrl_c = tokio::signal::ctrl_c();
@@ -177,7 +200,7 @@ impl Executor {
             tokio::select! {
                 next = set.join_next() => {
                     let Some(joined) = next else { break };
-                    let Ok(Some((key, repo, k, partial, result))) = joined else { continue };
+                    let Ok(Some((key, repo, partial, result))) = joined else { continue };
                     let (result, harness) = match result {
                         Ok(r) => r,
                         Err(e) => {
@@ -189,15 +212,15 @@ impl Executor {
                         }
                     };
                     self.store
-                        .keep_log(&key, k, &repo, &partial)
-                        .and_then(|()| self.store.put_logs(&key, k, &[("run".to_string(), harness)]))
-                        .and_then(|()| self.store.put(&result, k))
+                        .keep_log(&key, &repo, &partial)
+                        .and_then(|()| self.store.put_logs(&key, &[("run".to_string(), harness)]))
+                        .and_then(|()| self.store.put(&key, &result))
                         .map_err(|source| ExecError::Store {
-                            path: format!("{key}.{k}.json"),
+                            path: format!("{key}.json"),
                             source,
                         })?;
                     exec.executed += 1;
-                    exec.results.entry(key).or_default().push(result);
+                    exec.results.entry(key.subject()).or_default().push(result);
                 }
                 _ = &mut ctrl_c => {
                     stop.store(true, Ordering::SeqCst);
@@ -234,7 +257,7 @@ impl Executor {
         let s = script::build(&job.run, blobs, &job.predictions, &canaries)?;
         let mut req = RunRequest::new(
             image,
-            format!("{}-{repetition}", job.key),
+            format!("{}-{repetition}", job.key(repetition).subject()),
             self.session.clone(),
             s.script,
         );
