@@ -23,6 +23,7 @@ async fn measure(backend: &LocalBackend, runs: usize) -> Vec<Duration> {
                 path: format!("work/repo/src/m{i}.py"),
                 bytes: vec![b'x'; 2048],
                 mode: 0o644,
+                mtime: 1_000_000_000,
             })
             .collect(),
         ..Default::default()
@@ -52,6 +53,13 @@ async fn measure(backend: &LocalBackend, runs: usize) -> Vec<Duration> {
 }
 
 fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` runs us without it.
+    if !std::env::args().any(|a| a == "--bench") {
+        println!(
+            "local_sandbox bench: run with `cargo bench -p taskc-runtime --bench local_sandbox`"
+        );
+        return;
+    }
     let runs: usize = std::env::var("BENCH_RUNS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -70,7 +78,16 @@ fn main() {
     rt.block_on(measure(&plain, 3));
     let with = stats(rt.block_on(measure(&sandboxed, runs)));
     let without = stats(rt.block_on(measure(&plain, runs)));
-    println!("  unsandboxed  median {:6.1} ms  p90 {:6.1} ms", without.0, without.1);
-    println!("  bwrap        median {:6.1} ms  p90 {:6.1} ms", with.0, with.1);
-    println!("  overhead     median {:+6.1} ms per run", with.0 - without.0);
+    println!(
+        "  unsandboxed  median {:6.1} ms  p90 {:6.1} ms",
+        without.0, without.1
+    );
+    println!(
+        "  bwrap        median {:6.1} ms  p90 {:6.1} ms",
+        with.0, with.1
+    );
+    println!(
+        "  overhead     median {:+6.1} ms per run",
+        with.0 - without.0
+    );
 }
