@@ -24,12 +24,16 @@ pub enum BackendError {
         help: String,
     },
 
-    /// An image build reported an error.
-    #[error("building image `{tag}` failed: {detail}\n--- last build output ---\n{log_tail}")]
+    /// An image build reported an error. `log` is the whole build output; the message shows
+    /// its first error lines (the pipeline also keeps the whole log in the cache).
+    #[error(
+        "building image `{tag}` failed: {detail}{}",
+        super::build_log::excerpt_block(log)
+    )]
     ImageBuild {
         tag: String,
         detail: String,
-        log_tail: String,
+        log: String,
     },
 
     /// A run named an image that was never built.

@@ -225,7 +225,7 @@ impl LocalBackend {
             let target = map_path(root, &file.path).ok_or_else(|| BackendError::ImageBuild {
                 tag: build.tag.clone(),
                 detail: format!("context file `{}` escapes the image folder", file.path),
-                log_tail: String::new(),
+                log: String::new(),
             })?;
             write_file(&target, &file.bytes, file.mode)
                 .map_err(|e| BackendError::io("write context file", &target, e))?;
