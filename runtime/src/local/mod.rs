@@ -372,7 +372,8 @@ impl LocalBackend {
         .await
         .map_err(|e| BackendError::io("start bash in", &cwd, e))?;
         let duration = started.elapsed();
-        let (log, log_truncated) = read_capped(&log_path)?;
+        let (log, truncated) = read_capped(&log_path)?;
+        let log_truncated = truncated || finished.overflowed;
         let mut collected = BTreeMap::new();
         for path in &req.collect {
             if let Some(host) = map_path(&root, path) {
