@@ -390,6 +390,9 @@ for p in /usr/rigged /etc/rigged /opt/rigged; do
   if ( echo x > "$p" ) 2>/dev/null; then echo "wrote: $p"; fi
 done
 ( mount -o remount,rw /usr ) 2>/dev/null && echo "remounted /usr"
+# host-wide sysctls (rewritten with their own value: harmless if this ever succeeds)
+v=$(cat /proc/sys/kernel/core_pattern)
+( printf '%s\n' "$v" > /proc/sys/kernel/core_pattern ) 2>/dev/null && echo "wrote: /proc/sys"
 true"#
     );
     let out = f.backend.run(&request("view", &script)).await.unwrap();

@@ -234,7 +234,23 @@ impl Sandbox {
             mkdirs(&mut a, dir);
             a.extend(["--ro-bind".into(), dir.into(), dir.into()]);
         }
-        words(&mut a, &["--proc", "/proc", "--dev", "/dev"]);
+        // A fresh /proc, but its sysctls read-only: root inside (the harness) could otherwise
+        // set host-wide ones such as `kernel.core_pattern` (a command the host runs as root).
+        words(
+            &mut a,
+            &[
+                "--proc",
+                "/proc",
+                "--ro-bind",
+                "/proc/sys",
+                "/proc/sys",
+                "--ro-bind-try",
+                "/proc/sysrq-trigger",
+                "/proc/sysrq-trigger",
+                "--dev",
+                "/dev",
+            ],
+        );
         for tmp in TMPFS {
             mkdirs(&mut a, Path::new(tmp));
             words(&mut a, &["--perms", "1777", "--tmpfs", tmp]);
