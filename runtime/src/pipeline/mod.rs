@@ -12,9 +12,7 @@ mod verify;
 mod workspace;
 
 pub use backend_choice::{open_backend, BackendChoice};
-pub use base_image::{
-    ca_layer, read_ca_certificates, resolve_base, resolve_existing_base, CaCertificate, CA_LABEL,
-};
+pub use base_image::{resolve_base, resolve_existing_base};
 pub use build_log::build_log_path;
 pub use gc::{gc, session_is_live, GcItem, GcKeep, GcReport, BASE_IMAGE_PREFIX};
 pub use images::prepare_images;
@@ -72,6 +70,8 @@ pub enum PipelineError {
         #[source]
         source: RepoError,
     },
+    #[error(transparent)]
+    Ca(#[from] crate::bootstrap::ca::CaError),
     #[error("cannot lower the task: {0}")]
     Lower(#[from] taskc_compiler::lower::LowerError),
     #[error("{what}: {source}")]
