@@ -65,6 +65,14 @@ pub enum BackendError {
         source: std::io::Error,
     },
 
+    /// A prediction's code would run on the host: the local backend cannot sandbox here.
+    #[error(
+        "the local backend refuses to run the code of prediction run `{run_id}` unsandboxed: \
+         {reason}\n  help: install bubblewrap (`apt-get install bubblewrap`; scripts/setup.sh \
+         does), score on `--backend docker`, or score only the `gold`/`empty` baselines"
+    )]
+    Unsandboxed { run_id: String, reason: String },
+
     /// The request itself is malformed (e.g. a relative upload path).
     #[error("invalid run request for `{run_id}`: {detail}")]
     InvalidRequest { run_id: String, detail: String },

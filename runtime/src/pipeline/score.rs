@@ -62,6 +62,7 @@ pub async fn score(
                 run: r.clone(),
                 key,
                 predictions: p.patches.clone(),
+                untrusted: !p.is_baseline(task),
             });
         }
     }

@@ -59,6 +59,7 @@ pub async fn verify(
             run: r.clone(),
             key: r.id.clone(),
             predictions: BTreeMap::new(),
+            untrusted: false,
         })
         .collect();
     let execution = exec
