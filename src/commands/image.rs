@@ -36,6 +36,14 @@ pub struct BootstrapArgs {
     /// Folder for the temporary root file system (default: the system temp folder).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
+    /// A CA certificate file (PEM) to add to the image's trust store (repeatable), for
+    /// builds behind a TLS-intercepting proxy; its bytes enter the content id.
+    #[arg(long = "ca-cert", value_name = "FILE")]
+    pub ca_certs: Vec<PathBuf>,
+    /// The image tag to create (default: taskc/base:bookworm; name another in `taskc.toml`
+    /// `[images] base`).
+    #[arg(long)]
+    pub tag: Option<String>,
 }
 
 /// Run `taskc image …`.
@@ -64,6 +72,10 @@ async fn bootstrap(args: &BootstrapArgs) -> Exit {
     if let Some(mirror) = &args.mirror {
         opts.mirror = mirror.clone();
     }
+    if let Some(tag) = &args.tag {
+        opts.tag = tag.clone();
+    }
+    opts.ca_certificates = args.ca_certs.clone();
     output::err(&format!(
         "{}: reused if present with the same content id, else built with debootstrap \
          (a few minutes) ...\n",

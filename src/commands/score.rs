@@ -38,8 +38,14 @@ pub struct ScoreArgs {
     /// A JSONL file of predictions, or `gold` / `empty` for the built-in baselines.
     #[arg(long)]
     pub predictions: String,
-    #[arg(long, value_enum, default_value_t = ModeArg::Joint)]
-    pub mode: ModeArg,
+    /// Scoring mode; `joint,independent` scores both and reports the paired table.
+    #[arg(
+        long = "mode",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "joint"
+    )]
+    pub modes: Vec<ModeArg>,
     /// Folder for `report.json`, `report.md` and `report.html`.
     #[arg(long, default_value = "taskc-report")]
     pub out: PathBuf,
@@ -167,12 +173,21 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             return Exit::Usage;
         }
     };
-    let mode = match args.mode {
-        ModeArg::Joint => ScoreMode::Joint,
-        ModeArg::Independent => ScoreMode::Independent,
-    };
+    let mut modes: Vec<ScoreMode> = Vec::new();
+    for m in &args.modes {
+        let m = match m {
+            ModeArg::Joint => ScoreMode::Joint,
+            ModeArg::Independent => ScoreMode::Independent,
+        };
+        if !modes.contains(&m) {
+            modes.push(m);
+        }
+    }
     let mut rows = Vec::new();
-    for l in &loaded {
+    for (l, mode) in loaded
+        .iter()
+        .flat_map(|l| modes.iter().map(move |m| (l, *m)))
+    {
         let Some(preds) = by_task.get(&l.task.id) else {
             output::err(&format!("note: no prediction for task `{}`\n", l.task.id));
             continue;

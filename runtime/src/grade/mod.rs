@@ -84,6 +84,10 @@ pub struct PredictionGrade {
     pub unresolved: Option<Unresolved>,
     /// For a valid, unsolved prediction: what its patches suggest.
     pub attribution: Option<Attribution>,
+    /// Per target that did not pass: the path of the log of the run that tested it (filled
+    /// by the runtime, which knows where results are stored).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub logs: BTreeMap<String, String>,
 }
 
 impl PredictionGrade {
@@ -177,6 +181,7 @@ pub fn grade(
             .collect(),
         unresolved,
         attribution,
+        logs: BTreeMap::new(),
     }
 }
 

@@ -13,9 +13,7 @@ mod workspace;
 
 pub use crate::backend::{session_is_live, GcItem, GcReport, BASE_IMAGE_PREFIX};
 pub use backend_choice::{open_backend, BackendChoice};
-pub use base_image::{
-    ca_layer, read_ca_certificates, resolve_base, resolve_existing_base, CaCertificate, CA_LABEL,
-};
+pub use base_image::{resolve_base, resolve_existing_base};
 pub use build_log::build_log_path;
 pub use gc::{gc, GcKeep};
 pub use images::prepare_images;
@@ -73,6 +71,8 @@ pub enum PipelineError {
         #[source]
         source: RepoError,
     },
+    #[error(transparent)]
+    Ca(#[from] crate::bootstrap::ca::CaError),
     /// An entry point was handed a plan of another kind (a caller's bug, reported, not a
     /// panic).
     #[error("expected a {expected} plan, got a {found} plan")]

@@ -79,12 +79,43 @@ pub async fn score(
     };
     let execution = exec.execute(&image, &plan.blobs, jobs, 1).await?;
     let facts = TaskFacts::from(task);
+    let store = ResultStore::new(&session.cache, session.backend.name());
     let grades = predictions
         .iter()
         .map(|p| {
             let runs = scored_runs(splan, p, &execution.results);
-            grade(&facts, oracle, p, opts.mode, &runs)
+            let mut g = grade(&facts, oracle, p, opts.mode, &runs);
+            g.logs = failing_target_logs(&g, &runs, p, &store);
+            g
         })
         .collect();
     Ok(ScoreOutcome { grades, execution })
+}
+
+/// The log of the run that tested each target of `g` that did not pass: the target's own
+/// test log when stored, else the run's script output.
+fn failing_target_logs(
+    g: &PredictionGrade,
+    runs: &[crate::grade::ScoredRun],
+    p: &Prediction,
+    store: &ResultStore,
+) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for (target, t) in &g.targets {
+        if t.resolved() {
+            continue;
+        }
+        let Some(run) = runs.iter().find(|r| r.under_test.contains(target)) else {
+            continue;
+        };
+        let key = crate::exec::ResultKey::score(&run.run, &p.short_id(), 0);
+        let own = store.log_path(&key, target);
+        let path = if own.is_file() {
+            own
+        } else {
+            store.log_path(&key, "run")
+        };
+        out.insert(target.clone(), path.display().to_string());
+    }
+    out
 }

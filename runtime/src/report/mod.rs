@@ -4,6 +4,7 @@
 //! sorted and no clock is read (a timestamp appears only when the caller passes one).
 
 pub mod html;
+pub mod leaderboard;
 pub mod markdown;
 pub mod metrics;
 pub mod paired;
