@@ -172,6 +172,7 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
         ModeArg::Independent => ScoreMode::Independent,
     };
     let mut rows = Vec::new();
+    let mut duplicates = Vec::new();
     for l in &loaded {
         let Some(preds) = by_task.get(&l.task.id) else {
             output::err(&format!("note: no prediction for task `{}`\n", l.task.id));
@@ -195,7 +196,13 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             site: l.site.clone(),
         };
         match pipeline::score(&session, &l.task, &l.dir, &oracle, preds, &opts).await {
-            Ok(outcome) => rows.extend(outcome.grades),
+            Ok(outcome) => {
+                for d in &outcome.duplicates {
+                    output::err(&format!("warning: {}\n", d.warning()));
+                }
+                duplicates.extend(outcome.duplicates);
+                rows.extend(outcome.grades);
+            }
             Err(e) => {
                 output::error(&format!("{}: scoring could not run: {e}", l.name));
                 exit = exit.max(Exit::Usage);
@@ -211,7 +218,8 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             "warning: predictions for task `{t}` skipped: no spec given for it\n"
         ));
     }
-    let report = Report::new(rows, skipped, None);
+    let mut report = Report::new(rows, skipped, None);
+    report.duplicates = duplicates;
     let md = markdown::render(&report);
     output::out(&md);
     if let Err(e) = write_reports(&args.out, &report, &md) {

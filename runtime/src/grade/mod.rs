@@ -11,6 +11,7 @@
 
 pub mod attribution;
 pub mod facts;
+pub mod flags;
 pub mod oracle;
 pub mod target;
 
@@ -21,6 +22,7 @@ use taskc_compiler::plan::{short_id, Plan, Run, ScoreMode};
 
 pub use attribution::{Attribution, Unresolved};
 pub use facts::{family_of, TaskFacts};
+pub use flags::{flags, Flag, FlagRule};
 pub use oracle::{TargetOracle, TaskOracle};
 pub use target::{Count, TargetGrade, TargetOutcome};
 
@@ -83,6 +85,10 @@ pub struct PredictionGrade {
     pub unresolved: Option<Unresolved>,
     /// For a valid, unsolved prediction: what its patches suggest.
     pub attribution: Option<Attribution>,
+    /// Files of the prediction's patches that could rig a test run, with the rule and
+    /// whether taskc reverted them (whatever the score).
+    #[serde(default)]
+    pub flags: Vec<Flag>,
 }
 
 impl PredictionGrade {
@@ -176,6 +182,7 @@ pub fn grade(
             .collect(),
         unresolved,
         attribution,
+        flags: Vec::new(),
     }
 }
 

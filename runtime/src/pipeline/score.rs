@@ -9,8 +9,8 @@ use taskc_compiler::plan::ScoreMode;
 
 use super::{prepare_images, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
-use crate::grade::{grade, scored_runs, PredictionGrade, TaskFacts, TaskOracle};
-use crate::predictions::Prediction;
+use crate::grade::{flags, grade, scored_runs, PredictionGrade, TaskFacts, TaskOracle};
+use crate::predictions::{dedup, Duplicate, Prediction};
 
 /// Options of one scoring.
 #[derive(Debug, Clone)]
@@ -28,6 +28,8 @@ pub struct ScoreOptions {
 pub struct ScoreOutcome {
     pub grades: Vec<PredictionGrade>,
     pub execution: Execution,
+    /// Prediction lines not scored because an earlier one has the same task and model.
+    pub duplicates: Vec<Duplicate>,
 }
 
 /// Score `predictions` (all for `task`, whose spec lives in `spec_dir`) against `oracle`.
@@ -39,6 +41,8 @@ pub async fn score(
     predictions: &[Prediction],
     opts: &ScoreOptions,
 ) -> Result<ScoreOutcome, PipelineError> {
+    let (predictions, duplicates) = dedup(predictions);
+    let predictions = &predictions[..];
     let plan = lower_score(task, &opts.lower, opts.mode)?;
     let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
     let store = ResultStore::new(&session.cache, session.backend.name());
@@ -79,8 +83,14 @@ pub async fn score(
         .iter()
         .map(|p| {
             let runs = scored_runs(&plan, p, &execution.results);
-            grade(&facts, oracle, p, opts.mode, &runs)
+            let mut g = grade(&facts, oracle, p, opts.mode, &runs);
+            g.flags = flags(p, &plan);
+            g
         })
         .collect();
-    Ok(ScoreOutcome { grades, execution })
+    Ok(ScoreOutcome {
+        grades,
+        execution,
+        duplicates,
+    })
 }

@@ -4,6 +4,7 @@
 
 pub mod builtin;
 pub mod collect;
+pub mod dedup;
 pub mod jsonl;
 pub mod split;
 
@@ -14,6 +15,7 @@ use taskc_compiler::plan::{canonical_digest, short_id};
 
 pub use builtin::{builtin, empty, gold, BUILTINS};
 pub use collect::{collect, CollectError};
+pub use dedup::{dedup, Duplicate};
 pub use jsonl::{parse_predictions, PredictionError};
 pub use split::{split_by_repo, SplitError};
 

@@ -30,6 +30,7 @@ struct View {
     matrix_svg: String,
     paired: Vec<PairedView>,
     skipped: Vec<String>,
+    duplicates: Vec<String>,
     rows: Vec<RowView>,
 }
 
@@ -108,6 +109,8 @@ struct RowView {
     invalid: String,
     /// Failures the prediction caused (patch does not apply, timeout, tampered…).
     failures: String,
+    /// Static flags: files that could rig a run, with the rule (`grade::flags`).
+    flags: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -280,6 +283,7 @@ fn view(report: &Report) -> View {
             })
             .collect(),
         skipped: report.skipped.iter().map(|e| e.to_string()).collect(),
+        duplicates: report.duplicates.iter().map(|d| d.warning()).collect(),
         rows: report.rows.iter().map(row_view).collect(),
     }
 }
@@ -342,5 +346,6 @@ fn row_view(r: &PredictionGrade) -> RowView {
         attribution: r.attribution.map_or("", |a| a.as_str()).into(),
         invalid: r.invalid.join("; "),
         failures: r.failures.join("; "),
+        flags: r.flags.iter().map(|f| f.text()).collect(),
     }
 }
