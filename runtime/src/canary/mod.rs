@@ -9,6 +9,7 @@
 
 pub mod framework;
 mod seed;
+pub mod summary;
 
 use std::collections::BTreeMap;
 
@@ -21,6 +22,7 @@ use crate::parsers::Outcome;
 
 pub use framework::Framework;
 pub use seed::Seed;
+pub use summary::{summarise, CanarySummary};
 
 /// What a canary must do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
