@@ -69,6 +69,8 @@ pub struct Job {
     pub run: Run,
     pub key: String,
     pub predictions: BTreeMap<String, String>,
+    /// The patches are not the spec's own: an agent's code runs (see `RunRequest::untrusted`).
+    pub untrusted: bool,
 }
 
 impl Executor {
@@ -242,6 +244,7 @@ impl Executor {
         req.timeout = Duration::from_secs(timeout);
         req.limits = self.limits;
         req.network = job.run.network;
+        req.untrusted = job.untrusted;
         Ok((req, canaries))
     }
 }
