@@ -76,6 +76,10 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                 continue;
             }
         };
+        if let Some(why) = fw.selection(&t.command) {
+            p.unplaced.insert(repo.clone(), why);
+            continue;
+        }
         let patch = run.steps.iter().find_map(|s| match s {
             Step::ApplyTests { repo: r, blob } if r == repo => blobs.get(blob),
             _ => None,
