@@ -3,8 +3,8 @@
 //! `sdk-retry`, the other targets getting their gold patch, so the attack alone decides the
 //! score. The real `taskc score` binary runs them all on Docker, next to a gold control line:
 //! no rigged prediction may be `solved`; the classes taskc must catch are `tampered`; every
-//! flagged file is listed with its rule; and the control is solved (canaries did not break
-//! honest runs). FAILS when the engine does not answer, unless `TASKC_SKIP_DOCKER=1`.
+//! flagged file is listed with its rule; a second line for the same model is not scored; and
+//! the control is solved (canaries did not break honest runs). FAILS when the engine does not answer, unless `TASKC_SKIP_DOCKER=1`.
 
 mod common;
 
@@ -99,6 +99,9 @@ fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
             .collect();
         lines.push(serde_json::json!({"task": "sdk-retry", "model": a.class, "patches": patches}));
     }
+    // A second try under the same model, this time the gold patches: scored once means the
+    // first line counts, not the best one.
+    lines.push(serde_json::json!({"task": "sdk-retry", "model": CLASSES[0], "patches": control}));
     let file = dir.path().join("attacks.jsonl");
     let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     std::fs::write(&file, text.join("\n") + "\n").expect("write predictions");
@@ -120,6 +123,13 @@ fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
         .expect("the taskc binary runs");
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "taskc score failed:\n{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "1 more prediction line(s) for task `sdk-retry` and model `{}` (with different patches): only the first is scored",
+            CLASSES[0]
+        )),
+        "the duplicate line is reported:\n{stderr}"
+    );
     let report: serde_json::Value =
         serde_json::from_str(&read(&out.join("report.json"))).expect("report is JSON");
     let md = read(&out.join("report.md"));
@@ -131,8 +141,16 @@ fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
             md.contains(&model) && html.contains(&model),
             "{model} in every report"
         );
-        rows.insert(model, r);
+        assert!(
+            rows.insert(model.clone(), r).is_none(),
+            "{model} scored twice"
+        );
     }
+    assert_eq!(
+        report["duplicates"][0]["model"], CLASSES[0],
+        "{:#}",
+        report["duplicates"]
+    );
     rows
 }
 
