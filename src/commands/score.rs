@@ -184,6 +184,7 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
         }
     }
     let mut rows = Vec::new();
+    let mut duplicates = Vec::new();
     for (l, mode) in loaded
         .iter()
         .flat_map(|l| modes.iter().map(move |m| (l, *m)))
@@ -211,7 +212,13 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             site: l.site.clone(),
         };
         match pipeline::score(&session, &l.task, &l.dir, &oracle, preds, &opts).await {
-            Ok(outcome) => rows.extend(outcome.grades),
+            Ok(outcome) => {
+                for d in &outcome.duplicates {
+                    output::err(&format!("warning: {}\n", d.warning()));
+                }
+                duplicates.extend(outcome.duplicates);
+                rows.extend(outcome.grades);
+            }
             Err(e) => {
                 output::error(&format!("{}: scoring could not run: {e}", l.name));
                 exit = exit.max(Exit::Usage);
@@ -227,7 +234,8 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             "warning: predictions for task `{t}` skipped: no spec given for it\n"
         ));
     }
-    let report = Report::new(rows, skipped, None);
+    let mut report = Report::new(rows, skipped, None);
+    report.duplicates = duplicates;
     let md = markdown::render(&report);
     output::out(&md);
     if let Err(e) = write_reports(&args.out, &report, &md) {

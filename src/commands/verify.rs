@@ -194,12 +194,14 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
 
 fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
     let v = &o.verification;
+    let canaries = taskc_runtime::canary::summarise(&o.execution.results);
     if args.format == VerifyFormat::Json {
         let value = serde_json::json!({
             "spec": l.name,
             "task": l.task.id,
             "sound": v.is_sound(),
             "verification": v,
+            "canaries": canaries,
             "runs": { "executed": o.execution.executed, "cached": o.execution.cached },
         });
         output::out(&format!("{value}\n"));
@@ -234,6 +236,9 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
             o.f2p.len(),
             o.p2p.len()
         ));
+    }
+    for (repo, c) in &canaries {
+        s.push_str(&format!("canaries: {repo}: {}\n", c.text()));
     }
     for f in &v.flaky {
         s.push_str(&format!(

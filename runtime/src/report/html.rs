@@ -30,6 +30,7 @@ struct View {
     matrix_svg: String,
     paired: Vec<PairedView>,
     skipped: Vec<String>,
+    duplicates: Vec<String>,
     rows: Vec<RowView>,
     /// Models ranked by task success, with submitted/total (see `leaderboard`).
     ranking: Vec<super::leaderboard::Rank>,
@@ -128,6 +129,8 @@ struct RowView {
     invalid: String,
     /// Failures the prediction caused (patch does not apply, timeout, tampered…).
     failures: String,
+    /// Static flags: files that could rig a run, with the rule (`grade::flags`).
+    flags: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -300,6 +303,7 @@ fn view(report: &Report) -> View {
             })
             .collect(),
         skipped: report.skipped.iter().map(|e| e.to_string()).collect(),
+        duplicates: report.duplicates.iter().map(|d| d.warning()).collect(),
         rows: report.rows.iter().map(row_view).collect(),
         ranking: super::leaderboard::ranking(report),
         failing: failing_targets(report),
@@ -398,5 +402,6 @@ fn row_view(r: &PredictionGrade) -> RowView {
         attribution: r.attribution.map_or("", |a| a.as_str()).into(),
         invalid: r.invalid.join("; "),
         failures: r.failures.join("; "),
+        flags: r.flags.iter().map(|f| f.text()).collect(),
     }
 }

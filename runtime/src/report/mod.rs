@@ -21,6 +21,7 @@ pub use paired::{PairCounts, Paired, PairedRepo, PairedTask};
 pub use ratio::Ratio;
 
 use crate::grade::PredictionGrade;
+use crate::predictions::Duplicate;
 use crate::predictions::PredictionError;
 
 /// Schema tag of JSON reports.
@@ -63,6 +64,9 @@ pub struct Report {
     pub skipped: Vec<PredictionError>,
     /// One row per graded prediction, sorted by task, model, mode, prediction id.
     pub rows: Vec<PredictionGrade>,
+    /// Prediction lines not scored: an earlier line has the same task and model.
+    #[serde(default)]
+    pub duplicates: Vec<Duplicate>,
 }
 
 /// `joint` or `independent`.
@@ -107,6 +111,7 @@ impl Report {
             paired,
             skipped,
             rows,
+            duplicates: Vec::new(),
         }
     }
 
