@@ -23,6 +23,8 @@ fn sample() -> Lock {
                 "tests/test_proxy.py::test_empty".into(),
             ],
             dropped: Vec::new(),
+            skipped: vec!["tests/test_proxy.py::test_needs_network".into()],
+            skipped_unnamed: 2,
         },
     );
     lock.repos.insert(
@@ -34,6 +36,7 @@ fn sample() -> Lock {
                 test: "tests/test_gateway.py::test_extra_presets".into(),
                 rule: "unrequested".into(),
             }],
+            ..RepoLock::default()
         },
     );
     let cell = |passed, failed| TruthCell { passed, failed };
@@ -55,6 +58,18 @@ fn sample() -> Lock {
             repos,
         });
     }
+    lock.provenance = Provenance {
+        backend: "docker".into(),
+        taskc: "0.1.0".into(),
+        images: [("environment", "img-1"), ("task", "img-2")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        tools: [("proxy", "Python 3.11.2, pytest-8.3.3, pluggy-1.5.0")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    };
     lock
 }
 

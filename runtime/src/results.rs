@@ -25,6 +25,10 @@ pub struct RunResult {
     pub repos: BTreeMap<String, RepoTests>,
     /// Wall time of the run as the backend measures it (Docker: start → exit), milliseconds.
     pub wall_ms: u64,
+    /// Where the stored logs of this run are: `run` (the script's own output) and each
+    /// repository under test → path. Filled when the result is stored.
+    #[serde(default)]
+    pub logs: BTreeMap<String, String>,
 }
 
 /// One repository's test results in one run.
@@ -35,11 +39,27 @@ pub struct RepoTests {
     /// Wall time of the raw test command alone, measured inside the run, milliseconds.
     pub test_ms: u64,
     pub duplicates: Vec<String>,
+    /// Skipped tests the log counts without naming them.
+    #[serde(default)]
+    pub unnamed_skipped: u64,
+    /// The test tool's version as the log names it (pytest's session header), if it does.
+    #[serde(default)]
+    pub tool: Option<String>,
 }
 
 impl RunResult {
     pub fn is_valid(&self) -> bool {
         self.invalid.is_none()
+    }
+
+    /// The path of the log that best explains an invalid run: the first repository's test
+    /// log if there is one, else the script's own log.
+    pub fn main_log(&self) -> Option<&str> {
+        self.repos
+            .keys()
+            .find_map(|r| self.logs.get(r))
+            .or_else(|| self.logs.get("run"))
+            .map(String::as_str)
     }
 
     /// The outcome of `test` of `repo`, if the run reported it.

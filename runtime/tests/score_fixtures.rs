@@ -205,6 +205,7 @@ pub fn graded(
                                 exit_code: Some(1),
                                 test_ms: 10,
                                 duplicates: vec![],
+                                ..RepoTests::default()
                             },
                         )
                     })
@@ -212,6 +213,7 @@ pub fn graded(
             },
             invalid: why,
             wall_ms: 100,
+            logs: BTreeMap::new(),
         }
     };
     let runs: Vec<ScoredRun> = match mode {

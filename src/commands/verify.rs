@@ -226,8 +226,16 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
                 .collect();
             format!(", dropped: {}", rules.join(", "))
         };
+        let skipped = match (o.skipped.len(), o.skipped_unnamed) {
+            (0, 0) => String::new(),
+            (n, 0) => format!(", {n} skipped at gold"),
+            (n, u) => format!(
+                ", {} skipped at gold ({u} not named by the log: add `-v` to a pytest command)",
+                n as u64 + u
+            ),
+        };
         s.push_str(&format!(
-            "{t}: {} F2P, {} P2P{dropped}\n",
+            "{t}: {} F2P, {} P2P{dropped}{skipped}\n",
             o.f2p.len(),
             o.p2p.len()
         ));

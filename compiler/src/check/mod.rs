@@ -13,7 +13,7 @@ mod patches;
 mod paths;
 mod relax;
 mod repo;
-mod suggest;
+pub mod suggest;
 mod task;
 mod values;
 

@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use crate::model::VerifyMode;
 use crate::plan::{
-    Configuration, Expect, Outcome, Plan, PlanKind, Run, TargetCheck, VerifyPlan, VerifyStrategy,
+    Configuration, Expect, Outcome, Plan, PlanKind, Run, TargetCheck, UsesCheck, UsesSide,
+    VerifyPlan, VerifyStrategy,
 };
 
 use super::closure::closures;
@@ -59,6 +60,7 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
     };
 
     let mut configurations = Vec::new();
+    let mut uses_checks = Vec::new();
     match strategy {
         VerifyStrategy::Joint => {
             // Runs: per target r, per subset of closure(r) (or of all targets if exhaustive).
@@ -96,6 +98,35 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
                         Outcome::Fail
                     },
                     targets: checks,
+                });
+            }
+            // Two more runs per target whose closure leaves some target out: those at gold
+            // with the closure at base, and every target at gold. Each is compared with the
+            // run that has the same closure state and the others at base.
+            for r in &targets {
+                let c = closure_of(r);
+                let others: Vec<String> =
+                    targets.iter().filter(|t| !c.contains(t)).cloned().collect();
+                if others.is_empty() {
+                    continue;
+                }
+                let base = add(&mut runs, r, Vec::new());
+                let run = add(&mut runs, r, others.clone());
+                uses_checks.push(UsesCheck {
+                    target: r.clone(),
+                    side: UsesSide::Base,
+                    others: key(others.clone()),
+                    run,
+                    against: base,
+                });
+                let closure_gold = add(&mut runs, r, c.clone());
+                let all = add(&mut runs, r, targets.clone());
+                uses_checks.push(UsesCheck {
+                    target: r.clone(),
+                    side: UsesSide::Gold,
+                    others: key(others),
+                    run: all,
+                    against: closure_gold,
                 });
             }
         }
@@ -145,6 +176,7 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
         closures: closures.into_iter().map(|(k, v)| (k, key(v))).collect(),
         runs,
         configurations,
+        uses_checks,
     };
     Ok(prep.finish(PlanKind::Verify, Some(plan), None, None))
 }

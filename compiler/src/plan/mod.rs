@@ -20,7 +20,9 @@ pub use digest::{canonical_digest, sha256_hex, short_id};
 pub use image::{EnvImage, Images, LocalEnv, Param, RepoMaterial, RepoRole, SourceRef, TaskImage};
 pub use run::{DroppedTest, Run, Step, TestStep};
 pub use score::{ScoreMode, ScorePlan};
-pub use verify::{Configuration, Expect, Outcome, TargetCheck, VerifyPlan, VerifyStrategy};
+pub use verify::{
+    Configuration, Expect, Outcome, TargetCheck, UsesCheck, UsesSide, VerifyPlan, VerifyStrategy,
+};
 pub use workspace::{Workspace, WorkspaceMode, WorkspacePlan, WorkspaceRepo};
 
 /// The schema tag every plan carries.

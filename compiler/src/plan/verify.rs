@@ -28,6 +28,35 @@ pub struct VerifyPlan {
     pub closures: BTreeMap<String, Vec<String>>,
     pub runs: Vec<Run>,
     pub configurations: Vec<Configuration>,
+    /// Joint only: per target whose closure is not every target, the run that checks its
+    /// `uses` declarations (`docs/plan.md`). Empty for per-repo verification.
+    #[serde(default)]
+    pub uses_checks: Vec<UsesCheck>,
+}
+
+/// One cheap check of a target's `uses` declarations: flipping the targets outside its
+/// closure to gold must not change what its tests report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UsesCheck {
+    pub target: String,
+    /// Which pair of runs is compared.
+    pub side: UsesSide,
+    /// The targets outside the closure, which get gold in `run`; sorted.
+    pub others: Vec<String>,
+    /// The run with `others` at gold (and the closure as `side` says).
+    pub run: String,
+    /// The run with every target outside the closure at base, to compare with.
+    pub against: String,
+}
+
+/// The closure's state in both runs of a [`UsesCheck`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UsesSide {
+    /// Closure at base: `others` at gold vs every target at base.
+    Base,
+    /// Closure at gold: every target at gold vs only the closure at gold.
+    Gold,
 }
 
 /// One set of targets with gold applied (the others at base).

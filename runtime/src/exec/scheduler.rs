@@ -169,7 +169,7 @@ impl Executor {
                 next = set.join_next() => {
                     let Some(joined) = next else { break };
                     let Ok(Some((key, k, result))) = joined else { continue };
-                    let (result, logs) = match result {
+                    let (mut result, logs) = match result {
                         Ok(r) => r,
                         Err(e) => {
                             stop.store(true, Ordering::SeqCst);
@@ -178,6 +178,10 @@ impl Executor {
                             return Err(e.into());
                         }
                     };
+                    for (name, _) in &logs {
+                        let path = self.store.log_path(&key, k, name);
+                        result.logs.insert(name.clone(), path.display().to_string());
+                    }
                     self.store
                         .put_logs(&key, k, &logs)
                         .and_then(|()| self.store.put(&result, k))

@@ -23,6 +23,8 @@ pub struct VerifyOptions {
 #[derive(Debug, Clone)]
 pub struct VerifyOutcome {
     pub plan: Plan,
+    /// The backend the runs executed on (`docker` or `local`).
+    pub backend: String,
     pub execution: Execution,
     pub verification: Verification,
 }
@@ -67,6 +69,7 @@ pub async fn verify(
         .collect();
     let verification = evaluate(&vplan, &execution.results, &expects);
     Ok(VerifyOutcome {
+        backend: session.backend.name().to_string(),
         plan,
         execution,
         verification,
@@ -82,5 +85,6 @@ fn unreachable_plan(plan: &Plan) -> taskc_compiler::plan::VerifyPlan {
         closures: BTreeMap::new(),
         runs: Vec::new(),
         configurations: Vec::new(),
+        uses_checks: Vec::new(),
     }
 }
