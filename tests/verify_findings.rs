@@ -156,3 +156,62 @@ fn a_command_that_cannot_start_says_why_and_decides_nothing() {
         );
     }
 }
+
+/// Targeted verification (the default) and `--full` give the same verdict, problems and
+/// oracle on every joint example, the unsound one included; a second targeted verify
+/// executes nothing.
+#[test]
+fn targeted_and_full_verification_agree_on_the_examples() {
+    let summary = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.contains(" F2P, ") || l.starts_with("  - ") || l.starts_with("sound"))
+            .map(str::to_string)
+            .collect()
+    };
+    for ex in [
+        "cookie-split",
+        "config-merge",
+        "context-docs",
+        "unsound-partial",
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = dir.path().join("cache");
+        let spec = root().join(format!("examples/{ex}/{ex}.task"));
+        let run = |extra: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+                .arg("verify")
+                .arg(&spec)
+                .args([
+                    "--backend",
+                    "local",
+                    "--no-lock",
+                    "--color",
+                    "never",
+                    "--cache",
+                ])
+                .arg(&cache)
+                .args(extra)
+                .output()
+                .expect("the taskc binary runs");
+            (
+                out.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            )
+        };
+        let (tc, targeted) = run(&[]);
+        let (fc, full) = run(&["--full"]);
+        assert_eq!(tc, fc, "{ex}:\n{targeted}\n{full}");
+        let legend = "(`F2P`: a proper subset ran only";
+        assert!(
+            targeted.contains(legend),
+            "{ex} ran no targeted cell:\n{targeted}"
+        );
+        assert!(
+            !full.contains(legend),
+            "{ex} --full ran a targeted cell:\n{full}"
+        );
+        assert_eq!(summary(&targeted), summary(&full), "{ex}");
+        let (_, again) = run(&[]);
+        assert!(again.contains(" 0 executed"), "{ex}:\n{again}");
+    }
+}

@@ -39,7 +39,11 @@ fn sample() -> Lock {
             ..RepoLock::default()
         },
     );
-    let cell = |passed, failed| TruthCell { passed, failed };
+    let cell = |passed, failed| TruthCell {
+        passed,
+        failed,
+        targeted: false,
+    };
     for (gold, p, g) in [
         (vec![], (2, 1), (0, 1)),
         (vec!["proxy"], (3, 0), (0, 1)),
@@ -57,6 +61,10 @@ fn sample() -> Lock {
             ok: true,
             repos,
         });
+    }
+    // {proxy} alone: gateway's run kept only its F2P tests.
+    if let Some(c) = lock.truth[1].repos.get_mut("gateway") {
+        c.targeted = true;
     }
     lock.provenance = Provenance {
         backend: "docker".into(),

@@ -52,13 +52,27 @@ proptest! {
                 (1usize << c) + if c < n { 2 } else { 0 }
             })
             .sum();
-        prop_assert_eq!(v.runs.len(), expected);
+        prop_assert_eq!(v.runs.len() + v.targeted.len(), expected);
+        // Phase 1 is exactly base and closure-gold per target; the rest is narrowed later.
+        prop_assert_eq!(v.runs.len(), if n == 1 { 2 } else { 2 * n });
+        for t in &v.targeted {
+            let r: usize = t.run.under_test[0][1..].parse().unwrap();
+            let cl: Vec<String> = closure(&uses, r).iter().map(|i| format!("r{i}")).collect();
+            let mut cl_sorted = cl.clone();
+            cl_sorted.sort();
+            prop_assert!(!t.run.gold_applied.is_empty() && t.run.gold_applied != cl_sorted);
+        }
         let partial = (0..n).filter(|&r| closure(&uses, r).len() < n).count();
         prop_assert_eq!(v.uses_checks.len(), 2 * partial);
         prop_assert_eq!(v.configurations.len(), 1usize << n);
 
-        let runs: BTreeMap<&str, _> = v.runs.iter().map(|r| (r.id.as_str(), r)).collect();
-        prop_assert_eq!(runs.len(), v.runs.len(), "run ids are unique");
+        let runs: BTreeMap<&str, _> = v
+            .runs
+            .iter()
+            .chain(v.targeted.iter().map(|t| &t.run))
+            .map(|r| (r.id.as_str(), r))
+            .collect();
+        prop_assert_eq!(runs.len(), v.runs.len() + v.targeted.len(), "run ids are unique");
         let mut seen_gold = BTreeSet::new();
         for c in &v.configurations {
             prop_assert!(seen_gold.insert(c.gold.clone()), "each subset once");
@@ -86,6 +100,13 @@ proptest! {
         }
         // Exhaustive: N·2^N (the `uses` checks reuse its runs).
         let ex = lower_verify(&task, &LowerOptions { exhaustive: true, ..LowerOptions::default() }).unwrap();
-        prop_assert_eq!(ex.verify.unwrap().runs.len(), n << n);
+        let ex = ex.verify.unwrap();
+        prop_assert_eq!(ex.runs.len(), n << n);
+        prop_assert!(ex.targeted.is_empty(), "exhaustive runs the full suite");
+        // --full: the same runs as targeted, all in phase 1.
+        let full = lower_verify(&task, &LowerOptions { full: true, ..LowerOptions::default() }).unwrap();
+        let full = full.verify.unwrap();
+        prop_assert_eq!(full.runs.len(), expected);
+        prop_assert!(full.targeted.is_empty());
     }
 }

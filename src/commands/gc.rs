@@ -50,6 +50,7 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
         let opts = LowerOptions {
             base_image_override: loaded.base_image_override.clone(),
             exhaustive: false,
+            full: false,
         };
         let exhaustive = LowerOptions {
             exhaustive: true,

@@ -21,6 +21,7 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
     let opts = LowerOptions {
         base_image_override: l.base_image_override.clone(),
         exhaustive: false,
+        full: false,
     };
     let inputs = lock_inputs(&l.task, &opts).map_err(|e| format!("{}: {e}", l.name))?;
     let mut lock = Lock::new(&l.task.id, inputs);
@@ -75,6 +76,7 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
                         TruthCell {
                             passed: c.passed as u64,
                             failed: c.failed as u64,
+                            targeted: c.targeted,
                         },
                     )
                 })
@@ -119,6 +121,7 @@ pub fn lock_diagnostics(
     let opts = LowerOptions {
         base_image_override,
         exhaustive: false,
+        full: false,
     };
     match stale_inputs_with(task, &lock, &opts) {
         Ok(stale) => stale_lock_diagnostic(&lock_name, name, id, &text, &stale)

@@ -68,9 +68,14 @@ pub struct VerifyArgs {
     /// Run every run K times and report tests whose outcome changes (flaky).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
-    /// Check the `uses` declarations too: every target against every gold subset.
+    /// Check the `uses` declarations too: every target against every gold subset (runs the
+    /// full suite everywhere).
     #[arg(long)]
     pub exhaustive: bool,
+    /// Run the full hidden-test command in every configuration, not only at base and gold
+    /// (proper subsets otherwise run only the target's F2P tests).
+    #[arg(long)]
+    pub full: bool,
     /// Do not write the lock file.
     #[arg(long)]
     pub no_lock: bool,
@@ -157,6 +162,7 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
             lower: LowerOptions {
                 base_image_override: l.base_image_override.clone(),
                 exhaustive: args.exhaustive,
+                full: args.full,
             },
             repeat: args.repeat as usize,
         };
@@ -214,6 +220,16 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
         o.execution.wall.as_secs_f64(),
     ));
     s.push_str(&truth::render(&v.rows, &v.targets));
+    if v.rows.iter().any(|r| r.cells.values().any(|c| c.targeted)) {
+        s.push_str("(`F2P`: a proper subset ran only the target's F2P tests, stopping at the first failure; `--full` runs every test)\n");
+    }
+    if let Some(vp) = &o.plan.verify {
+        for (t, why) in &vp.full_suite {
+            s.push_str(&format!(
+                "note: `{t}`'s proper subsets ran its full suite: {why}\n"
+            ));
+        }
+    }
     s.push('\n');
     for (t, o) in &v.oracles {
         let dropped = if o.dropped.is_empty() {

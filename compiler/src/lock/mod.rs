@@ -147,6 +147,10 @@ pub struct TruthRow {
 pub struct TruthCell {
     pub passed: u64,
     pub failed: u64,
+    /// The cell's run kept only the target's F2P tests (a targeted proper subset):
+    /// `passed`/`failed` count those.
+    #[serde(default)]
+    pub targeted: bool,
 }
 
 /// Why a lock file could not be read.

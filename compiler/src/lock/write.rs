@@ -48,10 +48,11 @@ fn cells(repos: &BTreeMap<String, TruthCell>) -> String {
         .iter()
         .map(|(k, c)| {
             format!(
-                "{} = {{ passed = {}, failed = {} }}",
+                "{} = {{ passed = {}, failed = {}{} }}",
                 key(k),
                 c.passed,
-                c.failed
+                c.failed,
+                if c.targeted { ", targeted = true" } else { "" }
             )
         })
         .collect();

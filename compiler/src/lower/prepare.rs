@@ -117,6 +117,7 @@ impl<'t> Prepared<'t> {
                         parser: t.parser.clone(),
                         timeout_secs: t.timeout_secs,
                         dropped,
+                        select: None,
                     },
                 },
             );
@@ -200,7 +201,7 @@ impl<'t> Prepared<'t> {
         let mut used: BTreeSet<String> = BTreeSet::new();
         let runs = verify
             .iter()
-            .flat_map(|v| v.runs.iter())
+            .flat_map(|v| v.runs.iter().chain(v.targeted.iter().map(|t| &t.run)))
             .chain(score.iter().flat_map(|s| s.runs.iter()));
         for run in runs {
             for step in &run.steps {

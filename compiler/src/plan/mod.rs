@@ -18,10 +18,11 @@ use serde::{Deserialize, Serialize};
 
 pub use digest::{canonical_digest, sha256_hex, short_id};
 pub use image::{EnvImage, Images, LocalEnv, Param, RepoMaterial, RepoRole, SourceRef, TaskImage};
-pub use run::{DroppedTest, Run, Step, TestStep};
+pub use run::{DroppedTest, Run, SelectHow, Step, TestSelection, TestStep};
 pub use score::{ScoreMode, ScorePlan};
 pub use verify::{
-    Configuration, Expect, Outcome, TargetCheck, UsesCheck, UsesSide, VerifyPlan, VerifyStrategy,
+    Configuration, Expect, Outcome, SelectWhat, SelectionMode, TargetCheck, TargetedRun, UsesCheck,
+    UsesSide, VerifyPlan, VerifyStrategy,
 };
 pub use workspace::{Workspace, WorkspaceMode, WorkspacePlan, WorkspaceRepo};
 
@@ -110,9 +111,13 @@ impl Plan {
         Ok(plan)
     }
 
-    /// Every run of the plan, whatever its kind.
+    /// Every run of the plan, whatever its kind (a verification's phase-2 runs in their
+    /// full-suite form: the narrowed ones exist only once phase 1 has results).
     pub fn runs(&self) -> impl Iterator<Item = &Run> {
-        let v = self.verify.iter().flat_map(|v| v.runs.iter());
+        let v = self
+            .verify
+            .iter()
+            .flat_map(|v| v.runs.iter().chain(v.targeted.iter().map(|t| &t.run)));
         let s = self.score.iter().flat_map(|s| s.runs.iter());
         v.chain(s)
     }

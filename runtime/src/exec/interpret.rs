@@ -5,10 +5,11 @@ use std::collections::BTreeMap;
 
 use taskc_compiler::plan::Run;
 
-use super::script::{out_files, OUT_DIR, STEP_FAILED};
+use super::script::{out_files, OUT_DIR, PYTEST_PLUGIN_MARK, STEP_FAILED};
 use crate::backend::RunOutcome;
 use crate::parsers;
 use crate::results::{RepoTests, RunResult, RESULT_SCHEMA};
+use taskc_compiler::plan::SelectHow;
 
 /// Exit status of `timeout(1)` when it killed the test command.
 const TIMEOUT_EXIT: i64 = 124;
@@ -133,7 +134,22 @@ pub fn interpret(run: &Run, outcome: &RunOutcome, backend: &str) -> RunResult {
             (Some(bytes), Some(code)) => match parsers::parse(&t.parser, bytes) {
                 Ok(parsed) => {
                     let cannot_start = matches!(code, 126 | 127) && parsed.tests.is_empty();
-                    if cannot_start {
+                    let unselected = t
+                        .select
+                        .as_ref()
+                        .is_some_and(|s| s.how == SelectHow::PytestPlugin)
+                        && memchr::memmem::find(bytes, PYTEST_PLUGIN_MARK.as_bytes()).is_none();
+                    if unselected {
+                        set(
+                            &mut invalid,
+                            format!(
+                                "the test selection plugin did not take effect in the tests of `{}` (the command may not run pytest through `python`, `python3` or `pytest`) ({}); last lines of its log:{}",
+                                t.repo,
+                                exit_text(code),
+                                log_tail(bytes)
+                            ),
+                        );
+                    } else if cannot_start {
                         set(
                             &mut invalid,
                             format!(

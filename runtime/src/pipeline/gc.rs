@@ -29,6 +29,9 @@ pub const BASE_IMAGE_PREFIX: &str = "taskc/base:";
 pub struct GcKeep {
     pub images: BTreeSet<String>,
     pub runs: BTreeSet<String>,
+    /// Verification plans with phase-2 runs: their narrowed runs' ids follow from the
+    /// stored phase-1 results, so they are known only when results are collected.
+    pub targeted: Vec<taskc_compiler::plan::VerifyPlan>,
 }
 
 impl GcKeep {
@@ -36,11 +39,30 @@ impl GcKeep {
     pub fn add_plan(&mut self, plan: &Plan) {
         self.images.insert(tag("env", &plan.images.environment.id));
         self.images.insert(tag("task", &plan.images.task.id));
-        let verify = plan.verify.iter().flat_map(|v| &v.runs);
-        let score = plan.score.iter().flat_map(|s| &s.runs);
-        for run in verify.chain(score) {
+        for run in plan.runs() {
             self.runs.insert(run.id.clone());
         }
+        if let Some(v) = plan.verify.as_ref().filter(|v| !v.targeted.is_empty()) {
+            self.targeted.push(v.clone());
+        }
+    }
+
+    /// The narrowed runs of the kept targeted plans, from the results stored in `store`.
+    fn narrowed(&self, store: &ResultStore) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for v in &self.targeted {
+            let mut results = std::collections::BTreeMap::new();
+            for r in &v.runs {
+                let reps: Vec<_> = (0..).map_while(|k| store.get(&r.id, k)).collect();
+                if !reps.is_empty() {
+                    results.insert(r.id.clone(), reps);
+                }
+            }
+            for n in crate::verify::phases::phase_two(v, &results) {
+                out.insert(n.run.id);
+            }
+        }
+        out
     }
 }
 
@@ -256,22 +278,23 @@ fn results_gc(
     report: &mut GcReport,
 ) -> Result<(), PipelineError> {
     let dir = cache.join("results").join(backend);
+    let store = ResultStore::new(cache, backend);
+    let mut runs = keep.runs.clone();
+    runs.extend(keep.narrowed(&store));
     let mut found = Vec::new();
     for e in list(&dir)? {
         let name = e.file_name().to_string_lossy().into_owned();
         let run = name.split('.').next().unwrap_or("");
-        if !keep.runs.contains(run) {
+        if !runs.contains(run) {
             found.push(GcItem::Result { path: e.path() });
         }
     }
     found.sort_by_key(|item| item.to_string());
     if !report.dry_run && !found.is_empty() {
-        ResultStore::new(cache, backend)
-            .gc(&keep.runs)
-            .map_err(|source| PipelineError::Io {
-                what: format!("cannot remove stored results in {}", dir.display()),
-                source,
-            })?;
+        store.gc(&runs).map_err(|source| PipelineError::Io {
+            what: format!("cannot remove stored results in {}", dir.display()),
+            source,
+        })?;
     }
     report.removed.extend(found);
     Ok(())

@@ -3,6 +3,7 @@
 //! decide whether the task is sound.
 
 pub mod oracle;
+pub mod phases;
 pub mod truth;
 pub mod uses;
 
@@ -108,11 +109,23 @@ fn invalid_text(r: &RunResult) -> Option<String> {
     })
 }
 
-/// Decide the verification of `plan` from its run results (repetitions per run id).
+/// Decide the verification of `plan` from its run results (repetitions per run id), every
+/// run having run the full suite.
 pub fn evaluate(
     plan: &VerifyPlan,
     results: &BTreeMap<String, Vec<RunResult>>,
     expects: &BTreeMap<String, Expectations>,
+) -> Verification {
+    evaluate_targeted(plan, results, expects, &BTreeMap::new())
+}
+
+/// [`evaluate`], where the results of the runs in `selected` (by the plan's run id) come
+/// from narrowed runs that kept only the selected tests (`phases`).
+pub fn evaluate_targeted(
+    plan: &VerifyPlan,
+    results: &BTreeMap<String, Vec<RunResult>>,
+    expects: &BTreeMap<String, Expectations>,
+    selected: &BTreeMap<String, phases::Selected>,
 ) -> Verification {
     let (merged, flaky) = merge_repetitions(results);
     let mut problems = Vec::new();
@@ -229,7 +242,7 @@ pub fn evaluate(
     let rows: Vec<Row> = plan
         .configurations
         .iter()
-        .map(|c| truth::row(c, &oracles, &merged))
+        .map(|c| truth::row(c, &oracles, &merged, selected))
         .collect();
     for row in rows.iter().filter(|r| !r.ok) {
         // A row with an invalid run, or over a target without an oracle, decides nothing.
@@ -237,6 +250,7 @@ pub fn evaluate(
         for (r, c) in &row.cells {
             if undecided.contains(r) {
                 undecidable = true;
+                continue;
             }
             if c.invalid.is_some() {
                 undecidable = true;
@@ -291,7 +305,7 @@ pub fn evaluate(
         }
     }
     // A missing `uses` explains the other problems: it goes first.
-    let uses_problems = uses::check(plan, &merged, &oracles, &mut |what, r| {
+    let uses_problems = uses::check(plan, &merged, &oracles, selected, &mut |what, r| {
         invalid_text(r).map(|t| format!("{what}: the run {} is invalid: {t}", r.run))
     });
     problems.splice(0..0, uses_problems);

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use taskc_compiler::plan::{UsesCheck, UsesSide, VerifyPlan};
 
 use super::oracle::{drop_matches, RepoOracle};
+use super::phases::Selected;
 use crate::parsers::Outcome;
 use crate::results::RunResult;
 
@@ -17,13 +18,20 @@ const SHOWN: usize = 3;
 
 /// Tests of `repo` whose outcome differs between `a` and `b` (absent counts as an outcome),
 /// skipping dropped ones.
-fn differing(a: &RunResult, b: &RunResult, repo: &str, oracle: Option<&RepoOracle>) -> Vec<String> {
+fn differing(
+    a: &RunResult,
+    b: &RunResult,
+    repo: &str,
+    oracle: Option<&RepoOracle>,
+    only: Option<&Selected>,
+) -> Vec<String> {
     let empty = BTreeMap::new();
     let ta = a.repos.get(repo).map_or(&empty, |t| &t.tests);
     let tb = b.repos.get(repo).map_or(&empty, |t| &t.tests);
     let ids: BTreeSet<&String> = ta.keys().chain(tb.keys()).collect();
     ids.into_iter()
         .filter(|id| !oracle.is_some_and(|o| o.dropped.iter().any(|d| drop_matches(&d.test, id))))
+        .filter(|id| only.is_none_or(|s| s.ids.contains(id)))
         .filter(|id| ta.get(*id) != tb.get(*id))
         .cloned()
         .collect()
@@ -52,26 +60,35 @@ pub fn check(
     plan: &VerifyPlan,
     merged: &BTreeMap<String, RunResult>,
     oracles: &BTreeMap<String, RepoOracle>,
+    selected: &BTreeMap<String, Selected>,
     invalid: &mut dyn FnMut(&str, &RunResult) -> Option<String>,
 ) -> Vec<String> {
     let mut problems = Vec::new();
     for c in &plan.uses_checks {
-        let (Some(base), Some(run)) = (merged.get(&c.against), merged.get(&c.run)) else {
-            problems.push(format!(
-                "`{}`: the `uses` check has no result (run {} or {})",
-                c.target, c.against, c.run
-            ));
+        // An invalid or missing run to compare against is reported with the oracle.
+        let Some(base) = merged.get(&c.against).filter(|b| b.is_valid()) else {
             continue;
         };
-        if !base.is_valid() {
-            // Reported with the oracle; nothing to compare against.
+        let Some(run) = merged.get(&c.run) else {
+            if oracles.contains_key(&c.target) {
+                problems.push(format!(
+                    "`{}`: the `uses` check has no result (run {})",
+                    c.target, c.run
+                ));
+            }
             continue;
-        }
+        };
         if let Some(p) = invalid(&format!("`{}`'s `uses` check", c.target), run) {
             problems.push(p);
             continue;
         }
-        let diff = differing(base, run, &c.target, oracles.get(&c.target));
+        let diff = differing(
+            base,
+            run,
+            &c.target,
+            oracles.get(&c.target),
+            selected.get(&c.run),
+        );
         if diff.is_empty() {
             continue;
         }
@@ -146,7 +163,7 @@ fn message(
         alone
             .map(|v| {
                 v.into_iter()
-                    .filter(|(_, res)| !differing(base, res, r, oracles.get(r)).is_empty())
+                    .filter(|(_, res)| !differing(base, res, r, oracles.get(r), None).is_empty())
                     .map(|(x, _)| x)
                     .collect::<Vec<String>>()
             })
