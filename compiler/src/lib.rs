@@ -8,6 +8,7 @@ pub mod codes;
 pub mod diagnostic;
 pub mod diff;
 pub mod fmt;
+pub mod glob;
 pub mod loader;
 pub mod lock;
 pub mod lower;
@@ -18,6 +19,7 @@ pub mod recipe;
 pub mod source;
 pub mod span;
 pub mod syntax;
+pub mod words;
 
 pub use codes::Code;
 pub use diagnostic::{Diagnostic, Diagnostics, Label, Severity};

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use plan_support::dag_task;
 use proptest::prelude::*;
 use taskc_compiler::lower::{lower_verify, LowerOptions};
-use taskc_compiler::model::VerifyMode;
+use taskc_compiler::model::VerifyStrategy;
 
 /// Edges i → j only for j < i: always acyclic.
 fn dag() -> impl Strategy<Value = Vec<Vec<usize>>> {
@@ -43,9 +43,9 @@ proptest! {
     #[test]
     fn joint_plan_has_sum_of_closure_powers_runs(uses in dag()) {
         let n = uses.len();
-        let task = dag_task(&uses, VerifyMode::Joint);
+        let task = dag_task(&uses, VerifyStrategy::Joint);
         let plan = lower_verify(&task, &LowerOptions::default()).unwrap();
-        let v = plan.verify.unwrap();
+        let v = plan.verify().cloned().unwrap();
         let expected: usize = (0..n)
             .map(|r| {
                 let c = closure(&uses, r).len();
@@ -100,12 +100,12 @@ proptest! {
         }
         // Exhaustive: N·2^N (the `uses` checks reuse its runs).
         let ex = lower_verify(&task, &LowerOptions { exhaustive: true, ..LowerOptions::default() }).unwrap();
-        let ex = ex.verify.unwrap();
+        let ex = ex.verify().cloned().unwrap();
         prop_assert_eq!(ex.runs.len(), n << n);
         prop_assert!(ex.targeted.is_empty(), "exhaustive runs the full suite");
         // --full: the same runs as targeted, all in phase 1.
         let full = lower_verify(&task, &LowerOptions { full: true, ..LowerOptions::default() }).unwrap();
-        let full = full.verify.unwrap();
+        let full = full.verify().cloned().unwrap();
         prop_assert_eq!(full.runs.len(), expected);
         prop_assert!(full.targeted.is_empty());
     }

@@ -2,10 +2,13 @@
 //! grading and reports.
 
 pub mod apply;
+pub mod atomic;
 pub mod backend;
 pub mod bootstrap;
+pub mod canary;
 pub mod docker;
 pub mod exec;
+pub mod failure;
 pub mod fs_loader;
 pub mod grade;
 pub mod local;

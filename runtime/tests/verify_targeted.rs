@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use taskc_compiler::lower::{lower_verify, LowerOptions};
-use taskc_compiler::model::{Task, VerifyMode};
+use taskc_compiler::model::{Task, VerifyStrategy};
 use taskc_compiler::plan::{Run, VerifyPlan};
 use taskc_runtime::parsers::Outcome;
 use taskc_runtime::results::{RepoTests, RunResult, RESULT_SCHEMA};
@@ -146,7 +146,7 @@ fn simulate(m: &Model, run: &Run) -> RunResult {
         schema: RESULT_SCHEMA.into(),
         run: run.id.clone(),
         backend: "simulated".into(),
-        invalid: None,
+        failure: None,
         repos,
         wall_ms: 0,
         logs: BTreeMap::new(),
@@ -177,7 +177,7 @@ fn targeted(m: &Model, plan: &VerifyPlan) -> (Verification, usize) {
 }
 
 fn task_of(m: &Model) -> Task {
-    plan_support::dag_task(&m.uses, VerifyMode::Joint)
+    plan_support::dag_task(&m.uses, VerifyStrategy::Joint)
 }
 
 proptest! {
@@ -186,10 +186,11 @@ proptest! {
     #[test]
     fn targeted_and_full_verification_agree(m in model()) {
         let task = task_of(&m);
-        let plan = lower_verify(&task, &LowerOptions::default()).unwrap().verify.unwrap();
+        let plan = lower_verify(&task, &LowerOptions::default()).unwrap().verify().cloned().unwrap();
         let full_plan = lower_verify(&task, &LowerOptions { full: true, ..LowerOptions::default() })
             .unwrap()
-            .verify
+            .verify()
+            .cloned()
             .unwrap();
         let full_results = execute(&m, &full_plan.runs);
         let full = evaluate(&full_plan, &full_results, &BTreeMap::new());
@@ -208,7 +209,8 @@ fn both(m: &Model) -> (Verification, Verification) {
     let task = task_of(m);
     let plan = lower_verify(&task, &LowerOptions::default())
         .unwrap()
-        .verify
+        .verify()
+        .cloned()
         .unwrap();
     let full_plan = lower_verify(
         &task,
@@ -218,7 +220,8 @@ fn both(m: &Model) -> (Verification, Verification) {
         },
     )
     .unwrap()
-    .verify
+    .verify()
+    .cloned()
     .unwrap();
     let full = evaluate(&full_plan, &execute(m, &full_plan.runs), &BTreeMap::new());
     (targeted(m, &plan).0, full)

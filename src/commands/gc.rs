@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use taskc_compiler::lower::{lower_score, lower_verify, lower_workspace, LowerOptions};
 use taskc_compiler::plan::{ScoreMode, WorkspaceMode};
-use taskc_runtime::docker::DockerBackend;
 use taskc_runtime::pipeline::{self, GcKeep};
 
 use super::spec::load_checked;
@@ -33,9 +32,32 @@ pub struct GcArgs {
     pub keep: Vec<PathBuf>,
 }
 
+/// Keep the images and results of `task`'s plans lowered with `opts`.
+fn add_plans(keep: &mut GcKeep, task: &taskc_compiler::model::Task, opts: &LowerOptions) {
+    let exhaustive = LowerOptions {
+        exhaustive: true,
+        ..opts.clone()
+    };
+    let plans = [
+        lower_verify(task, opts),
+        lower_verify(task, &exhaustive),
+        lower_score(task, opts, ScoreMode::Joint),
+        lower_score(task, opts, ScoreMode::Independent),
+        lower_workspace(task, opts, WorkspaceMode::Joint),
+    ];
+    for plan in plans {
+        match plan {
+            Ok(p) => keep.add_plan(&p),
+            // Exhaustive verification may exceed the target limit: the others still count.
+            Err(_) => continue,
+        }
+    }
+}
+
 /// Run `taskc gc`.
 pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
     let mut keep = GcKeep::default();
+    let mut kept = Vec::new();
     for spec in &args.keep {
         let loaded = match load_checked(spec, ctx) {
             Ok(l) => l,
@@ -51,24 +73,10 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
             base_image_override: loaded.base_image_override.clone(),
             exhaustive: false,
             full: false,
+            base_image_id: None,
         };
-        let exhaustive = LowerOptions {
-            exhaustive: true,
-            ..opts.clone()
-        };
-        let plans = [
-            lower_verify(&loaded.task, &opts),
-            lower_verify(&loaded.task, &exhaustive),
-            lower_score(&loaded.task, &opts, ScoreMode::Joint),
-            lower_workspace(&loaded.task, &opts, WorkspaceMode::Joint),
-        ];
-        for plan in plans {
-            match plan {
-                Ok(p) => keep.add_plan(&p),
-                // Exhaustive verification may exceed the target limit: the others still count.
-                Err(_) => continue,
-            }
-        }
+        add_plans(&mut keep, &loaded.task, &opts);
+        kept.push((loaded, opts));
     }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -80,33 +88,47 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
             return Exit::Usage;
         }
     };
-    rt.block_on(run_async(args, &keep))
+    rt.block_on(run_async(args, keep, &kept))
 }
 
-async fn run_async(args: &GcArgs, keep: &GcKeep) -> Exit {
+async fn run_async(
+    args: &GcArgs,
+    mut keep: GcKeep,
+    kept: &[(super::spec::Loaded, LowerOptions)],
+) -> Exit {
     let cache = args.cache.clone().unwrap_or_else(pipeline::default_cache);
-    let docker = match args.backend {
-        BackendArg::Local => None,
-        BackendArg::Docker => match DockerBackend::connect().await {
-            Ok(d) => Some(d),
+    let backend = match pipeline::open_backend(args.backend.into(), &cache).await {
+        Ok((backend, note)) => {
+            if let Some(note) = note {
+                output::err(&format!("note: {note}\n"));
+            }
+            backend
+        }
+        Err(e) => {
+            output::error(&format!(
+                "{e}\n  help: start the Docker Engine, or pass `--backend local`"
+            ));
+            return Exit::Usage;
+        }
+    };
+    // Images and results carry ids that fold the base image's content id in.
+    for (loaded, opts) in kept {
+        match pipeline::resolve_existing_base(backend.as_ref(), opts, &loaded.site, &loaded.task)
+            .await
+        {
+            Ok(Some(resolved)) => add_plans(&mut keep, &loaded.task, &resolved),
+            Ok(None) => {}
             Err(e) => {
                 output::error(&format!(
-                    "{e}\n  help: start the Docker Engine, or pass `--backend local`"
+                    "{}: cannot tell what it needs ({e}); nothing was removed",
+                    loaded.name
                 ));
                 return Exit::Usage;
             }
-        },
-        BackendArg::Auto => match DockerBackend::connect().await {
-            Ok(d) => Some(d),
-            Err(e) => {
-                output::err(&format!(
-                    "note: the Docker Engine does not answer ({e}); collecting the local backend\n"
-                ));
-                None
-            }
-        },
-    };
-    let report = match pipeline::gc(docker.as_ref(), &cache, keep, args.dry_run).await {
+        }
+    }
+    let keep = &keep;
+    let report = match pipeline::gc(backend.as_ref(), &cache, keep, args.dry_run).await {
         Ok(r) => r,
         Err(e) => {
             output::error(&format!("gc: {e}"));

@@ -22,6 +22,7 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
         base_image_override: l.base_image_override.clone(),
         exhaustive: false,
         full: false,
+        base_image_id: None,
     };
     let inputs = lock_inputs(&l.task, &opts).map_err(|e| format!("{}: {e}", l.name))?;
     let mut lock = Lock::new(&l.task.id, inputs);
@@ -37,7 +38,7 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
                     .iter()
                     .map(|d| DroppedLock {
                         test: d.test.clone(),
-                        rule: d.rule.clone(),
+                        rule: d.rule,
                     })
                     .collect(),
                 skipped: oracle.skipped.clone(),
@@ -64,7 +65,7 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
         .iter()
         .map(|r| TruthRow {
             gold: r.gold.clone(),
-            expected: r.expected.clone(),
+            expected: r.expected,
             pass: r.pass,
             ok: r.ok,
             repos: r
@@ -122,6 +123,7 @@ pub fn lock_diagnostics(
         base_image_override,
         exhaustive: false,
         full: false,
+        base_image_id: None,
     };
     match stale_inputs_with(task, &lock, &opts) {
         Ok(stale) => stale_lock_diagnostic(&lock_name, name, id, &text, &stale)

@@ -68,6 +68,7 @@ pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
         base_image_override: loaded.base_image_override.clone(),
         exhaustive: args.exhaustive,
         full: false,
+        base_image_id: None,
     };
     let plan = match args.mode {
         PlanMode::Verify => lower_verify(&loaded.task, &opts),
@@ -111,7 +112,7 @@ pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
             }
             output::err(&format!(
                 "wrote {} plan {} ({} runs) to {}\n",
-                plan.kind.as_str(),
+                plan.kind().as_str(),
                 plan.id,
                 plan.runs().count(),
                 path.display()

@@ -190,9 +190,11 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
                 base_image_override: l.base_image_override.clone(),
                 exhaustive: false,
                 full: false,
+                base_image_id: None,
             },
             mode,
             rerun_invalid: args.rerun_invalid,
+            site: l.site.clone(),
         };
         match pipeline::score(&session, &l.task, &l.dir, &oracle, preds, &opts).await {
             Ok(outcome) => rows.extend(outcome.grades),

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use taskc_compiler::lower::LowerOptions;
+use taskc_compiler::plan::VerifyStrategy;
 use taskc_runtime::exec::{Progress, ProgressStyle};
 use taskc_runtime::pipeline::{self, BackendChoice, Session, VerifyOptions, VerifyOutcome};
 use taskc_runtime::verify::truth;
@@ -163,8 +164,10 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
                 base_image_override: l.base_image_override.clone(),
                 exhaustive: args.exhaustive,
                 full: args.full,
+                base_image_id: None,
             },
             repeat: args.repeat as usize,
+            site: l.site.clone(),
         };
         match pipeline::verify(&session, &l.task, &l.dir, &opts).await {
             Ok(outcome) => {
@@ -223,7 +226,7 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
     if v.rows.iter().any(|r| r.cells.values().any(|c| c.targeted)) {
         s.push_str("(`F2P`: a proper subset ran only the target's F2P tests, stopping at the first failure; `--full` runs every test)\n");
     }
-    if let Some(vp) = &o.plan.verify {
+    if let Some(vp) = o.plan.verify() {
         for (t, why) in &vp.full_suite {
             s.push_str(&format!(
                 "note: `{t}`'s proper subsets ran its full suite: {why}\n"
@@ -265,9 +268,10 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
     if v.is_sound() {
         s.push_str(&format!(
             "\nsound: {}\n",
-            match v.strategy.as_str() {
-                "joint" => "only the full set of gold patches passes",
-                _ => "every target fails at base and passes with its gold patch",
+            match v.strategy {
+                VerifyStrategy::Joint => "only the full set of gold patches passes",
+                VerifyStrategy::PerRepo =>
+                    "every target fails at base and passes with its gold patch",
             }
         ));
     } else {

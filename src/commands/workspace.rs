@@ -62,6 +62,7 @@ pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Exit {
         base_image_override: loaded.base_image_override.clone(),
         exhaustive: false,
         full: false,
+        base_image_id: None,
     };
     let plan = match lower_workspace(&loaded.task, &opts, args.mode.into()) {
         Ok(p) => p,
@@ -78,14 +79,20 @@ pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Exit {
         .cache
         .clone()
         .unwrap_or_else(pipeline::default_cache);
-    let exported =
-        match pipeline::export_workspaces(&plan, &loaded.task, &loaded.dir, &cache, &args.out) {
-            Ok(w) => w,
-            Err(e) => {
-                output::error(&format!("{}: {e}", loaded.name));
-                return Exit::Usage;
-            }
-        };
+    let exported = match pipeline::export_workspaces(
+        &plan,
+        &loaded.task,
+        &loaded.dir,
+        &loaded.site,
+        &cache,
+        &args.out,
+    ) {
+        Ok(w) => w,
+        Err(e) => {
+            output::error(&format!("{}: {e}", loaded.name));
+            return Exit::Usage;
+        }
+    };
     for w in &exported {
         let repos: Vec<&str> = w.repos.iter().map(|r| r.name.as_str()).collect();
         output::out(&format!(
@@ -127,7 +134,9 @@ fn tag_image(
                 return Exit::Usage;
             }
         };
-        match pipeline::tag_task_image(&session, plan, &loaded.task, &loaded.dir, tag).await {
+        match pipeline::tag_task_image(&session, plan, &loaded.task, &loaded.dir, &loaded.site, tag)
+            .await
+        {
             Ok(built) => {
                 output::out(&format!("tagged task image {built} as {tag}\n"));
                 Exit::Success

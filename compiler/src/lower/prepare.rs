@@ -4,8 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{RelaxAction, Task};
 use crate::plan::{
-    canonical_digest, sha256_hex, short_id, DroppedTest, Images, Plan, PlanKind, Run, ScorePlan,
-    Step, TaskInfo, TestStep, VerifyPlan, WorkspacePlan, PLAN_SCHEMA,
+    canonical_digest, sha256_hex, short_id, DroppedTest, Images, Plan, PlanBody, Run, Step,
+    TaskInfo, TestStep, PLAN_SCHEMA,
 };
 
 use super::relax::{apply_edits, Edit};
@@ -32,6 +32,8 @@ pub(crate) struct Prepared<'t> {
     pub contexts: Vec<String>,
     pub tests: BTreeMap<String, TargetTests>,
     pub prompt_blob: String,
+    /// Per repository, its test-surface globs (`restore-surface`), sorted.
+    pub surface: BTreeMap<String, Vec<String>>,
 }
 
 impl<'t> Prepared<'t> {
@@ -89,7 +91,7 @@ impl<'t> Prepared<'t> {
                 .filter_map(|x| match &x.action {
                     RelaxAction::Drop { test } => Some(DroppedTest {
                         test: test.clone(),
-                        rule: x.rule.as_str().to_string(),
+                        rule: x.rule,
                     }),
                     RelaxAction::Edit { .. } => None,
                 })
@@ -122,8 +124,10 @@ impl<'t> Prepared<'t> {
                 },
             );
         }
+        let surface = surface_globs(task);
         Ok(Prepared {
             task,
+            surface,
             images: Images {
                 environment,
                 task: task_img,
@@ -150,6 +154,12 @@ impl<'t> Prepared<'t> {
         let mut steps = Vec::new();
         for repo in &prediction {
             steps.push(Step::ApplyPrediction { repo: repo.clone() });
+        }
+        for repo in &prediction {
+            steps.push(Step::RestoreSurface {
+                repo: repo.clone(),
+                globs: self.surface.get(repo).cloned().unwrap_or_default(),
+            });
         }
         for repo in &gold {
             if let Some(t) = self.tests.get(repo) {
@@ -191,30 +201,28 @@ impl<'t> Prepared<'t> {
     }
 
     /// Assemble and seal a plan, keeping only the blobs it refers to.
-    pub fn finish(
-        self,
-        kind: PlanKind,
-        verify: Option<VerifyPlan>,
-        score: Option<ScorePlan>,
-        workspace: Option<WorkspacePlan>,
-    ) -> Plan {
+    pub fn finish(self, body: PlanBody) -> Plan {
         let mut used: BTreeSet<String> = BTreeSet::new();
-        let runs = verify
-            .iter()
-            .flat_map(|v| v.runs.iter().chain(v.targeted.iter().map(|t| &t.run)))
-            .chain(score.iter().flat_map(|s| s.runs.iter()));
-        for run in runs {
+        let targeted = match &body {
+            PlanBody::Verify { verify } => verify.targeted.iter().map(|t| &t.run).collect(),
+            _ => Vec::new(),
+        };
+        for run in body.runs().iter().chain(targeted) {
             for step in &run.steps {
                 match step {
                     Step::ApplyGold { blob, .. } | Step::ApplyTests { blob, .. } => {
                         used.insert(blob.clone());
                     }
-                    Step::ApplyPrediction { .. } | Step::RestoreFiles { .. } => {}
+                    Step::ApplyPrediction { .. }
+                    | Step::RestoreFiles { .. }
+                    | Step::RestoreSurface { .. } => {}
                 }
             }
         }
-        for w in workspace.iter().flat_map(|w| w.workspaces.iter()) {
-            used.insert(w.prompt.clone());
+        if let PlanBody::Workspace { workspace } = &body {
+            for w in &workspace.workspaces {
+                used.insert(w.prompt.clone());
+            }
         }
         let blobs = self
             .blobs
@@ -225,20 +233,39 @@ impl<'t> Prepared<'t> {
             schema: PLAN_SCHEMA.to_string(),
             id: String::new(),
             digest: String::new(),
-            kind,
+            body,
             task: TaskInfo {
                 id: self.task.id.clone(),
                 title: self.task.title.clone(),
-                kind: self.task.kind.as_str().to_string(),
+                kind: self.task.kind,
                 targets: self.targets,
                 contexts: self.contexts,
             },
             images: self.images,
-            verify,
-            score,
-            workspace,
             blobs,
         }
         .seal()
     }
+}
+
+/// The test surface of every repository: the stdlib's common list, the lists of every parser
+/// the task's test blocks name (a repository's code can rig another's runner: a
+/// `sitecustomize.py` on `PYTHONPATH`, a context repository imported by tests), and the
+/// repository's own `protect` globs.
+fn surface_globs(task: &Task) -> BTreeMap<String, Vec<String>> {
+    use taskc_stdlib::surface;
+    let mut shared: BTreeSet<String> = surface::COMMON.iter().map(|g| g.to_string()).collect();
+    for r in &task.repos {
+        if let Some(t) = &r.test {
+            shared.extend(surface::surface(&t.parser).iter().map(|g| g.to_string()));
+        }
+    }
+    task.repos
+        .iter()
+        .map(|r| {
+            let mut globs = shared.clone();
+            globs.extend(r.protect.iter().cloned());
+            (r.name.clone(), globs.into_iter().collect())
+        })
+        .collect()
 }

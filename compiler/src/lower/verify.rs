@@ -2,10 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::VerifyMode;
 use crate::plan::{
-    Configuration, Expect, Outcome, Plan, PlanKind, Run, SelectWhat, SelectionMode, TargetCheck,
-    TargetedRun, UsesCheck, UsesSide, VerifyPlan, VerifyStrategy,
+    Configuration, Expect, Plan, PlanBody, Run, SelectWhat, SelectionMode, TargetCheck,
+    TargetedRun, UsesCheck, UsesSide, Verdict, VerifyPlan, VerifyStrategy,
 };
 
 use super::closure::closures;
@@ -30,10 +29,7 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
     let targets = prep.targets.clone();
     let n = targets.len();
     let closures = closures(prep.task);
-    let strategy = match prep.task.verify {
-        VerifyMode::Joint => VerifyStrategy::Joint,
-        VerifyMode::PerRepo => VerifyStrategy::PerRepo,
-    };
+    let strategy = prep.task.verify;
     if strategy == VerifyStrategy::Joint && n > MAX_JOINT_TARGETS {
         return Err(LowerError::TooManyTargets { count: n });
     }
@@ -139,11 +135,7 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
                 }
                 configurations.push(Configuration {
                     gold: key(gold),
-                    expected: if mask == full {
-                        Outcome::Pass
-                    } else {
-                        Outcome::Fail
-                    },
+                    expected: Verdict::of(mask == full),
                     targets: checks,
                 });
             }
@@ -222,12 +214,12 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
             }
             configurations.push(Configuration {
                 gold: Vec::new(),
-                expected: Outcome::Fail,
+                expected: Verdict::Fail,
                 targets: base,
             });
             configurations.push(Configuration {
                 gold: key(targets.clone()),
-                expected: Outcome::Pass,
+                expected: Verdict::Pass,
                 targets: gold,
             });
         }
@@ -245,5 +237,5 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
         targeted,
         full_suite,
     };
-    Ok(prep.finish(PlanKind::Verify, Some(plan), None, None))
+    Ok(prep.finish(PlanBody::Verify { verify: plan }))
 }

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::Role;
+
 /// Both images a plan's runs start from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Images {
@@ -17,12 +19,16 @@ pub struct Images {
 pub struct EnvImage {
     /// `img-<16 hex>`.
     pub id: String,
-    /// sha256 over the rendered Dockerfile (which names the base image).
+    /// sha256 over the rendered Dockerfile (which names the base image) and, when resolved,
+    /// the base image's content id.
     pub digest: String,
     pub recipe: String,
     /// Recipe parameters, defaults filled in.
     pub params: BTreeMap<String, Param>,
     pub base_image: String,
+    /// The base image's content id when the runtime resolved it (it then enters `digest`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_image_id: Option<String>,
     pub dockerfile: String,
     /// The same environment on the local backend (no containers).
     pub local: LocalEnv,
@@ -71,7 +77,7 @@ pub struct TaskImage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RepoMaterial {
     pub name: String,
-    pub role: RepoRole,
+    pub role: Role,
     /// Absolute path inside the container, `/work/<name>`.
     pub path: String,
     pub source: SourceRef,
@@ -82,14 +88,6 @@ pub struct RepoMaterial {
     pub digest: String,
     /// Shell commands run in `path`, in order.
     pub setup: Vec<String>,
-}
-
-/// Whether a repository is scored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RepoRole {
-    Target,
-    Context,
 }
 
 /// Where a repository's tree comes from; paths are relative to the spec's folder.

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::Rule;
+
 /// One execution from the task image.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Run {
@@ -34,6 +36,11 @@ pub enum Step {
     ApplyGold { repo: String, blob: String },
     /// Placeholder the runtime fills: apply the agent's patch for `repo`, if it has one.
     ApplyPrediction { repo: String },
+    /// Revert every file the agent's patch for `repo` changes that matches one of `globs`
+    /// (the test surface: runner hooks and configuration, start-up files, test files;
+    /// `taskc_compiler::glob` syntax, sorted) to its state at base, deleting it if absent
+    /// at base. Follows the `apply-prediction` steps, before any gold or hidden tests.
+    RestoreSurface { repo: String, globs: Vec<String> },
     /// Reset these paths of `repo` to their state at base (delete those absent at base):
     /// the files the hidden test patch touches.
     RestoreFiles { repo: String, paths: Vec<String> },
@@ -86,5 +93,5 @@ pub enum SelectHow {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct DroppedTest {
     pub test: String,
-    pub rule: String,
+    pub rule: Rule,
 }

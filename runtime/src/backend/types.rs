@@ -11,6 +11,9 @@ pub struct ContextFile {
     pub bytes: Vec<u8>,
     /// Unix permission bits, e.g. `0o644`.
     pub mode: u32,
+    /// Modification time, seconds since the epoch (fixed by the caller, never the clock:
+    /// `0` is 1970, which ZIP-based builds refuse).
+    pub mtime: i64,
 }
 
 /// An image to build, identified by a content-addressed tag.
@@ -67,6 +70,10 @@ pub struct RunRequest {
     pub network: bool,
     /// Absolute container paths (files or folders) read back after the run.
     pub collect: Vec<String>,
+    /// The script applies patches that are not the spec's own (a prediction other than the
+    /// `gold`/`empty` baselines): an agent's code runs. A backend that cannot isolate it
+    /// (the local backend without bubblewrap) refuses the run.
+    pub untrusted: bool,
 }
 
 impl RunRequest {
@@ -89,6 +96,7 @@ impl RunRequest {
             limits: Limits::default(),
             network: false,
             collect: Vec::new(),
+            untrusted: false,
         }
     }
 }

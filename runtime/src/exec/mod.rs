@@ -7,7 +7,8 @@ pub mod progress;
 pub mod scheduler;
 pub mod script;
 pub mod store;
+pub mod surface;
 
 pub use progress::{Event, Progress, ProgressStyle};
 pub use scheduler::{ExecError, Execution, Executor, Job};
-pub use store::ResultStore;
+pub use store::{ResultKey, ResultStore};

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use taskc_compiler::plan::{Run, SelectHow, Step, TestSelection};
 
+use super::surface;
 use crate::backend::Upload;
+use crate::canary;
 
 /// Where uploads land and where a run writes what it reports.
 pub const BLOB_DIR: &str = "/taskc/blobs";
@@ -27,8 +29,35 @@ for __taskc_cmd in python python3 pytest py.test; do
 done
 unset __taskc_cmd
 "#;
-/// Exit status the script uses when a preparation step fails (the run is invalid).
+/// Exit status the script uses when a preparation step fails.
 pub const STEP_FAILED: i64 = 86;
+/// File under [`OUT_DIR`] a failed step writes: who caused it (a [`StepFailure`]), a
+/// newline, then the message.
+pub const FAILED_FILE: &str = "failed";
+
+/// Who a failed preparation step is charged to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepFailure {
+    /// The prediction's own patch did not apply (written `prediction:<repo>`).
+    Prediction,
+    /// The spec's gold or hidden-test patch did not apply at base: infrastructure.
+    Spec,
+    /// Restoring or applying the hidden tests failed over the prediction's changes.
+    AfterPrediction,
+    /// The harness itself (a missing folder, a tool): infrastructure.
+    Harness,
+}
+
+impl StepFailure {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepFailure::Prediction => "prediction",
+            StepFailure::Spec => "spec",
+            StepFailure::AfterPrediction => "after-prediction",
+            StepFailure::Harness => "harness",
+        }
+    }
+}
 
 /// The script, uploads and files to collect for one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +104,7 @@ pub fn build(
     run: &Run,
     blobs: &BTreeMap<String, String>,
     predictions: &BTreeMap<String, String>,
+    canaries: &canary::Placement,
 ) -> Result<RunScript, ScriptError> {
     let mut uploads: Vec<Upload> = Vec::new();
     let mut upload = |name: String, text: &str| -> String {
@@ -100,19 +130,32 @@ pub fn build(
     s.push_str(&format!(
         "OUT=\"$TASKC_ROOT\"{OUT_DIR}\nmkdir -p \"$OUT\"\n"
     ));
+    // `fail WHO MESSAGE`: WHO says who caused it (see [`StepFailure`]).
     s.push_str(&format!(
-        "fail() {{ printf '%s\\n' \"$1\" > \"$OUT/invalid\"; exit {STEP_FAILED}; }}\n"
+        "fail() {{ printf '%s\\n%s\\n' \"$1\" \"$2\" > \"$OUT/{FAILED_FILE}\"; exit {STEP_FAILED}; }}\n"
     ));
     s.push_str(
         "apply() { git -C \"$1\" apply --whitespace=nowarn \"$2\" 2> \"$OUT/apply.err\" \
-         || fail \"$3: $(head -c 400 \"$OUT/apply.err\")\"; }\n",
+         || fail \"$3\" \"$4: $(head -c 400 \"$OUT/apply.err\")\"; }\n",
     );
+    // Once the prediction's patches are in, a hidden-test step that fails is theirs to answer for.
+    let after_prediction = run.steps.iter().any(|st| {
+        matches!(st, Step::ApplyPrediction { repo }
+            if predictions.get(repo).is_some_and(|p| !p.trim().is_empty()))
+    });
+    let tests_who = if after_prediction {
+        StepFailure::AfterPrediction
+    } else {
+        StepFailure::Spec
+    }
+    .as_str();
     for step in &run.steps {
         match step {
             Step::ApplyGold { repo, blob: d } => {
                 let f = upload(format!("{d}.patch"), blob(d)?);
                 let why = sh_quote(&format!("the gold patch of `{repo}` does not apply"));
-                s.push_str(&format!("apply {} {f} {why}\n", repo_dir(repo)));
+                let who = StepFailure::Spec.as_str();
+                s.push_str(&format!("apply {} {f} {who} {why}\n", repo_dir(repo)));
             }
             Step::ApplyPrediction { repo } => {
                 if let Some(p) = predictions.get(repo).filter(|p| !p.trim().is_empty()) {
@@ -120,7 +163,17 @@ pub fn build(
                     let why = sh_quote(&format!(
                         "the prediction's patch for `{repo}` does not apply"
                     ));
-                    s.push_str(&format!("apply {} {f} {why}\n", repo_dir(repo)));
+                    let who = format!("{}:{}", StepFailure::Prediction.as_str(), repo);
+                    s.push_str(&format!(
+                        "apply {} {f} {} {why}\n",
+                        repo_dir(repo),
+                        sh_quote(&who)
+                    ));
+                }
+            }
+            Step::RestoreSurface { repo, globs } => {
+                if let Some(p) = predictions.get(repo).filter(|p| !p.trim().is_empty()) {
+                    s.push_str(&surface::restore_script(repo, &repo_dir(repo), globs, p));
                 }
             }
             Step::RestoreFiles { repo, paths } => {
@@ -128,7 +181,7 @@ pub fn build(
                     let q = sh_quote(p);
                     s.push_str(&format!(
                         "( cd {d} && if git cat-file -e HEAD:{q} 2>/dev/null; then git checkout -q HEAD -- {q}; else rm -rf -- {q}; fi ) \
-                         || fail {why}\n",
+                         || fail {tests_who} {why}\n",
                         d = repo_dir(repo),
                         why = sh_quote(&format!("could not restore `{p}` in `{repo}`")),
                     ));
@@ -137,10 +190,13 @@ pub fn build(
             Step::ApplyTests { repo, blob: d } => {
                 let f = upload(format!("{d}.patch"), blob(d)?);
                 let why = sh_quote(&format!("the hidden test patch of `{repo}` does not apply"));
-                s.push_str(&format!("apply {} {f} {why}\n", repo_dir(repo)));
+                s.push_str(&format!("apply {} {f} {tests_who} {why}\n", repo_dir(repo)));
             }
         }
     }
+    // Canaries, written into the hidden test files just applied (their uploads are blobs).
+    s.push_str(&canaries.script);
+    uploads.extend(canaries.uploads.iter().cloned());
     // The whole output folder in one request: each collected path costs a round trip.
     let collect = vec![OUT_DIR.to_string()];
     for t in &run.tests {
@@ -148,25 +204,32 @@ pub fn build(
         let rel = |p: &str| format!("\"$TASKC_ROOT\"{p}");
         let (env, command) = match &t.select {
             None => (String::new(), t.command.clone()),
-            Some(sel) => narrow(sel, &t.repo, &t.command, &mut |name, text| {
-                let path = format!("{HARNESS_DIR}/{name}");
-                if !uploads.iter().any(|u| u.path == path) {
-                    uploads.push(Upload {
-                        path,
-                        bytes: text.as_bytes().to_vec(),
-                        mode: 0o644,
-                    });
-                }
-            }),
+            Some(sel) => narrow(
+                sel,
+                &t.repo,
+                &t.command,
+                &canary_names(canaries, &t.repo),
+                &mut |name, text| {
+                    let path = format!("{HARNESS_DIR}/{name}");
+                    if !uploads.iter().any(|u| u.path == path) {
+                        uploads.push(Upload {
+                            path,
+                            bytes: text.as_bytes().to_vec(),
+                            mode: 0o644,
+                        });
+                    }
+                },
+            ),
         };
         s.push_str(&format!(
-            "cd \"$TASKC_ROOT\"{wd} || fail {why}\n\
+            "cd \"$TASKC_ROOT\"{wd} || fail {harness} {why}\n\
              start=$(date +%s%N)\n\
              {env}timeout -k 5 {secs} bash -c {cmd} > {log} 2>&1 < /dev/null\n\
              echo $? > {exit}\n\
              echo $(( ($(date +%s%N) - start) / 1000000 )) > {ms}\n",
             wd = sh_quote(&t.workdir),
             why = sh_quote(&format!("no folder {}", t.workdir)),
+            harness = StepFailure::Harness.as_str(),
             secs = t.timeout_secs,
             cmd = sh_quote(&command),
             log = rel(&log),
@@ -184,10 +247,23 @@ pub fn build(
 
 /// The environment prefix (ending in a space) and the command of a narrowed test step;
 /// `upload` adds a harness file by name.
+/// The canary tests placed in `repo`'s tests: a narrowed command keeps them.
+fn canary_names(canaries: &canary::Placement, repo: &str) -> Vec<String> {
+    canaries
+        .canaries
+        .iter()
+        .filter(|c| c.repo == repo)
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+/// A narrowed step keeps the selected tests and the canaries (`keep`, by name); a canary
+/// that must fail does not trigger fail-fast.
 fn narrow(
     sel: &TestSelection,
     repo: &str,
     command: &str,
+    keep: &[String],
     upload: &mut dyn FnMut(String, &str),
 ) -> (String, String) {
     match &sel.how {
@@ -195,7 +271,11 @@ fn narrow(
             upload("taskc_select.py".into(), PYTEST_PLUGIN);
             upload("bash_env".into(), BASH_ENV);
             let file = format!("{repo}.select.json");
-            let json = serde_json::json!({ "ids": sel.ids, "fail_fast": sel.fail_fast });
+            let json = serde_json::json!({
+                "ids": sel.ids,
+                "fail_fast": sel.fail_fast,
+                "keep": keep,
+            });
             upload(file.clone(), &json.to_string());
             let h = format!("\"$TASKC_ROOT\"{HARNESS_DIR}");
             (
@@ -209,8 +289,14 @@ fn narrow(
             )
         }
         SelectHow::GoRun { pattern } => {
+            // Canaries join the anchored alternation; `-failfast` would stop at the canary
+            // that must fail, so it is dropped when there are canaries.
+            let pattern = match (pattern.strip_suffix(")$"), keep.is_empty()) {
+                (Some(head), false) => format!("{head}|{})$", keep.join("|")),
+                _ => pattern.clone(),
+            };
             let mut flags = format!("-run={pattern}");
-            if sel.fail_fast {
+            if sel.fail_fast && keep.is_empty() {
                 flags.push_str(" -failfast");
             }
             (

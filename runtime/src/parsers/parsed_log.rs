@@ -53,6 +53,10 @@ pub struct ParsedLog {
     /// Tests the log counts as skipped without naming them (pytest's grouped
     /// `SKIPPED [N] file:line: reason` lines).
     pub unnamed_skipped: usize,
+    /// Evidence that the log was forged (results printed after the runner's final line, a
+    /// final line whose counts disagree with the listed results…), each a human-readable
+    /// line; the runtime marks such a run `tampered` (`docs/security.md`, defence 5).
+    pub tampering: Vec<String>,
 }
 
 impl Outcome {
@@ -94,6 +98,12 @@ impl std::fmt::Display for ParsedLog {
                 writeln!(f, "  {warning}")?;
             }
         }
+        if !self.tampering.is_empty() {
+            writeln!(f, "tampering:")?;
+            for t in &self.tampering {
+                writeln!(f, "  {t}")?;
+            }
+        }
         Ok(())
     }
 }
@@ -116,6 +126,13 @@ impl ParsedLog {
             self.duplicates.push(id);
         } else {
             self.tests.insert(id, outcome);
+        }
+    }
+
+    /// Records evidence of a forged log (at most 20 lines are kept).
+    pub fn tampered(&mut self, evidence: impl Into<String>) {
+        if self.tampering.len() < 20 {
+            self.tampering.push(evidence.into());
         }
     }
 

@@ -2,16 +2,25 @@
 //! images, and execute a verification (scoring and workspaces build on the same pieces).
 
 mod backend_choice;
+mod base_image;
+mod build_log;
 mod gc;
 mod images;
 mod score;
+mod site;
 mod verify;
 mod workspace;
 
+pub use crate::backend::{session_is_live, GcItem, GcReport, BASE_IMAGE_PREFIX};
 pub use backend_choice::{open_backend, BackendChoice};
-pub use gc::{gc, session_is_live, GcItem, GcKeep, GcReport, BASE_IMAGE_PREFIX};
+pub use base_image::{
+    ca_layer, read_ca_certificates, resolve_base, resolve_existing_base, CaCertificate, CA_LABEL,
+};
+pub use build_log::build_log_path;
+pub use gc::{gc, GcKeep};
 pub use images::prepare_images;
 pub use score::{score, ScoreOptions, ScoreOutcome};
+pub use site::Site;
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
 pub use workspace::{
     export_workspaces, tag_task_image, ExportedRepo, ExportedWorkspace, PROMPT_FILE,
@@ -50,11 +59,26 @@ pub enum PipelineError {
     Backend(#[from] BackendError),
     #[error(transparent)]
     Exec(#[from] ExecError),
+    #[error("building image `{tag}` failed: {detail}{excerpt}\n  full build log: {log_path}")]
+    ImageBuild {
+        tag: String,
+        detail: String,
+        /// The first error lines of the log, as a block (see `backend::build_log`).
+        excerpt: String,
+        log_path: String,
+    },
     #[error("cannot materialise repository `{repo}`: {source}")]
     Repo {
         repo: String,
         #[source]
         source: RepoError,
+    },
+    /// An entry point was handed a plan of another kind (a caller's bug, reported, not a
+    /// panic).
+    #[error("expected a {expected} plan, got a {found} plan")]
+    PlanKind {
+        expected: taskc_compiler::plan::PlanKind,
+        found: taskc_compiler::plan::PlanKind,
     },
     #[error("cannot lower the task: {0}")]
     Lower(#[from] taskc_compiler::lower::LowerError),

@@ -1,13 +1,12 @@
 //! `verify`: run a task's verification plan and decide its soundness.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use taskc_compiler::lower::{lower_verify, LowerOptions};
 use taskc_compiler::model::Task;
-use taskc_compiler::plan::Plan;
+use taskc_compiler::plan::{Plan, PlanBody, PlanKind};
 
-use super::{prepare_images, PipelineError, Session};
+use super::{prepare_images, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
 use crate::verify::{evaluate_targeted, phases, Verification};
 
@@ -17,6 +16,8 @@ pub struct VerifyOptions {
     pub lower: LowerOptions,
     /// Run every run this many times (≥ 1) to find flaky tests.
     pub repeat: usize,
+    /// How this site fetches sources and builds images.
+    pub site: Site,
 }
 
 /// The plan, what was executed, and the verdict.
@@ -36,8 +37,9 @@ pub async fn verify(
     spec_dir: &Path,
     opts: &VerifyOptions,
 ) -> Result<VerifyOutcome, PipelineError> {
-    let plan = lower_verify(task, &opts.lower)?;
-    let image = prepare_images(session, &plan, task, spec_dir).await?;
+    let lower = resolve_base(session, &opts.lower, &opts.site, task).await?;
+    let plan = lower_verify(task, &lower)?;
+    let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
     let exec = Executor {
         backend: session.backend.clone(),
         store: ResultStore::new(&session.cache, session.backend.name()),
@@ -47,14 +49,11 @@ pub async fn verify(
         env: plan.images.environment.local.env.clone(),
         progress: session.progress.clone(),
     };
-    let vplan = plan
-        .verify
-        .clone()
-        .unwrap_or_else(|| unreachable_plan(&plan));
-    let job = |r: &taskc_compiler::plan::Run| Job {
-        run: r.clone(),
-        key: r.id.clone(),
-        predictions: BTreeMap::new(),
+    let PlanBody::Verify { verify: vplan } = &plan.body else {
+        return Err(PipelineError::PlanKind {
+            expected: PlanKind::Verify,
+            found: plan.kind(),
+        });
     };
     let repeat = opts.repeat.max(1);
     // Phase 1: base and gold, the full suite; they fix the oracle.
@@ -62,25 +61,25 @@ pub async fn verify(
         .execute(
             &image,
             &plan.blobs,
-            vplan.runs.iter().map(job).collect(),
+            vplan.runs.iter().map(Job::verify).collect(),
             repeat,
         )
         .await?;
     // Phase 2: proper subsets and `uses` checks, narrowed to the tests the oracle names.
-    let narrowed = phases::phase_two(&vplan, &execution.results);
+    let narrowed = phases::phase_two(vplan, &execution.results);
     let second = exec
         .execute(
             &image,
             &plan.blobs,
-            narrowed.iter().map(|n| job(&n.run)).collect(),
+            narrowed.iter().map(|n| Job::verify(&n.run)).collect(),
             1,
         )
         .await?;
     // Phase 3: the narrowed runs that cannot decide, in full.
     let full_runs: Vec<Job> =
-        phases::phase_three(&vplan, &execution.results, &narrowed, &second.results)
+        phases::phase_three(vplan, &execution.results, &narrowed, &second.results)
             .into_iter()
-            .map(job)
+            .map(Job::verify)
             .collect();
     let third = exec.execute(&image, &plan.blobs, full_runs, repeat).await?;
     let (results, selected) = phases::assemble(
@@ -101,27 +100,11 @@ pub async fn verify(
         .targets()
         .filter_map(|r| r.test.as_ref().map(|t| (r.name.clone(), t.expect.clone())))
         .collect();
-    let verification = evaluate_targeted(&vplan, &results, &expects, &selected);
+    let verification = evaluate_targeted(vplan, &results, &expects, &selected);
     Ok(VerifyOutcome {
         backend: session.backend.name().to_string(),
         plan,
         execution,
         verification,
     })
-}
-
-/// `lower_verify` always sets `verify`; an empty plan keeps this total without a panic.
-fn unreachable_plan(plan: &Plan) -> taskc_compiler::plan::VerifyPlan {
-    taskc_compiler::plan::VerifyPlan {
-        strategy: taskc_compiler::plan::VerifyStrategy::Joint,
-        exhaustive: false,
-        targets: plan.task.targets.clone(),
-        closures: BTreeMap::new(),
-        runs: Vec::new(),
-        configurations: Vec::new(),
-        uses_checks: Vec::new(),
-        selection: taskc_compiler::plan::SelectionMode::Full,
-        targeted: Vec::new(),
-        full_suite: BTreeMap::new(),
-    }
 }

@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use taskc_compiler::plan::{canonical_digest, short_id};
 
+use crate::exec::ResultKey;
+
 pub use builtin::{builtin, empty, gold, BUILTINS};
 pub use collect::{collect, CollectError};
 pub use jsonl::{parse_predictions, PredictionError};
@@ -27,15 +29,32 @@ pub struct Prediction {
 }
 
 impl Prediction {
+    /// Whether every patch is empty or byte-for-byte the spec's own gold patch of its
+    /// repository (the `gold` and `empty` baselines): no agent-written code runs.
+    pub fn is_baseline(&self, task: &taskc_compiler::model::Task) -> bool {
+        self.patches.iter().all(|(repo, patch)| {
+            patch.trim().is_empty()
+                || task
+                    .repo(repo)
+                    .and_then(|r| r.gold.as_ref())
+                    .is_some_and(|g| g.text == *patch)
+        })
+    }
+
     /// sha256 over the task, the model and the patches (sorted by repository).
     pub fn digest(&self) -> String {
         canonical_digest("taskc.prediction/1", self)
     }
 
-    /// The key a scoring run's result is stored under for this prediction:
-    /// `<run id>-pred-<first 16 hex of the digest>`.
+    /// `pred-<first 16 hex of the digest>`: the prediction's part of a [`ResultKey`].
+    pub fn short_id(&self) -> String {
+        short_id("pred", &self.digest())
+    }
+
+    /// What the results of scoring run `run` for this prediction are filed under (the
+    /// [`ResultKey::subject`] of every repetition).
     pub fn result_key(&self, run: &str) -> String {
-        format!("{run}-{}", short_id("pred", &self.digest()))
+        ResultKey::score(run, &self.short_id(), 0).subject()
     }
 
     /// Whether the prediction changes `repo` (a non-blank patch).

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use taskc_compiler::model::Expectations;
-use taskc_compiler::plan::{VerifyPlan, VerifyStrategy};
+use taskc_compiler::plan::{Verdict, VerifyPlan, VerifyStrategy};
 
 use crate::parsers::Outcome;
 use crate::results::RunResult;
@@ -32,7 +32,7 @@ pub struct FlakyTest {
 /// Everything `verify` concludes about one task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verification {
-    pub strategy: String,
+    pub strategy: VerifyStrategy,
     pub targets: Vec<String>,
     pub oracles: BTreeMap<String, RepoOracle>,
     pub rows: Vec<Row>,
@@ -59,8 +59,8 @@ pub fn merge_repetitions(
     for (run, reps) in results {
         let Some(first) = reps.first() else { continue };
         let mut m = first.clone();
-        if let Some(bad) = reps.iter().find(|r| r.invalid.is_some()) {
-            m.invalid = bad.invalid.clone();
+        if let Some(bad) = reps.iter().find(|r| r.failure.is_some()) {
+            m.failure = bad.failure.clone();
         }
         for (repo, tests) in m.repos.iter_mut() {
             for (test, outcome) in tests.tests.iter_mut() {
@@ -102,7 +102,7 @@ fn gold_label(gold: &[String]) -> String {
 
 /// Why `run` is invalid, with where its full log is.
 fn invalid_text(r: &RunResult) -> Option<String> {
-    let why = r.invalid.as_ref()?;
+    let why = r.failure_text()?;
     Some(match r.main_log() {
         Some(path) => format!("{why}\n    full log: {path}"),
         None => why.clone(),
@@ -165,7 +165,7 @@ pub fn evaluate_targeted(
         for (what, r) in [("base", base), ("gold", gold)] {
             report_invalid(&mut problems, &format!("`{target}`: the {what} run"), r);
         }
-        let valid = base.is_valid() && gold.is_valid();
+        let valid = base.completed() && gold.completed();
         if !valid {
             undecided.insert(target.clone());
         }
@@ -272,7 +272,7 @@ pub fn evaluate_targeted(
         if undecidable {
             continue;
         }
-        if row.expected == "fail" && row.pass {
+        if row.expected == Verdict::Fail && row.pass {
             let what = match plan.strategy {
                 VerifyStrategy::Joint => "not jointly necessary",
                 VerifyStrategy::PerRepo => "the hidden tests do not fail at base",
@@ -281,7 +281,7 @@ pub fn evaluate_targeted(
                 "{what}: {}, every F2P and P2P test passes",
                 gold_label(&row.gold)
             ));
-        } else if row.expected == "pass" {
+        } else if row.expected == Verdict::Pass {
             let failing: Vec<String> = row
                 .cells
                 .iter()
@@ -323,10 +323,7 @@ pub fn evaluate_targeted(
     let mut seen = std::collections::BTreeSet::new();
     problems.retain(|p| seen.insert(p.clone()));
     Verification {
-        strategy: match plan.strategy {
-            VerifyStrategy::Joint => "joint".into(),
-            VerifyStrategy::PerRepo => "per-repo".into(),
-        },
+        strategy: plan.strategy,
         targets: plan.targets.clone(),
         oracles,
         rows,

@@ -57,7 +57,7 @@ pub fn oracle_of(
 ) -> Option<(RepoOracle, Vec<String>)> {
     let (b, g) = base_and_gold(plan, target)?;
     let (base, gold) = (merged.get(b)?, merged.get(g)?);
-    if !base.is_valid() || !gold.is_valid() {
+    if !base.completed() || !gold.completed() {
         return None;
     }
     let drops: Vec<_> = plan
@@ -129,7 +129,7 @@ pub fn needs_full(n: &Narrowed, results: &BTreeMap<String, Vec<RunResult>>) -> b
     let Some(reps) = results.get(&n.run.id) else {
         return true;
     };
-    if reps.iter().any(|r| !r.is_valid()) {
+    if reps.iter().any(|r| !r.completed()) {
         return true;
     }
     match n.what {

@@ -66,7 +66,7 @@ pub fn check(
     let mut problems = Vec::new();
     for c in &plan.uses_checks {
         // An invalid or missing run to compare against is reported with the oracle.
-        let Some(base) = merged.get(&c.against).filter(|b| b.is_valid()) else {
+        let Some(base) = merged.get(&c.against).filter(|b| b.completed()) else {
             continue;
         };
         let Some(run) = merged.get(&c.run) else {
@@ -156,7 +156,7 @@ fn message(
                     .and_then(|cfg| cfg.targets.get(r))
                     .filter(|t| t.run != c.against)
                     .and_then(|t| merged.get(&t.run))
-                    .filter(|res| res.is_valid())
+                    .filter(|res| res.completed())
                     .map(|res| (x.clone(), res))
             })
             .collect();

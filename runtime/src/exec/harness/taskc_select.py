@@ -53,17 +53,33 @@ def pytest_sessionstart(session):
     _state["session"] = session
 
 
+def _is_canary(item):
+    """taskc's canary tests (kept whatever the selection; named in "keep")."""
+    names = _selection().get("keep") or []
+    return any(item.nodeid == n or item.nodeid.endswith("::" + n) or item.name == n for n in names)
+
+
 def pytest_collection_modifyitems(session, config, items):
     wanted = set(_selection()["ids"])
-    keep, drop = [], []
+    canaries, keep, drop = [], [], []
     for item in items:
-        (keep if _names(config, item) & wanted else drop).append(item)
+        if _is_canary(item):
+            canaries.append(item)
+        elif _names(config, item) & wanted:
+            keep.append(item)
+        else:
+            drop.append(item)
+    # Canaries first, so that stopping at the first failing selected test never leaves
+    # them unrun.
+    keep = canaries + keep
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    items[:] = keep
     _say(config, "taskc-select: kept %d of %d collected tests" % (len(keep), len(keep) + len(drop)))
 
 
 def pytest_runtest_logreport(report):
-    if report.failed and _selection().get("fail_fast") and _state["session"] is not None:
+    names = _selection().get("keep") or []
+    canary = any(report.nodeid.endswith("::" + n) or report.nodeid == n for n in names)
+    if report.failed and not canary and _selection().get("fail_fast") and _state["session"] is not None:
         _state["session"].shouldstop = "taskc-select: a selected test failed (fail fast)"
