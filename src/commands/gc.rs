@@ -72,6 +72,7 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
         let opts = LowerOptions {
             base_image_override: loaded.base_image_override.clone(),
             exhaustive: false,
+            full: false,
             base_image_id: None,
         };
         add_plans(&mut keep, &loaded.task, &opts);

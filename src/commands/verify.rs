@@ -69,9 +69,14 @@ pub struct VerifyArgs {
     /// Run every run K times and report tests whose outcome changes (flaky).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
-    /// Check the `uses` declarations too: every target against every gold subset.
+    /// Check the `uses` declarations too: every target against every gold subset (runs the
+    /// full suite everywhere).
     #[arg(long)]
     pub exhaustive: bool,
+    /// Run the full hidden-test command in every configuration, not only at base and gold
+    /// (proper subsets otherwise run only the target's F2P tests).
+    #[arg(long)]
+    pub full: bool,
     /// Do not write the lock file.
     #[arg(long)]
     pub no_lock: bool,
@@ -158,6 +163,7 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
             lower: LowerOptions {
                 base_image_override: l.base_image_override.clone(),
                 exhaustive: args.exhaustive,
+                full: args.full,
                 base_image_id: None,
             },
             repeat: args.repeat as usize,
@@ -219,6 +225,16 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
         o.execution.wall.as_secs_f64(),
     ));
     s.push_str(&truth::render(&v.rows, &v.targets));
+    if v.rows.iter().any(|r| r.cells.values().any(|c| c.targeted)) {
+        s.push_str("(`F2P`: a proper subset ran only the target's F2P tests, stopping at the first failure; `--full` runs every test)\n");
+    }
+    if let Some(vp) = o.plan.verify() {
+        for (t, why) in &vp.full_suite {
+            s.push_str(&format!(
+                "note: `{t}`'s proper subsets ran its full suite: {why}\n"
+            ));
+        }
+    }
     s.push('\n');
     for (t, o) in &v.oracles {
         let dropped = if o.dropped.is_empty() {
@@ -231,8 +247,16 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
                 .collect();
             format!(", dropped: {}", rules.join(", "))
         };
+        let skipped = match (o.skipped.len(), o.skipped_unnamed) {
+            (0, 0) => String::new(),
+            (n, 0) => format!(", {n} skipped at gold"),
+            (n, u) => format!(
+                ", {} skipped at gold ({u} not named by the log: add `-v` to a pytest command)",
+                n as u64 + u
+            ),
+        };
         s.push_str(&format!(
-            "{t}: {} F2P, {} P2P{dropped}\n",
+            "{t}: {} F2P, {} P2P{dropped}{skipped}\n",
             o.f2p.len(),
             o.p2p.len()
         ));

@@ -14,7 +14,7 @@ mod paths;
 mod protect;
 mod relax;
 mod repo;
-mod suggest;
+pub mod suggest;
 mod task;
 mod values;
 

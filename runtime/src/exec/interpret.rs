@@ -5,11 +5,14 @@ use std::collections::BTreeMap;
 
 use taskc_compiler::plan::Run;
 
-use super::script::{out_files, StepFailure, FAILED_FILE, OUT_DIR, STEP_FAILED};
+use super::script::{
+    out_files, StepFailure, FAILED_FILE, OUT_DIR, PYTEST_PLUGIN_MARK, STEP_FAILED,
+};
 use crate::backend::RunOutcome;
 use crate::canary;
 use crate::parsers;
 use crate::results::{RepoTests, RunFailure, RunResult, RESULT_SCHEMA};
+use taskc_compiler::plan::SelectHow;
 
 /// Exit status of `timeout(1)` when it killed the test command.
 const TIMEOUT_EXIT: i64 = 124;
@@ -34,6 +37,66 @@ fn step_failure(text: &str) -> RunFailure {
             detail: format!("{message} (over the prediction's changes)"),
         },
         _ => RunFailure::error(message),
+    }
+}
+
+/// What a test command's exit status says beyond pass/fail, for the statuses a shell and
+/// the kernel give a command that could not start or was killed.
+pub fn exit_meaning(code: i64) -> Option<&'static str> {
+    match code {
+        126 => {
+            Some("the command was found but could not be executed: not executable, or a directory")
+        }
+        127 => {
+            Some("command not found: a typo in the command, or a tool missing from the environment")
+        }
+        137 => Some("killed by SIGKILL: out of memory, or killed after the timeout's grace period"),
+        143 => Some("terminated by SIGTERM: the timeout, or something else stopped it"),
+        TIMEOUT_EXIT => Some("killed by the test step's timeout"),
+        _ => None,
+    }
+}
+
+/// How many trailing lines of a log an invalid run quotes.
+pub const TAIL_LINES: usize = 12;
+
+/// The last [`TAIL_LINES`] non-blank lines of `log`, each cut at 300 characters, indented.
+pub fn log_tail(log: &[u8]) -> String {
+    let text = String::from_utf8_lossy(log);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let from = lines.len().saturating_sub(TAIL_LINES);
+    let mut out = String::new();
+    for l in &lines[from..] {
+        let cut: String = l.chars().take(300).collect();
+        out.push_str("\n    | ");
+        out.push_str(&cut);
+    }
+    if out.is_empty() {
+        out.push_str("\n    | (the log is empty)");
+    }
+    out
+}
+
+/// The version line a test tool printed, where the parser's tool prints one: pytest's
+/// `platform linux -- Python 3.11.2, pytest-8.3.3, pluggy-1.5.0` → the part after `-- `.
+pub fn tool_version(parser: &str, log: &[u8]) -> Option<String> {
+    if parser != "pytest" {
+        return None;
+    }
+    let text = String::from_utf8_lossy(log);
+    text.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix("platform ")?;
+        let (_, v) = rest.split_once(" -- ")?;
+        v.contains("pytest-")
+            .then(|| v.trim().chars().take(200).collect())
+    })
+}
+
+/// `exit N: meaning` for a test command's status.
+fn exit_text(code: i64) -> String {
+    match exit_meaning(code) {
+        Some(m) => format!("exit {code}: {m}"),
+        None => format!("exit {code}"),
     }
 }
 
@@ -96,8 +159,37 @@ pub fn interpret(
                     },
                 );
             }
-            (Some(bytes), Some(_)) => match parsers::parse(&t.parser, bytes) {
+            (Some(bytes), Some(code)) => match parsers::parse(&t.parser, bytes) {
                 Ok(mut parsed) => {
+                    let unselected = t
+                        .select
+                        .as_ref()
+                        .is_some_and(|s| s.how == SelectHow::PytestPlugin)
+                        && memchr::memmem::find(bytes, PYTEST_PLUGIN_MARK.as_bytes()).is_none();
+                    if unselected {
+                        set(
+                            &mut failure,
+                            RunFailure::error(format!(
+                                "the test selection plugin did not take effect in the tests of `{}` (the command may not run pytest through `python`, `python3` or `pytest`) ({}); last lines of its log:{}",
+                                t.repo,
+                                exit_text(code),
+                                log_tail(bytes)
+                            )),
+                        );
+                    }
+                    if matches!(code, 126 | 127) && parsed.tests.is_empty() {
+                        set(
+                            &mut failure,
+                            RunFailure::RunnerCrashed {
+                                detail: format!(
+                                    "the test command of `{}` could not start ({}); last lines of its log:{}",
+                                    t.repo,
+                                    exit_text(code),
+                                    log_tail(bytes)
+                                ),
+                            },
+                        );
+                    }
                     if let Some(first) = parsed.tampering.first() {
                         set(
                             &mut failure,
@@ -125,19 +217,28 @@ pub fn interpret(
                             &mut failure,
                             RunFailure::RunnerCrashed {
                                 detail: format!(
-                                    "the test log of `{}` ends mid-run (the runner crashed or was killed)",
-                                    t.repo
+                                    "the test log of `{}` ends mid-run ({}); last lines of its log:{}",
+                                    t.repo,
+                                    exit_text(code),
+                                    log_tail(bytes)
                                 ),
                             },
                         );
                     }
                     tests.tests = parsed.tests;
                     tests.duplicates = parsed.duplicates;
+                    tests.unnamed_skipped = parsed.unnamed_skipped as u64;
+                    tests.tool = tool_version(&t.parser, bytes);
                 }
                 Err(e) => set(
                     &mut failure,
                     RunFailure::RunnerCrashed {
-                        detail: format!("the test log of `{}` cannot be parsed: {e}", t.repo),
+                        detail: format!(
+                            "the test log of `{}` cannot be parsed: {e} ({}); last lines of its log:{}",
+                            t.repo,
+                            exit_text(code),
+                            log_tail(bytes)
+                        ),
                     },
                 ),
             },
@@ -152,5 +253,41 @@ pub fn interpret(
         failure,
         repos,
         wall_ms: outcome.duration.as_millis() as u64,
+        logs: BTreeMap::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_statuses_that_mean_something_are_explained() {
+        for code in [126, 127, 137, 143, 124] {
+            assert!(exit_meaning(code).is_some(), "{code}");
+        }
+        assert_eq!(exit_meaning(1), None);
+        assert!(exit_text(127).starts_with("exit 127: command not found"));
+        assert_eq!(exit_text(2), "exit 2");
+    }
+
+    #[test]
+    fn the_log_tail_keeps_the_last_lines() {
+        let log: String = (0..30).map(|i| format!("line {i}\n\n")).collect();
+        let tail = log_tail(log.as_bytes());
+        assert_eq!(tail.matches("\n    | ").count(), TAIL_LINES);
+        assert!(tail.ends_with("line 29") && !tail.contains("line 17\n"));
+        assert!(log_tail(b"").contains("(the log is empty)"));
+    }
+
+    #[test]
+    fn pytest_names_its_version() {
+        let log = b"=== test session starts ===\nplatform linux -- Python 3.11.2, pytest-7.2.1, pluggy-1.0.0\n";
+        assert_eq!(
+            tool_version("pytest", log).as_deref(),
+            Some("Python 3.11.2, pytest-7.2.1, pluggy-1.0.0")
+        );
+        assert_eq!(tool_version("tap", log), None);
+        assert_eq!(tool_version("pytest", b"no header"), None);
     }
 }

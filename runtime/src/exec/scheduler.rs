@@ -195,7 +195,7 @@ impl Executor {
                 next = set.join_next() => {
                     let Some(joined) = next else { break };
                     let Ok(Some((key, result))) = joined else { continue };
-                    let (result, logs) = match result {
+                    let (mut result, logs) = match result {
                         Ok(r) => r,
                         Err(e) => {
                             stop.store(true, Ordering::SeqCst);
@@ -204,6 +204,10 @@ impl Executor {
                             return Err(e.into());
                         }
                     };
+                    for (name, _) in &logs {
+                        let path = self.store.log_path(&key, name);
+                        result.logs.insert(name.clone(), path.display().to_string());
+                    }
                     self.store
                         .put_logs(&key, &logs)
                         .and_then(|()| self.store.put(&key, &result))

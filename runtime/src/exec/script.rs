@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use taskc_compiler::plan::{Run, Step};
+use taskc_compiler::plan::{Run, SelectHow, Step, TestSelection};
 
 use super::surface;
 use crate::backend::Upload;
@@ -14,6 +14,21 @@ use crate::canary;
 /// Where uploads land and where a run writes what it reports.
 pub const BLOB_DIR: &str = "/taskc/blobs";
 pub const OUT_DIR: &str = "/taskc/out";
+/// Where the test-selection harness (pytest plugin, selection files) is uploaded; readable
+/// by the test user.
+pub const HARNESS_DIR: &str = "/taskc/harness";
+/// The pytest selection plugin (`PYTEST_PLUGINS=taskc_select`).
+pub const PYTEST_PLUGIN: &str = include_str!("harness/taskc_select.py");
+/// The line the plugin prints once it has narrowed the collection.
+pub const PYTEST_PLUGIN_MARK: &str = "taskc-select: kept ";
+/// Sourced by `bash -c` (`BASH_ENV`): keeps the plugin importable when a command sets
+/// `PYTHONPATH` itself (`PYTHONPATH=../lib python3 -m pytest`).
+const BASH_ENV: &str = r#"# taskc: keep the test-selection plugin importable when a command sets PYTHONPATH.
+for __taskc_cmd in python python3 pytest py.test; do
+  eval "$__taskc_cmd() { PYTHONPATH="\$TASKC_HARNESS\${PYTHONPATH:+:\$PYTHONPATH}" command $__taskc_cmd "\$@"; }"
+done
+unset __taskc_cmd
+"#;
 /// Exit status the script uses when a preparation step fails.
 pub const STEP_FAILED: i64 = 86;
 /// File under [`OUT_DIR`] a failed step writes: who caused it (a [`StepFailure`]), a
@@ -187,17 +202,36 @@ pub fn build(
     for t in &run.tests {
         let [log, exit, ms] = out_files(&t.repo);
         let rel = |p: &str| format!("\"$TASKC_ROOT\"{p}");
+        let (env, command) = match &t.select {
+            None => (String::new(), t.command.clone()),
+            Some(sel) => narrow(
+                sel,
+                &t.repo,
+                &t.command,
+                &canary_names(canaries, &t.repo),
+                &mut |name, text| {
+                    let path = format!("{HARNESS_DIR}/{name}");
+                    if !uploads.iter().any(|u| u.path == path) {
+                        uploads.push(Upload {
+                            path,
+                            bytes: text.as_bytes().to_vec(),
+                            mode: 0o644,
+                        });
+                    }
+                },
+            ),
+        };
         s.push_str(&format!(
             "cd \"$TASKC_ROOT\"{wd} || fail {harness} {why}\n\
              start=$(date +%s%N)\n\
-             timeout -k 5 {secs} bash -c {cmd} > {log} 2>&1 < /dev/null\n\
+             {env}timeout -k 5 {secs} bash -c {cmd} > {log} 2>&1 < /dev/null\n\
              echo $? > {exit}\n\
              echo $(( ($(date +%s%N) - start) / 1000000 )) > {ms}\n",
             wd = sh_quote(&t.workdir),
             why = sh_quote(&format!("no folder {}", t.workdir)),
             harness = StepFailure::Harness.as_str(),
             secs = t.timeout_secs,
-            cmd = sh_quote(&t.command),
+            cmd = sh_quote(&command),
             log = rel(&log),
             exit = rel(&exit),
             ms = rel(&ms),
@@ -209,6 +243,69 @@ pub fn build(
         uploads,
         collect,
     })
+}
+
+/// The environment prefix (ending in a space) and the command of a narrowed test step;
+/// `upload` adds a harness file by name.
+/// The canary tests placed in `repo`'s tests: a narrowed command keeps them.
+fn canary_names(canaries: &canary::Placement, repo: &str) -> Vec<String> {
+    canaries
+        .canaries
+        .iter()
+        .filter(|c| c.repo == repo)
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+/// A narrowed step keeps the selected tests and the canaries (`keep`, by name); a canary
+/// that must fail does not trigger fail-fast.
+fn narrow(
+    sel: &TestSelection,
+    repo: &str,
+    command: &str,
+    keep: &[String],
+    upload: &mut dyn FnMut(String, &str),
+) -> (String, String) {
+    match &sel.how {
+        SelectHow::PytestPlugin => {
+            upload("taskc_select.py".into(), PYTEST_PLUGIN);
+            upload("bash_env".into(), BASH_ENV);
+            let file = format!("{repo}.select.json");
+            let json = serde_json::json!({
+                "ids": sel.ids,
+                "fail_fast": sel.fail_fast,
+                "keep": keep,
+            });
+            upload(file.clone(), &json.to_string());
+            let h = format!("\"$TASKC_ROOT\"{HARNESS_DIR}");
+            (
+                format!(
+                    "TASKC_HARNESS={h} TASKC_SELECT={h}/{f} BASH_ENV={h}/bash_env \
+                     PYTEST_PLUGINS=\"taskc_select${{PYTEST_PLUGINS:+,$PYTEST_PLUGINS}}\" \
+                     PYTHONPATH={h}\"${{PYTHONPATH:+:$PYTHONPATH}}\" ",
+                    f = sh_quote(&file)
+                ),
+                command.to_string(),
+            )
+        }
+        SelectHow::GoRun { pattern } => {
+            // Canaries join the anchored alternation; `-failfast` would stop at the canary
+            // that must fail, so it is dropped when there are canaries.
+            let pattern = match (pattern.strip_suffix(")$"), keep.is_empty()) {
+                (Some(head), false) => format!("{head}|{})$", keep.join("|")),
+                _ => pattern.clone(),
+            };
+            let mut flags = format!("-run={pattern}");
+            if sel.fail_fast && keep.is_empty() {
+                flags.push_str(" -failfast");
+            }
+            (
+                format!("GOFLAGS=\"${{GOFLAGS:+$GOFLAGS }}\"{} ", sh_quote(&flags)),
+                command.to_string(),
+            )
+        }
+        SelectHow::Command { command } => (String::new(), command.clone()),
+    }
 }
 
 #[cfg(test)]

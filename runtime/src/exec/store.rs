@@ -251,6 +251,7 @@ mod tests {
             failure: None,
             repos: Default::default(),
             wall_ms: 0,
+            logs: Default::default(),
         }
     }
 
