@@ -68,12 +68,18 @@ codes! {
     PathEscapes        = "E0302", "path-escapes",        Error, "a path leaves the spec's folder";
     MissingBase        = "E0303", "missing-base",        Error, "a git or bundle source has no base commit";
     FileUnreadable     = "E0304", "file-unreadable",     Error, "a file named by the spec cannot be read as text";
+    BaseNotInSource    = "E0305", "base-not-in-source",  Error, "the source holds no commit `base`";
+    BaseUnreadable     = "N0306", "base-unreadable",     Note,  "the repository cannot be read at base here: checks against the base were skipped";
 
     // E04xx: patches
     InvalidPatch       = "E0400", "invalid-patch",       Error, "a patch file is not a valid unified diff";
     TestPatchTouchesCode = "W0401", "test-patch-touches-code", Warning, "a hidden test patch changes files that are not tests";
     GoldTouchesOnlyTests = "W0402", "gold-touches-only-tests", Warning, "a gold patch changes only test files";
     EmptyPatch         = "E0403", "empty-patch",         Error, "a patch file changes nothing";
+    PatchDoesNotApply  = "E0404", "patch-does-not-apply", Error, "a hunk of a patch does not match the file at base";
+    PatchFileMissing   = "E0405", "patch-file-missing",  Error, "a patch changes, deletes or renames a file that does not exist at base";
+    PatchFileExists    = "E0406", "patch-file-exists",   Error, "a patch creates a file that already exists at base";
+    PatchColourCodes   = "E0407", "patch-colour-codes",  Error, "a patch file was saved with terminal colour codes";
 
     // E05xx: repositories and their graph
     TooFewTargets      = "E0500", "too-few-targets",     Error, "joint verification needs at least two target repositories";
@@ -125,6 +131,7 @@ mod tests {
             let want = match c.severity() {
                 Severity::Error => 'E',
                 Severity::Warning => 'W',
+                Severity::Note => 'N',
             };
             assert!(c.as_str().starts_with(want), "{} prefix", c.as_str());
             assert_eq!(Code::from_code(c.as_str()), Some(*c));

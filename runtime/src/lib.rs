@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod backend;
+mod base_tree;
 pub mod bootstrap;
 pub mod docker;
 pub mod exec;

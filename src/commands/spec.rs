@@ -35,7 +35,8 @@ pub fn load_checked(path: &Path, ctx: &Context) -> Result<Loaded, Exit> {
         Exit::Usage
     })?;
     let dir = spec_dir(path);
-    let checked = check_spec(&name, &bytes, &FsLoader::new(&dir));
+    let loader = FsLoader::new(&dir).with_cache(taskc_runtime::pipeline::default_cache());
+    let checked = check_spec(&name, &bytes, &loader);
     let renderer = human::Human::new(ctx.color);
     for d in checked.diagnostics.clone().sorted() {
         output::err(&format!("{}\n", renderer.render(&d, &checked.sources)));

@@ -15,6 +15,7 @@ use crate::diagnostic::{Diagnostic, Label};
 use crate::patch::LineKind;
 use crate::span::{SourceId, Span};
 
+use super::base::BaseTrees;
 use super::repo::RepoDraft;
 use super::task::PromptDraft;
 use super::Cx;
@@ -100,7 +101,12 @@ fn looks_like_code(id: &str) -> bool {
         })
 }
 
-pub(crate) fn check_prompt_leak(cx: &mut Cx<'_>, prompt: &PromptDraft, repos: &[RepoDraft]) {
+pub(crate) fn check_prompt_leak(
+    cx: &mut Cx<'_>,
+    prompt: &PromptDraft,
+    repos: &[RepoDraft],
+    _bases: &BaseTrees,
+) {
     let mut known: HashSet<&str> = HashSet::new();
     let mut added: HashMap<&str, Introduced> = HashMap::new();
     for r in repos {

@@ -3,8 +3,9 @@
 //! One file per concept: [`fields`] reads blocks against a schema, [`values`] reads field
 //! values, [`task`] the task block, [`repo`] repositories and tests, [`env`] recipes,
 //! [`paths`] file names and reads, [`patches`] patch files and the test-file heuristic,
-//! [`graph`] `uses` edges, [`relax`] relaxations, [`leak`] the prompt-leak lint.
+//! [`graph`] `uses` edges, [`base`] checks against the repositories at base, [`relax`] relaxations, [`leak`] the prompt-leak lint.
 
+mod base;
 mod env;
 mod fields;
 mod graph;

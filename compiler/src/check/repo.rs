@@ -41,7 +41,11 @@ pub(crate) struct RepoDraft {
     pub role: Role,
     pub span: Span,
     pub source: Option<Source>,
+    /// The `source` statement (or the block's header when it is missing).
+    pub source_span: Span,
     pub base: Option<String>,
+    /// The `base` string.
+    pub base_span: Option<Span>,
     pub gold: Option<LoadedPatch>,
     pub setup: Vec<String>,
     pub uses: Vec<(String, Span)>,
@@ -117,9 +121,13 @@ pub(crate) fn check_repo(cx: &mut Cx<'_>, stmt: &Statement, role: Role) -> Optio
     let source_span = f.one("source").map(header_span).unwrap_or(header);
     complete &= source.is_some();
 
+    let mut base_span = None;
     let base = match f.one("base") {
         Some(s) => {
-            let b = cx.string(s).and_then(|(b, span)| base_sha(cx, &b, span));
+            let b = cx.string(s).and_then(|(b, span)| {
+                base_span = Some(span);
+                base_sha(cx, &b, span)
+            });
             complete &= b.is_some();
             b
         }
@@ -236,7 +244,9 @@ pub(crate) fn check_repo(cx: &mut Cx<'_>, stmt: &Statement, role: Role) -> Optio
         role,
         span: stmt.span,
         source,
+        source_span,
         base,
+        base_span,
         gold,
         setup,
         uses,

@@ -10,7 +10,7 @@ use crate::syntax::ast::{Document, Statement, Value};
 
 use super::fields::{self, header_span, many, once, required};
 use super::repo::RepoDraft;
-use super::{env, graph, leak, relax, repo, suggest, Cx};
+use super::{base, env, graph, leak, relax, repo, suggest, Cx};
 
 const TASK_FIELDS: &[fields::Field] = &[
     once("title"),
@@ -223,8 +223,10 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
         relax::check_relax(cx, r, &mut drafts);
     }
 
+    let bases = base::check_bases(cx, &drafts);
+
     if let Some(p) = &prompt {
-        leak::check_prompt_leak(cx, p, &drafts);
+        leak::check_prompt_leak(cx, p, &drafts, &bases);
     }
 
     let repos = drafts
