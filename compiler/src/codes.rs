@@ -111,6 +111,15 @@ codes! {
     // E09xx: lock files
     StaleLock          = "W0900", "stale-lock",          Warning, "the lock file was written for other inputs; re-run `taskc verify`";
     InvalidLock        = "E0901", "invalid-lock",        Error, "the lock file cannot be read";
+
+    // E10xx: collecting an agent's workspace (`taskc collect`)
+    CollectUnreadable      = "E1000", "collect-unreadable",       Error, "a workspace folder or file cannot be read";
+    WorkspaceRecordMissing = "E1001", "workspace-record-missing", Error, "the folder has no .taskc-workspace.json record";
+    WorkspaceRecordInvalid = "E1002", "workspace-record-invalid", Error, "the workspace record cannot be read";
+    CollectRepoMissing     = "E1003", "collect-repo-missing",     Error, "a recorded repository is missing from the workspace";
+    CollectBaseMissing     = "E1004", "collect-base-missing",     Error, "a repository no longer holds its recorded base commit";
+    CollectGitFailed       = "E1005", "collect-git-failed",       Error, "git failed while collecting";
+    CollectNotUtf8         = "E1006", "collect-not-utf8",         Error, "a collected change is not UTF-8 text";
 }
 
 impl std::fmt::Display for Code {

@@ -7,6 +7,7 @@ mod base_tree;
 pub mod bootstrap;
 pub mod docker;
 pub mod exec;
+pub mod failure;
 pub mod fs_loader;
 pub mod grade;
 pub mod local;
