@@ -243,20 +243,41 @@ pub(crate) fn bundle(path: &Path, base: &str) -> BaseTree {
     })
 }
 
-/// A git URL's cached mirror under `cache`, if there is one and it holds `base`.
-pub(crate) fn mirror(cache: Option<&Path>, url: &str, base: &str) -> BaseTree {
-    let Some(cache) = cache else {
+/// A git source at `url` (rewritten and resolved as `verify` fetches it): its cached
+/// mirror under `cache` when that holds `base`, else, for a local repository (a path or a
+/// `file://` URL), that repository itself. A remote that is not cached cannot be read.
+pub(crate) fn git(cache: Option<&Path>, url: &str, base: &str) -> BaseTree {
+    if let Some(cache) = cache {
+        let dir = mirror_path(cache, url);
+        if dir.join("HEAD").is_file() && Git::new(&dir).has_commit(base) {
+            return GitTree::open(&dir, base, None, |_| BaseTree::Unreadable {
+                why: "the cached mirror lost the base commit".into(),
+            });
+        }
+    }
+    let local = url.strip_prefix("file://").unwrap_or(url);
+    let is_remote = url.contains("://") && !url.starts_with("file://") || scp_like(url);
+    if is_remote {
         return BaseTree::Unreadable {
-            why: "no cache folder".into(),
-        };
-    };
-    let dir = mirror_path(cache, url);
-    if !dir.join("HEAD").is_file() {
-        return BaseTree::Unreadable {
-            why: "not in the mirror cache yet".into(),
+            why: "a remote that is not in the mirror cache (or lacks the base there)".into(),
         };
     }
-    GitTree::open(&dir, base, None, |_| BaseTree::Unreadable {
-        why: "the cached mirror does not hold the base commit yet".into(),
+    let dir = Path::new(local);
+    if !dir.exists() {
+        return BaseTree::Unreadable {
+            why: format!("the local repository `{local}` does not exist here"),
+        };
+    }
+    GitTree::open(dir, base, None, |_| BaseTree::NoSuchCommit {
+        why: "the local repository holds no such commit".into(),
     })
+}
+
+/// `user@host:path` (a colon before the first slash).
+fn scp_like(s: &str) -> bool {
+    match (s.find(':'), s.find('/')) {
+        (Some(colon), Some(slash)) => colon < slash && colon > 1,
+        (Some(colon), None) => colon > 1,
+        _ => false,
+    }
 }

@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 use taskc_compiler::loader::{BaseTree, EntryKind, LoadError, Loader, RepoSource};
 
 use crate::base_tree;
+use crate::repo::Rewrites;
 
 /// Reads files below `root` (a spec's folder); refuses anything that resolves outside it.
 /// Repositories at base are read from folders, bundles and, with a cache, cached git
@@ -14,6 +15,7 @@ use crate::base_tree;
 pub struct FsLoader {
     root: PathBuf,
     cache: Option<PathBuf>,
+    rewrites: Rewrites,
 }
 
 impl FsLoader {
@@ -21,7 +23,15 @@ impl FsLoader {
         FsLoader {
             root: root.into(),
             cache: None,
+            rewrites: Rewrites::none(),
         }
+    }
+
+    /// Reads `git` sources from where the site's URL rewrites (`[sources] rewrite` in
+    /// `taskc.toml`) point them, as `verify` fetches them.
+    pub fn with_rewrites(mut self, rewrites: Rewrites) -> FsLoader {
+        self.rewrites = rewrites;
+        self
     }
 
     /// Reads `git` sources at base from the mirrors cached under `cache` (read-only).
@@ -131,7 +141,17 @@ impl Loader for FsLoader {
                 Err(e) => unreadable(e),
             },
             (RepoSource::Git(url), Some(base)) => {
-                base_tree::mirror(self.cache.as_deref(), url, base)
+                let model = taskc_compiler::model::Source::Git {
+                    url: url.to_string(),
+                };
+                match crate::repo::RepoSource::resolve(&model, &self.root, &self.rewrites) {
+                    crate::repo::RepoSource::Git(resolved) => {
+                        base_tree::git(self.cache.as_deref(), &resolved, base)
+                    }
+                    _ => BaseTree::Unreadable {
+                        why: "not a git URL".into(),
+                    },
+                }
             }
             (_, None) => BaseTree::Unreadable {
                 why: "no base commit".into(),

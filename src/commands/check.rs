@@ -74,7 +74,12 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
                 continue;
             }
         };
-        let loader = FsLoader::new(spec_dir(path)).with_cache(&cache);
+        let rewrites = super::spec::project_settings(&spec_dir(path))
+            .map(|(_, site)| site.rewrites)
+            .unwrap_or_default();
+        let loader = FsLoader::new(spec_dir(path))
+            .with_cache(&cache)
+            .with_rewrites(rewrites);
         let mut result = check_spec(&name, &bytes, &loader);
         if let Some(task) = result
             .task

@@ -39,7 +39,10 @@ pub fn load_checked(path: &Path, ctx: &Context) -> Result<Loaded, Exit> {
         Exit::Usage
     })?;
     let dir = spec_dir(path);
-    let loader = FsLoader::new(&dir).with_cache(taskc_runtime::pipeline::default_cache());
+    let (base_image_override, site) = project_settings(&dir)?;
+    let loader = FsLoader::new(&dir)
+        .with_cache(taskc_runtime::pipeline::default_cache())
+        .with_rewrites(site.rewrites.clone());
     let checked = check_spec(&name, &bytes, &loader);
     let renderer = human::Human::new(ctx.color);
     for d in checked.diagnostics.clone().sorted() {
@@ -51,7 +54,6 @@ pub fn load_checked(path: &Path, ctx: &Context) -> Result<Loaded, Exit> {
         ));
         return Err(Exit::Findings);
     };
-    let (base_image_override, site) = project_settings(&dir)?;
     Ok(Loaded {
         name,
         path: path.to_path_buf(),
