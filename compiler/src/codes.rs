@@ -61,6 +61,8 @@ codes! {
     InvalidName        = "E0206", "invalid-name",        Error, "a name is not a valid identifier";
     UnknownKeyword     = "E0207", "unknown-keyword",     Error, "a value is not one of the words this field accepts";
     TaskCount          = "E0208", "task-count",          Error, "a spec file must hold exactly one `task` block";
+    AllowUnknownCode   = "E0209", "allow-unknown-code",  Error, "an `allow` names no warning code";
+    AllowMissingReason = "E0210", "allow-missing-reason", Error, "an `allow` gives no reason";
 
     // E03xx: sources and files
     BaseNotFullSha     = "E0300", "base-not-full-sha",   Error, "a base commit is not a full 40-hex SHA";

@@ -247,20 +247,22 @@ pub(crate) fn bundle(path: &Path, base: &str) -> BaseTree {
 /// mirror under `cache` when that holds `base`, else, for a local repository (a path or a
 /// `file://` URL), that repository itself. A remote that is not cached cannot be read.
 pub(crate) fn git(cache: Option<&Path>, url: &str, base: &str) -> BaseTree {
+    let mut why = "not in the mirror cache";
     if let Some(cache) = cache {
         let dir = mirror_path(cache, url);
-        if dir.join("HEAD").is_file() && Git::new(&dir).has_commit(base) {
-            return GitTree::open(&dir, base, None, |_| BaseTree::Unreadable {
-                why: "the cached mirror lost the base commit".into(),
-            });
+        if dir.join("HEAD").is_file() {
+            if Git::new(&dir).has_commit(base) {
+                return GitTree::open(&dir, base, None, |_| BaseTree::Unreadable {
+                    why: "the cached mirror lost the base commit".into(),
+                });
+            }
+            why = "the cached mirror does not hold the base commit yet";
         }
     }
     let local = url.strip_prefix("file://").unwrap_or(url);
     let is_remote = url.contains("://") && !url.starts_with("file://") || scp_like(url);
     if is_remote {
-        return BaseTree::Unreadable {
-            why: "a remote that is not in the mirror cache (or lacks the base there)".into(),
-        };
+        return BaseTree::Unreadable { why: why.into() };
     }
     let dir = Path::new(local);
     if !dir.exists() {

@@ -19,7 +19,6 @@ use super::{suggest, Cx};
 
 /// The base trees that could be read, by repository name.
 pub(crate) struct BaseTrees {
-    #[allow(dead_code)] // read by the prompt-leak lint next
     pub trees: Vec<(String, Box<dyn Tree>)>,
 }
 
