@@ -106,6 +106,7 @@ codes! {
     ParamType          = "E0702", "param-type",          Error, "a recipe parameter has the wrong type";
     MissingParam       = "E0703", "missing-param",       Error, "a required recipe parameter is missing";
     UnknownParser      = "E0704", "unknown-parser",      Error, "a test block names no known log parser";
+    ParamUnsafe        = "E0705", "param-unsafe",        Error, "a recipe parameter's value cannot be written into the recipe as one safe word";
 
     // W08xx: lints
     PromptLeak         = "W0800", "prompt-leak",         Warning, "the prompt names an identifier that only the gold patch introduces";

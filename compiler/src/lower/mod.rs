@@ -9,6 +9,7 @@ mod manifest;
 mod prepare;
 pub mod relax;
 mod score;
+mod shell_word;
 mod task_image;
 mod verify;
 mod workspace;
