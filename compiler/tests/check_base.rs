@@ -309,3 +309,53 @@ fn e0705_recipe_values_that_cannot_be_one_safe_word() {
     insta::assert_snapshot!("e0705", out);
     assert_eq!(codes(&c), vec![Code::ParamUnsafe; 3], "{out}");
 }
+
+/// A second hidden test patch, written on top of `B_TEST`.
+const B_TEST_MORE: &str = "\
+diff --git a/tests/test_b.py b/tests/test_b.py
+--- a/tests/test_b.py
++++ b/tests/test_b.py
+@@ -1,2 +1,5 @@
+ def test_b():
+     assert True
++
++def test_b_more():
++    assert hello(\"x\") == \"hello x\"
+";
+
+#[test]
+fn stacked_hidden_test_patches_apply_in_order_and_lower_as_one() {
+    let spec = SPEC.replace(
+        "patch file(\"b_test.patch\")",
+        "patch file(\"b_test.patch\") file(\"b_test_more.patch\")",
+    );
+    let own = [("b_test_more.patch", B_TEST_MORE)];
+    let (c, out) = check(&spec, &own, Some(B_AT_BASE));
+    assert_eq!(codes(&c), vec![], "{out}");
+    let task = c.task.expect("task");
+    let t = task
+        .repo("b")
+        .and_then(|r| r.test.as_ref())
+        .expect("test block");
+    assert_eq!(t.patch.path, "b_test.patch + b_test_more.patch");
+    assert_eq!(t.patch.text, format!("{B_TEST}{B_TEST_MORE}"));
+    // Runs apply the stack as one patch: both file patches, in order.
+    let plan = taskc_compiler::lower::lower_verify(&task, &Default::default()).expect("lowers");
+    let json = serde_json::to_string(&plan).expect("plan serialises");
+    assert!(
+        json.contains("test_b_more"),
+        "the stacked tests reach the plan"
+    );
+}
+
+#[test]
+fn stacked_hidden_test_patches_in_the_wrong_order_do_not_apply() {
+    let spec = SPEC.replace(
+        "patch file(\"b_test.patch\")",
+        "patch file(\"b_test_more.patch\") file(\"b_test.patch\")",
+    );
+    let own = [("b_test_more.patch", B_TEST_MORE)];
+    let (c, out) = check(&spec, &own, Some(B_AT_BASE));
+    insta::assert_snapshot!("stacked_wrong_order", out);
+    assert_eq!(codes(&c), vec![Code::PatchFileMissing], "{out}");
+}

@@ -93,9 +93,18 @@ fn check_patches(cx: &mut Cx<'_>, d: &RepoDraft, tree: &dyn Tree) {
     }
     // Runs restore every file the hidden tests touch to base before applying them, so
     // they apply at base whatever the gold (or an agent's) patch did.
-    if let Some(p) = d.test.as_ref().and_then(|t| t.patch.as_ref()) {
-        let problems = Overlay::new(tree).apply(&p.file.patch);
-        report(cx, d, tree, p, "hidden test patch", &problems);
+    // Stacked hidden test patches apply in order, each on top of the ones before.
+    if let Some(t) = &d.test {
+        let mut overlay = Overlay::new(tree);
+        for (i, p) in t.parts.iter().enumerate() {
+            let problems = overlay.apply(&p.file.patch);
+            let what = if i == 0 {
+                "hidden test patch".to_string()
+            } else {
+                format!("hidden test patch (stacked, number {})", i + 1)
+            };
+            report(cx, d, tree, p, &what, &problems);
+        }
     }
 }
 
