@@ -2,6 +2,7 @@
 //! test patches. `check` applies them in order at base; the runs restore and apply both, so
 //! the test only the second patch adds is run and ends up in the oracle (here P2P).
 
+#[allow(dead_code)]
 mod common;
 
 use std::path::Path;
