@@ -72,6 +72,7 @@ codes! {
     FileUnreadable     = "E0304", "file-unreadable",     Error, "a file named by the spec cannot be read as text";
     BaseNotInSource    = "E0305", "base-not-in-source",  Error, "the source holds no commit `base`";
     BaseUnreadable     = "N0306", "base-unreadable",     Note,  "the repository cannot be read at base here: checks against the base were skipped";
+    InvalidGlob        = "E0310", "invalid-glob",        Error, "a `protect` glob cannot name files inside the repository";
 
     // E04xx: patches
     InvalidPatch       = "E0400", "invalid-patch",       Error, "a patch file is not a valid unified diff";

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod backend;
 mod base_tree;
 pub mod bootstrap;
+pub mod canary;
 pub mod docker;
 pub mod exec;
 pub mod failure;

@@ -13,6 +13,7 @@ mod graph;
 mod leak;
 mod patches;
 mod paths;
+mod protect;
 mod relax;
 mod repo;
 mod suggest;
