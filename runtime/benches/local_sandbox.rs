@@ -71,7 +71,16 @@ fn main() {
     rt.block_on(measure(&plain, 3));
     let with = stats(rt.block_on(measure(&sandboxed, runs)));
     let without = stats(rt.block_on(measure(&plain, runs)));
-    println!("  unsandboxed  median {:6.1} ms  p90 {:6.1} ms", without.0, without.1);
-    println!("  bwrap        median {:6.1} ms  p90 {:6.1} ms", with.0, with.1);
-    println!("  overhead     median {:+6.1} ms per run", with.0 - without.0);
+    println!(
+        "  unsandboxed  median {:6.1} ms  p90 {:6.1} ms",
+        without.0, without.1
+    );
+    println!(
+        "  bwrap        median {:6.1} ms  p90 {:6.1} ms",
+        with.0, with.1
+    );
+    println!(
+        "  overhead     median {:+6.1} ms per run",
+        with.0 - without.0
+    );
 }

@@ -2,6 +2,7 @@
 //! grading and reports.
 
 pub mod apply;
+pub mod atomic;
 pub mod backend;
 mod base_tree;
 pub mod bootstrap;
