@@ -36,6 +36,9 @@ pub struct ParamDecl {
     pub default: Option<ParamValue>,
     pub required: bool,
     pub doc: String,
+    /// The value is code (a Dockerfile fragment, shell commands), written as it is; every
+    /// other value is data, written into the recipe as one shell-quoted word per item.
+    pub code: bool,
 }
 
 /// The type of a recipe parameter.
@@ -213,7 +216,7 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
         return Err(format!("`params.{name}` must be a table"));
     };
     for key in t.keys() {
-        if !["type", "default", "required", "doc"].contains(&key.as_str()) {
+        if !["type", "default", "required", "doc", "code"].contains(&key.as_str()) {
             return Err(format!("unknown key `params.{name}.{key}`"));
         }
     }
@@ -227,6 +230,11 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
         None => false,
         Some(toml::Value::Boolean(b)) => *b,
         Some(_) => return Err(format!("`params.{name}.required` must be true or false")),
+    };
+    let code = match t.get("code") {
+        None => false,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(_) => return Err(format!("`params.{name}.code` must be true or false")),
     };
     let doc = match t.get("doc") {
         None => String::new(),
@@ -251,6 +259,7 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
         default,
         required,
         doc,
+        code,
     })
 }
 

@@ -65,6 +65,10 @@ const BASE_FILES: &[(&str, &str)] = &[
         "def greet(name):\n    return \"hi \" + name\n",
     ),
     ("repos/b/src/b.py", "from a import greet as hi\n"),
+    (
+        "repos/b/tests/test_b.py",
+        "def test_b():\n    assert True\n",
+    ),
 ];
 
 /// A valid two-target spec; cases edit it with `replace`.
@@ -226,7 +230,9 @@ fn full_spec_reads_every_field() {
             ("b.bundle", "bundle bytes"),
         ],
     );
-    assert!(checked.diagnostics.is_empty(), "{out}");
+    // Neither the remote nor the bundle (not a real one) can be read at base: notes, not findings.
+    let codes: Vec<Code> = checked.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::BaseUnreadable], "{out}");
     let task = checked.task.expect("task");
     assert_eq!(task.title.as_deref(), Some("Say hello"));
     assert_eq!(task.kind, TaskKind::Feature);
@@ -811,6 +817,13 @@ impl taskc_compiler::loader::Loader for SymlinkOut {
     }
     fn dir_digest(&self, path: &str) -> Result<String, taskc_compiler::loader::LoadError> {
         self.0.dir_digest(path)
+    }
+    fn base_tree(
+        &self,
+        source: &taskc_compiler::loader::RepoSource<'_>,
+        base: Option<&str>,
+    ) -> taskc_compiler::loader::BaseTree {
+        self.0.base_tree(source, base)
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod atomic;
 pub mod backend;
+mod base_tree;
 pub mod bootstrap;
 pub mod canary;
 pub mod docker;

@@ -39,7 +39,11 @@ pub fn load_checked(path: &Path, ctx: &Context) -> Result<Loaded, Exit> {
         Exit::Usage
     })?;
     let dir = spec_dir(path);
-    let checked = check_spec(&name, &bytes, &FsLoader::new(&dir));
+    let (base_image_override, site) = project_settings(&dir)?;
+    let loader = FsLoader::new(&dir)
+        .with_cache(taskc_runtime::pipeline::default_cache())
+        .with_rewrites(site.rewrites.clone());
+    let checked = check_spec(&name, &bytes, &loader);
     let renderer = human::Human::new(ctx.color);
     for d in checked.diagnostics.clone().sorted() {
         output::err(&format!("{}\n", renderer.render(&d, &checked.sources)));
@@ -50,7 +54,6 @@ pub fn load_checked(path: &Path, ctx: &Context) -> Result<Loaded, Exit> {
         ));
         return Err(Exit::Findings);
     };
-    let (base_image_override, site) = project_settings(&dir)?;
     Ok(Loaded {
         name,
         path: path.to_path_buf(),

@@ -101,6 +101,9 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
         };
         match typed(decl.ty, v) {
             Some(value) => {
+                if !decl.code && !safe_words(cx, name, pname, v) {
+                    ok = false;
+                }
                 given.insert(pname.to_string(), (value, p));
             }
             None => {
@@ -155,6 +158,49 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
         recipe: name.to_string(),
         params,
     })
+}
+
+/// Whether every string in `v` (a data parameter) can be written into the recipe as one
+/// shell-quoted word; E0705 for each that cannot: a line break or control character would
+/// end the Dockerfile instruction, and a list item starting with `-` would be read as an
+/// option by the installer (apt-get, pip, npm, …).
+fn safe_words(cx: &mut Cx<'_>, recipe: &str, pname: &str, v: &Value) -> bool {
+    let items: Vec<(&str, crate::span::Span, bool)> = match v {
+        Value::Str(s) => vec![(s.value.as_str(), s.span, false)],
+        Value::List(l) => l
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Value::Str(s) => Some((s.value.as_str(), s.span, true)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut ok = true;
+    for (text, span, item) in items {
+        let why = if text.contains(['\n', '\r']) {
+            "contains a line break"
+        } else if text.chars().any(|c| c.is_control() && c != '\t') {
+            "contains a control character"
+        } else if item && text.trim().is_empty() {
+            "is empty"
+        } else if item && text.starts_with('-') {
+            "starts with `-`, so the installer would read it as an option"
+        } else {
+            continue;
+        };
+        ok = false;
+        cx.emit(
+            Diagnostic::new(
+                Code::ParamUnsafe,
+                format!("a value of parameter `{pname}` of recipe `{recipe}` {why}"),
+                cx.label(span, "cannot be written as one word"),
+            )
+            .with_help("each item is passed to the installer as one quoted word: give one requirement or package per list item, e.g. `packages [\"pytest<9\", \"numpy==1.26.4\"]`; options and commands belong in `setup`"),
+        );
+    }
+    ok
 }
 
 fn typed(ty: ParamType, v: &Value) -> Option<ParamValue> {

@@ -24,6 +24,7 @@ fn templates() -> &'static Result<tera::Tera, tera::Error> {
     TERA.get_or_init(|| {
         let mut t = tera::Tera::default();
         t.autoescape_on(Vec::new());
+        t.register_filter("sh", super::shell_word::filter);
         let all: Vec<(String, String)> = crate::recipe::recipes()
             .iter()
             .map(|r| (r.name.clone(), r.template.clone()))
@@ -37,7 +38,13 @@ fn render(name: &str, template: &str, ctx: &tera::Context) -> Result<String, ter
     match templates() {
         Ok(t) if t.get_template_names().any(|n| n == name) => t.render(name, ctx),
         // A template that failed to parse: parse it again to report its own error.
-        _ => tera::Tera::one_off(template, ctx, false),
+        _ => {
+            let mut t = tera::Tera::default();
+            t.autoescape_on(Vec::new());
+            t.register_filter("sh", super::shell_word::filter);
+            t.add_raw_template(name, template)?;
+            t.render(name, ctx)
+        }
     }
 }
 
@@ -57,14 +64,18 @@ pub(crate) fn env_image(
     }
     let r = recipe.recipe;
     // One Dockerfile instruction per template line: a line break in a parameter (other than
-    // the generic recipe's fragment) would smuggle in instructions.
+    // code: the generic recipe's fragment) would smuggle in instructions. `check` reports
+    // it first (E0705); this guards plans lowered from a hand-made `Task`.
     for (k, v) in &params {
+        if r.param(k).is_some_and(|d| d.code) {
+            continue;
+        }
         let texts: Vec<&str> = match v {
             Param::Str(s) => vec![s.as_str()],
             Param::List(l) => l.iter().map(String::as_str).collect(),
             Param::Int(_) | Param::Bool(_) => Vec::new(),
         };
-        if k != "dockerfile" && texts.iter().any(|t| t.contains(['\n', '\r'])) {
+        if texts.iter().any(|t| t.contains(['\n', '\r'])) {
             return Err(LowerError::Template {
                 recipe: r.name.clone(),
                 message: format!(
