@@ -105,6 +105,18 @@ codes! {
     // E09xx: lock files
     StaleLock          = "W0900", "stale-lock",          Warning, "the lock file was written for other inputs; re-run `taskc verify`";
     InvalidLock        = "E0901", "invalid-lock",        Error, "the lock file cannot be read";
+
+    // E10xx: importing other benchmarks' tasks (`taskc import`)
+    ImportFileMissing  = "E1000", "import-file-missing", Error, "a file the imported case needs does not exist or cannot be read";
+    ImportSyntax       = "E1001", "import-syntax",       Error, "a YAML or JSON file of the imported case does not parse";
+    ImportField        = "E1002", "import-field",        Error, "a field of the imported case is missing or has the wrong type";
+    ImportRole         = "E1003", "import-role",         Error, "a repository's role is not one the importer knows";
+    ImportProfile      = "E1004", "import-profile",      Error, "a test profile the importer cannot read";
+    ImportPatch        = "E1005", "import-patch",        Error, "a patch of the imported case does not parse or cannot be kept faithfully";
+    ImportOutExists    = "E1006", "import-out-exists",   Error, "the output folder already exists (pass --force to replace it)";
+    ImportSpecInvalid  = "E1007", "import-spec-invalid", Error, "the generated spec does not check clean";
+    ImportNote         = "W1008", "import-note",         Warning, "something was imported as a note a curator should review";
+    ImportEnvironment  = "E1009", "import-environment",  Error, "the case's environment cannot be expressed as a taskc recipe";
 }
 
 impl std::fmt::Display for Code {

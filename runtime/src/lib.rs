@@ -8,6 +8,7 @@ pub mod docker;
 pub mod exec;
 pub mod fs_loader;
 pub mod grade;
+pub mod import;
 pub mod local;
 pub mod parsers;
 pub mod pipeline;

@@ -6,6 +6,7 @@ pub mod diff;
 pub mod fmt;
 pub mod gc;
 pub mod image;
+pub mod import;
 pub mod lockfile;
 pub mod plan;
 pub mod score;

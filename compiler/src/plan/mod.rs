@@ -17,7 +17,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use digest::{canonical_digest, sha256_hex, short_id};
-pub use image::{EnvImage, Images, LocalEnv, Param, RepoMaterial, RepoRole, SourceRef, TaskImage};
+pub use image::{
+    BuildContext, EnvImage, Images, LocalEnv, Param, RepoMaterial, RepoRole, SourceRef, TaskImage,
+};
 pub use run::{DroppedTest, Run, Step, TestStep};
 pub use score::{ScoreMode, ScorePlan};
 pub use verify::{Configuration, Expect, Outcome, TargetCheck, VerifyPlan, VerifyStrategy};

@@ -7,7 +7,7 @@ use taskc_compiler::model::Task;
 use taskc_compiler::plan::Plan;
 
 use super::{PipelineError, Session};
-use crate::exec::images::{env_build, task_build};
+use crate::exec::images::{env_build, env_context, task_build};
 use crate::repo::{materialize, RepoSource};
 
 /// Build (or find) the environment and task images of `plan`; returns the task image tag.
@@ -20,7 +20,12 @@ pub async fn prepare_images(
 ) -> Result<String, PipelineError> {
     let env = &plan.images.environment;
     let exec = executor_for_images(session);
-    exec.ensure_image(&env_build(plan, &env.base_image)).await?;
+    let mut env_image = env_build(plan, &env.base_image);
+    env_image.context = env_context(plan, spec_dir).map_err(|source| PipelineError::Io {
+        what: "reading the environment's build context".into(),
+        source,
+    })?;
+    exec.ensure_image(&env_image).await?;
 
     let work = tempfile::Builder::new()
         .prefix("materialise-")
