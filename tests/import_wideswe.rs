@@ -139,7 +139,7 @@ fn out_is_not_overwritten_without_force() {
     std::fs::write(&spec, "// a curator's edit\n").expect("write");
     let (code, log) = import(dir.path(), &["case"], &[]);
     assert_eq!(code, Some(1), "{log}");
-    assert!(log.contains("E1006"), "{log}");
+    assert!(log.contains("E1106"), "{log}");
     assert_eq!(
         read(&spec),
         "// a curator's edit\n",
@@ -184,7 +184,7 @@ fn missing_file() {
     let log = broken("wideswe-missing-harness", |c| {
         std::fs::remove_file(c.join("harness.yaml")).expect("rm")
     });
-    assert!(log.contains("E1000"));
+    assert!(log.contains("E1100"));
 }
 
 #[test]
@@ -193,7 +193,7 @@ fn malformed_yaml_has_line_and_column() {
         replace(c, "repos.yaml", "    role: linked\n", "    role: [linked\n")
     });
     assert!(
-        log.contains("E1001") && log.contains("repos.yaml:"),
+        log.contains("E1101") && log.contains("repos.yaml:"),
         "{log}"
     );
 }
@@ -209,7 +209,7 @@ fn malformed_json_manifest() {
         )
     });
     assert!(
-        log.contains("E1001") && log.contains("scoring_manifest.json:"),
+        log.contains("E1101") && log.contains("scoring_manifest.json:"),
         "{log}"
     );
 }
@@ -219,7 +219,7 @@ fn unknown_role() {
     let log = broken("wideswe-unknown-role", |c| {
         replace(c, "task.yaml", "role: linked", "role: sidekick")
     });
-    assert!(log.contains("E1003"));
+    assert!(log.contains("E1103"));
 }
 
 #[test]
@@ -227,7 +227,7 @@ fn missing_field() {
     let log = broken("wideswe-missing-field", |c| {
         replace(c, "task.yaml", "  gold_patch: gold/patches/app.patch\n", "")
     });
-    assert!(log.contains("E1002"));
+    assert!(log.contains("E1102"));
 }
 
 #[test]
@@ -240,7 +240,7 @@ fn unreadable_profile() {
             "command: make check",
         )
     });
-    assert!(log.contains("E1004"));
+    assert!(log.contains("E1104"));
 }
 
 #[test]
@@ -248,7 +248,7 @@ fn patch_that_does_not_parse() {
     let log = broken("wideswe-bad-patch", |c| {
         std::fs::write(c.join("gold/patches/greet.patch"), "this is not a diff\n").expect("write")
     });
-    assert!(log.contains("E1005") || log.contains("E1007"), "{log}");
+    assert!(log.contains("E1105") || log.contains("E1107"), "{log}");
 }
 
 #[test]
@@ -263,7 +263,7 @@ fn stacked_patches_on_one_file_are_refused() {
             "- repo: greet\n  patch: hidden/patches/greet-align.patch\n  test_profile: greet-hidden\n- repo: app\n",
         );
     });
-    assert!(log.contains("E1005"));
+    assert!(log.contains("E1105"));
 }
 
 #[test]
@@ -271,7 +271,7 @@ fn no_dockerfile() {
     let log = broken("wideswe-no-dockerfile", |c| {
         std::fs::remove_file(c.join("environment/case_env/Dockerfile.case-base")).expect("rm")
     });
-    assert!(log.contains("E1009"));
+    assert!(log.contains("E1109"));
 }
 
 #[test]

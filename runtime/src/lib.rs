@@ -6,6 +6,7 @@ pub mod backend;
 pub mod bootstrap;
 pub mod docker;
 pub mod exec;
+pub mod failure;
 pub mod fs_loader;
 pub mod grade;
 pub mod import;

@@ -1,15 +1,17 @@
-//! What one run produced, as stored by run id. A run is *valid* when every step applied and
-//! every test log parsed completely; otherwise it is *invalid* with a reason, reported apart
-//! from failing tests (a timeout is not a failed test, and not a pass).
+//! What one run produced, as stored by run id. A run *completed* when every step applied
+//! and its test log parsed completely; otherwise it carries a typed [`RunFailure`] saying
+//! who caused it: an infrastructure `error` makes the run *invalid* (retried, excluded from
+//! valid-only rates); anything the agent's patch can cause fails the prediction.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::failure::{Cause, RunFailure};
 use crate::parsers::Outcome;
 
 /// Schema tag of stored run results.
-pub const RESULT_SCHEMA: &str = "taskc.result/1";
+pub const RESULT_SCHEMA: &str = "taskc.result/2";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunResult {
@@ -18,9 +20,8 @@ pub struct RunResult {
     pub run: String,
     /// `docker` or `local`: results of different backends are stored apart.
     pub backend: String,
-    /// Why the run is invalid (a patch did not apply, a timeout, an OOM kill, an incomplete
-    /// log); `None` when valid.
-    pub invalid: Option<String>,
+    /// Why the run's tests cannot be taken as they stand; `None` when it completed.
+    pub failure: Option<RunFailure>,
     /// Per repository under test.
     pub repos: BTreeMap<String, RepoTests>,
     /// Wall time of the run as the backend measures it (Docker: start → exit), milliseconds.
@@ -38,8 +39,23 @@ pub struct RepoTests {
 }
 
 impl RunResult {
+    /// No infrastructure error: the result says something about what was tested (it may
+    /// still be a failure the prediction caused).
     pub fn is_valid(&self) -> bool {
-        self.invalid.is_none()
+        !self
+            .failure
+            .as_ref()
+            .is_some_and(RunFailure::is_infrastructure)
+    }
+
+    /// Every step applied and the log parsed completely: the test outcomes stand.
+    pub fn completed(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    /// The failure as one line, for tables and messages.
+    pub fn failure_text(&self) -> Option<String> {
+        self.failure.as_ref().map(ToString::to_string)
     }
 
     /// The outcome of `test` of `repo`, if the run reported it.

@@ -42,6 +42,7 @@ async fn tiny_image(docker: &DockerBackend) -> String {
                 path: "greeting.txt".into(),
                 bytes: b"hello from the context\n".to_vec(),
                 mode: 0o644,
+                mtime: 946_684_800,
             }],
             labels: BTreeMap::from([("taskc.test".into(), "tiny".into())]),
             ..Default::default()

@@ -20,6 +20,7 @@ async fn fixture() -> Fixture {
             path: "opt/greeting.txt".into(),
             bytes: b"hello from the context\n".to_vec(),
             mode: 0o644,
+            mtime: 946_684_800,
         }],
         local_setup: vec!["echo built > opt/built".into()],
         local_requires: vec!["bash".into(), "git".into()],

@@ -25,7 +25,7 @@ fn pytest_xunit2() {
     snapshot(
         "pytest-xunit2.xml",
         "pytest's default xunit2 report (no file attribute): dotted classname -> path::Class::name, \
-         params with spaces and brackets, xfail as passed, fixture error, multi-line failures",
+         params with spaces and brackets, xfail as failed, fixture error, multi-line failures",
     );
 }
 

@@ -117,3 +117,29 @@ fn non_utf8_bytes() {
       failed  t.py::test_y
     ");
 }
+
+#[test]
+fn forged_atexit() {
+    snapshot(
+        "forged-atexit.log",
+        "the library registers an atexit handler that prints a clean summary and final line \
+         after pytest's own: the real results are kept and the forged block is tampering",
+    );
+}
+
+#[test]
+fn forged_rewritten_summary() {
+    snapshot(
+        "forged-rewritten-summary.log",
+        "library code wraps pytest's terminal writer and rewrites FAILED to PASSED: the final \
+         line's `1 failed, 1 passed` disagrees with two listed passes -> tampering",
+    );
+}
+
+#[test]
+fn all_xfail() {
+    snapshot(
+        "all-xfail.log",
+        "a conftest marks every test xfail: XFAIL is a failed body, XPASS a passed one",
+    );
+}

@@ -196,3 +196,191 @@ fn a_short_base_is_refused() {
         "{err}"
     );
 }
+
+/// Every regular file and folder under `root` (outside `.git`) with its modification time.
+fn mtimes(root: &Path) -> Vec<(String, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in fs::read_dir(&dir).unwrap() {
+            let e = e.unwrap();
+            if e.file_name() == ".git" {
+                continue;
+            }
+            let md = fs::symlink_metadata(e.path()).unwrap();
+            let rel = e.path().strip_prefix(root).unwrap().display().to_string();
+            if md.is_dir() {
+                stack.push(e.path());
+                out.push((format!("{rel}/"), md.mtime()));
+            } else if md.is_file() {
+                out.push((rel, md.mtime()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A bare repository whose `main` has two commits dated `dates` (committer dates); it also
+/// carries `refs/pull/1/head` naming an object it does not have, as mirrors often do.
+/// Returns (bare repository, commit ids oldest first).
+fn upstream_with_broken_ref(root: &Path, dates: [&str; 2]) -> (std::path::PathBuf, Vec<String>) {
+    let work = root.join("work");
+    fs::create_dir_all(&work).unwrap();
+    sample_folder(&work);
+    git(&work, &["init", "-q", "-b", "main"]);
+    let mut ids = Vec::new();
+    for (i, date) in dates.iter().enumerate() {
+        write(&work, "src/lib.py", &format!("def f():\n    return {i}\n"));
+        git(&work, &["add", "-A", "-f"]);
+        let out = Command::new("git")
+            .current_dir(&work)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_COMMITTER_DATE", date)
+            .env("GIT_AUTHOR_DATE", date)
+            .args(["-c", "user.name=u", "-c", "user.email=u@example.com"])
+            .args(["commit", "-q", "-m", &format!("c{i}")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        ids.push(git(&work, &["rev-parse", "HEAD"]));
+    }
+    let bare = root.join("upstream.git");
+    git(
+        root,
+        &["clone", "-q", "--bare", "work", bare.to_str().unwrap()],
+    );
+    let mut packed = fs::read_to_string(bare.join("packed-refs")).unwrap_or_default();
+    packed.push_str("deadbeefdeadbeefdeadbeefdeadbeefdeadbeef refs/pull/1/head\n");
+    fs::write(bare.join("packed-refs"), packed).unwrap();
+    (bare, ids)
+}
+
+#[test]
+fn materialised_files_carry_the_base_commit_date_not_1970() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (bare, ids) =
+        upstream_with_broken_ref(tmp.path(), ["2019-05-01T10:00:00Z", "2021-06-01T12:00:00Z"]);
+    let cache = tmp.path().join("cache");
+    let url = format!("file://{}", bare.display());
+    let m = materialize(
+        &RepoSource::Git(url),
+        Some(&ids[1]),
+        &tmp.path().join("a"),
+        &cache,
+    )
+    .unwrap();
+    let want = 1_622_548_800; // 2021-06-01T12:00:00Z
+    assert_eq!(m.mtime, want);
+    let times = mtimes(&m.path);
+    assert!(times.len() > 4, "{times:?}");
+    for (path, t) in &times {
+        assert_eq!(*t, want, "{path}");
+    }
+    assert_eq!(git(&m.path, &["status", "--porcelain"]), "");
+
+    // A folder without a base: the documented fixed date.
+    let src = tmp.path().join("plain");
+    sample_folder(&src);
+    let d = materialize(&RepoSource::Dir(src), None, &tmp.path().join("d"), &cache).unwrap();
+    assert_eq!(d.mtime, taskc_runtime::repo::DIR_MTIME);
+    for (path, t) in mtimes(&d.path) {
+        assert_eq!(t, 946_684_800, "{path}");
+    }
+}
+
+#[test]
+fn a_commit_dated_before_1980_still_gives_files_from_1980() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (bare, ids) =
+        upstream_with_broken_ref(tmp.path(), ["1975-01-01T00:00:00Z", "1976-01-01T00:00:00Z"]);
+    let bundle = tmp.path().join("up.bundle");
+    git(
+        &bare,
+        &["bundle", "create", bundle.to_str().unwrap(), "main"],
+    );
+    let m = materialize(
+        &RepoSource::Bundle(bundle),
+        Some(&ids[0]),
+        &tmp.path().join("a"),
+        &tmp.path().join("cache"),
+    )
+    .unwrap();
+    assert_eq!(m.mtime, taskc_runtime::repo::MIN_MTIME);
+    for (path, t) in mtimes(&m.path) {
+        assert_eq!(t, taskc_runtime::repo::MIN_MTIME, "{path}");
+    }
+}
+
+#[test]
+fn a_git_source_fetches_only_the_base_and_ignores_broken_unrelated_refs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (bare, ids) =
+        upstream_with_broken_ref(tmp.path(), ["2020-01-01T00:00:00Z", "2020-02-01T00:00:00Z"]);
+    let cache = tmp.path().join("cache");
+    let url = format!("file://{}", bare.display());
+    let m = materialize(
+        &RepoSource::Git(url.clone()),
+        Some(&ids[1]),
+        &tmp.path().join("a"),
+        &cache,
+    )
+    .unwrap();
+    assert_eq!(
+        fs::read_to_string(m.path.join("src/lib.py")).unwrap(),
+        "def f():\n    return 1\n"
+    );
+    let mirror = mirror_path(&cache, &url);
+    // Only the base commit came over (shallow), under a ref of its own; no `refs/pull/*`.
+    assert_eq!(git(&mirror, &["rev-list", "--count", &ids[1]]), "1");
+    let refs = git(&mirror, &["for-each-ref", "--format=%(refname)"]);
+    assert_eq!(refs, format!("refs/taskc/base/{}", ids[1]));
+    // Another base (here the shallow boundary's parent) in the same mirror.
+    let older = materialize(
+        &RepoSource::Git(url),
+        Some(&ids[0]),
+        &tmp.path().join("older"),
+        &cache,
+    )
+    .unwrap();
+    assert_eq!(
+        fs::read_to_string(older.path.join("src/lib.py")).unwrap(),
+        "def f():\n    return 0\n"
+    );
+    // A plain path to the mirror works as well as a file:// URL.
+    let p = materialize(
+        &RepoSource::Git(bare.display().to_string()),
+        Some(&ids[0]),
+        &tmp.path().join("p"),
+        &cache,
+    )
+    .unwrap();
+    assert_eq!(
+        fs::read_to_string(p.path.join("src/lib.py")).unwrap(),
+        "def f():\n    return 0\n"
+    );
+}
+
+#[test]
+fn a_base_the_repository_lacks_names_every_attempt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (bare, _) =
+        upstream_with_broken_ref(tmp.path(), ["2020-01-01T00:00:00Z", "2020-02-01T00:00:00Z"]);
+    let missing = "0123456789abcdef0123456789abcdef01234567";
+    let err = materialize(
+        &RepoSource::Git(format!("file://{}", bare.display())),
+        Some(missing),
+        &tmp.path().join("a"),
+        &tmp.path().join("cache"),
+    )
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, RepoError::BaseMissing { .. }), "{text}");
+    assert!(
+        text.contains(missing) && text.contains("--depth=1"),
+        "{text}"
+    );
+    assert!(text.contains("[sources] rewrite"), "{text}");
+}

@@ -64,9 +64,13 @@ fn headline_figures() {
     assert_eq!(empty.p2p_preserved.percent, Some(100.0));
     let agent_joint = &r.summaries[1].metrics;
     assert_eq!((agent_joint.solved, agent_joint.invalid), (0, 1));
-    // 3 + 1 resolved of 7 targets; the invalid run's 2 targets count as unresolved.
-    assert_eq!(agent_joint.repo_success.count_text(), "3/7");
+    // sdk-retry's 2 resolved of 7 targets: the failed run's 2 targets (a patch that does
+    // not apply) and the invalid run's 2 (an infrastructure error) count as unresolved.
+    assert_eq!(agent_joint.repo_success.count_text(), "2/7");
+    // The patch that does not apply is the prediction's failure: counted among valid.
     assert_eq!(agent_joint.valid_case_success.count_text(), "0/2");
+    assert_eq!(agent_joint.failures["patch-does-not-apply"], 1);
+    assert_eq!(agent_joint.failures["error"], 1);
     let p = &r.paired;
     assert_eq!(p.len(), 2);
     assert_eq!(p[0].model, "agent");

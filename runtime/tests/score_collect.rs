@@ -22,6 +22,37 @@ fn git(dir: &Path, args: &[&str]) {
     );
 }
 
+fn head(dir: &Path) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .expect("git runs");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// The record `taskc workspace` writes: the task and each repository's base commit.
+fn record(ws: &Path, repos: &[&str]) {
+    let repos: Vec<String> = repos
+        .iter()
+        .map(|r| {
+            format!(
+                r#"{{"name": "{r}", "role": "target", "commit": "{}"}}"#,
+                head(&ws.join(r))
+            )
+        })
+        .collect();
+    std::fs::write(
+        ws.join(".taskc-workspace.json"),
+        format!(
+            r#"{{"task": "cookie-split", "mode": "joint", "workspace": "all", "repos": [{}]}}"#,
+            repos.join(", ")
+        ),
+    )
+    .unwrap();
+}
+
 /// A repository with one commit holding `files`.
 fn repo(dir: &Path, files: &[(&str, &[u8])]) {
     std::fs::create_dir_all(dir).unwrap();
@@ -48,11 +79,7 @@ fn collects_changed_repositories_and_the_patches_apply_at_base() {
     let proxy = ws.path().join("proxy");
     repo(&proxy, &base_files());
     repo(&ws.path().join("docs"), &[("index.md", b"docs\n")]);
-    std::fs::write(
-        ws.path().join(".taskc-workspace.json"),
-        r#"{"task": "cookie-split", "mode": "joint"}"#,
-    )
-    .unwrap();
+    record(ws.path(), &["docs", "proxy"]);
     // The agent's work: an edit, a new file, a binary file, a deletion.
     std::fs::write(
         proxy.join("src/cookies.py"),
@@ -94,22 +121,38 @@ fn collects_changed_repositories_and_the_patches_apply_at_base() {
 }
 
 #[test]
-fn a_task_is_needed_and_repositories_must_exist() {
+fn a_record_is_needed_and_its_repositories_must_exist() {
     let ws = tempfile::tempdir().unwrap();
-    let err = collect(ws.path(), None, "m").unwrap_err();
-    assert!(matches!(err, CollectError::NoTask { .. }), "{err}");
-    assert!(err.to_string().contains("help: pass --task <id>"));
     let err = collect(ws.path(), Some("t"), "m").unwrap_err();
-    assert!(matches!(err, CollectError::NoRepos { .. }), "{err}");
+    assert!(matches!(err, CollectError::NoRecord { .. }), "{err}");
+    assert_eq!(err.code().as_str(), "E1001");
     std::fs::write(ws.path().join(".taskc-workspace.json"), "{").unwrap();
     let err = collect(ws.path(), None, "m").unwrap_err();
-    assert!(matches!(err, CollectError::WorkspaceFile { .. }), "{err}");
+    assert!(matches!(err, CollectError::InvalidRecord { .. }), "{err}");
+    std::fs::write(
+        ws.path().join(".taskc-workspace.json"),
+        r#"{"task": "t", "repos": [{"name": "../up", "commit": "0000000000000000000000000000000000000000"}]}"#,
+    )
+    .unwrap();
+    let err = collect(ws.path(), None, "m").unwrap_err();
+    assert!(matches!(err, CollectError::InvalidRecord { .. }), "{err}");
+    std::fs::write(
+        ws.path().join(".taskc-workspace.json"),
+        r#"{"task": "t", "repos": [{"name": "proxy", "commit": "0000000000000000000000000000000000000000"}]}"#,
+    )
+    .unwrap();
+    let err = collect(ws.path(), None, "m").unwrap_err();
+    assert!(matches!(err, CollectError::RepoMissing { .. }), "{err}");
+    repo(&ws.path().join("proxy"), &base_files());
+    let err = collect(ws.path(), None, "m").unwrap_err();
+    assert!(matches!(err, CollectError::BaseMissing { .. }), "{err}");
 }
 
 #[test]
 fn an_untouched_workspace_gives_an_empty_prediction() {
     let ws = tempfile::tempdir().unwrap();
     repo(&ws.path().join("proxy"), &base_files());
+    record(ws.path(), &["proxy"]);
     let p = collect(ws.path(), Some("cookie-split"), "m").unwrap();
     assert!(p.patches.is_empty());
 }

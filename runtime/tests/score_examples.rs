@@ -82,7 +82,7 @@ fn results(plan: &taskc_compiler::plan::Plan, p: &Prediction) -> BTreeMap<String
             schema: RESULT_SCHEMA.into(),
             run: key.clone(),
             backend: "local".into(),
-            invalid: None,
+            failure: None,
             repos,
             wall_ms: 1,
         };

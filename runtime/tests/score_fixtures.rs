@@ -10,7 +10,7 @@ use taskc_runtime::grade::{
 };
 use taskc_runtime::parsers::Outcome;
 use taskc_runtime::predictions::Prediction;
-use taskc_runtime::results::{RepoTests, RunResult, RESULT_SCHEMA};
+use taskc_runtime::results::{RepoTests, RunFailure, RunResult, RESULT_SCHEMA};
 
 use Outcome::{Failed, Passed};
 
@@ -170,13 +170,13 @@ pub fn prediction(task: &str, model: &str, edited: &[&str]) -> Prediction {
 }
 
 /// Grade `pred` of `fx` in `mode`, the targets behaving as `behave` (missing → `Base`);
-/// `invalid` makes the run testing that target invalid with the reason.
+/// `failure` makes the run testing that target fail that way.
 pub fn graded(
     fx: &Fixture,
     pred: &Prediction,
     mode: ScoreMode,
     behave: &[(&str, Behaviour)],
-    invalid: Option<(&str, &str)>,
+    failure: Option<(&str, RunFailure)>,
 ) -> PredictionGrade {
     let how = |t: &str| {
         behave
@@ -185,9 +185,10 @@ pub fn graded(
             .map_or(Behaviour::Base, |(_, b)| *b)
     };
     let result = |run: &str, under: &[String]| {
-        let why = invalid
+        let why = failure
+            .as_ref()
             .filter(|(t, _)| under.iter().any(|u| u == t))
-            .map(|(_, w)| w.to_string());
+            .map(|(_, w)| w.clone());
         RunResult {
             schema: RESULT_SCHEMA.into(),
             run: pred.result_key(run),
@@ -210,7 +211,7 @@ pub fn graded(
                     })
                     .collect()
             },
-            invalid: why,
+            failure: why,
             wall_ms: 100,
         }
     };
@@ -242,7 +243,8 @@ pub fn graded(
 }
 
 /// The graded predictions every report test uses: `gold` and `empty` on every task (joint),
-/// and `agent` in both modes with an invalid run, a partial fix, a scope miss, a P2P
+/// and `agent` in both modes with a patch that does not apply, an infrastructure error, a
+/// partial fix, a scope miss, a P2P
 /// regression and a missing test.
 pub fn all_grades() -> Vec<PredictionGrade> {
     use Behaviour::*;
@@ -283,7 +285,10 @@ pub fn all_grades() -> Vec<PredictionGrade> {
         &[("proxy", AllPass), ("gateway", AllPass)],
         Some((
             "gateway",
-            "the prediction's patch for `gateway` does not apply",
+            RunFailure::PatchDoesNotApply {
+                repo: "gateway".into(),
+                detail: "the prediction's patch for `gateway` does not apply".into(),
+            },
         )),
     ));
     out.push(graded(
@@ -298,9 +303,12 @@ pub fn all_grades() -> Vec<PredictionGrade> {
         &prediction("config-merge", "agent", &["lib"]),
         Joint,
         &[("lib", AllPass), ("app", Base)],
-        None,
+        Some((
+            "app",
+            RunFailure::error("the Docker engine stopped answering"),
+        )),
     ));
-    // agent, independent: cookie-split solved (recovered from an invalid joint run),
+    // agent, independent: cookie-split solved (recovered from a failed joint run),
     // sdk-retry with a missing F2P test in sdk-go, config-merge with a P2P regression.
     out.push(graded(
         cookie,

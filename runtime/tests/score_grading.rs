@@ -7,6 +7,8 @@ mod fixtures;
 use fixtures::{all_grades, graded, prediction, tasks, Behaviour};
 use taskc_compiler::plan::ScoreMode;
 use taskc_runtime::grade::{grade, Attribution, ScoredRun, Status, TargetOutcome, Unresolved};
+use taskc_runtime::report::Metrics;
+use taskc_runtime::results::RunFailure;
 
 fn summary_line(g: &taskc_runtime::grade::PredictionGrade) -> String {
     let targets: Vec<String> = g
@@ -39,10 +41,16 @@ fn summary_line(g: &taskc_runtime::grade::PredictionGrade) -> String {
             .map_or(String::new(), |u| format!(" [{}]", u.as_str())),
         g.attribution
             .map_or(String::new(), |a| format!(" [{}]", a.as_str())),
-        if g.invalid.is_empty() {
+        if g.invalid.is_empty() && g.failures.is_empty() {
             String::new()
         } else {
-            format!(" ({})", g.invalid.join("; "))
+            let all: Vec<&str> = g
+                .invalid
+                .iter()
+                .chain(&g.failures)
+                .map(String::as_str)
+                .collect();
+            format!(" ({})", all.join("; "))
         },
         targets.join("\n    ")
     )
@@ -70,7 +78,7 @@ fn gold_solves_and_empty_fails_every_task() {
 }
 
 #[test]
-fn an_invalid_run_makes_the_prediction_invalid_not_failed() {
+fn an_infrastructure_error_makes_the_prediction_invalid_not_failed() {
     let ts = tasks();
     let g = graded(
         &ts[0],
@@ -80,16 +88,68 @@ fn an_invalid_run_makes_the_prediction_invalid_not_failed() {
             ("proxy", Behaviour::AllPass),
             ("gateway", Behaviour::AllPass),
         ],
-        Some(("gateway", "timeout after 1800 s")),
+        Some(("gateway", RunFailure::error("the Docker engine went away"))),
     );
     assert_eq!(g.status, Status::Invalid);
     assert_eq!(g.unresolved, None);
     assert_eq!(g.attribution, None);
-    assert_eq!(g.invalid, vec!["`proxy`, `gateway`: timeout after 1800 s"]);
+    assert_eq!(
+        g.invalid,
+        vec!["`proxy`, `gateway`: the Docker engine went away"]
+    );
+    assert!(g.failures.is_empty());
     assert!(g
         .targets
         .values()
         .all(|t| t.outcome == TargetOutcome::Invalid));
+}
+
+#[test]
+fn failures_the_prediction_can_cause_are_unsolved_never_invalid() {
+    let ts = tasks();
+    for failure in [
+        RunFailure::Timeout { limit_secs: 1800 },
+        RunFailure::OutOfMemory,
+        RunFailure::RunnerCrashed {
+            detail: "the test log ends mid-run (os._exit in a conftest)".into(),
+        },
+        RunFailure::OutputTooLarge {
+            limit_bytes: 64 << 20,
+        },
+        RunFailure::PatchDoesNotApply {
+            repo: "gateway".into(),
+            detail: "does not apply".into(),
+        },
+        RunFailure::Tampered {
+            reason: "a canary that must fail passed".into(),
+        },
+    ] {
+        let g = graded(
+            &ts[0],
+            &prediction("cookie-split", "a", &["proxy", "gateway"]),
+            ScoreMode::Independent,
+            &[
+                ("proxy", Behaviour::AllPass),
+                ("gateway", Behaviour::AllPass),
+            ],
+            Some(("gateway", failure.clone())),
+        );
+        assert_eq!(g.status, Status::Unsolved, "{failure}");
+        assert!(g.valid(), "{failure}: never excluded from valid-only rates");
+        assert!(g.invalid.is_empty(), "{failure}");
+        assert_eq!(g.failures, vec![format!("`gateway`: {failure}")]);
+        assert_eq!(g.targets["proxy"].outcome, TargetOutcome::Pass);
+        assert_eq!(g.targets["gateway"].outcome, TargetOutcome::Fail);
+        assert_eq!(g.targets["gateway"].f2p.passed, 0, "{failure}");
+        assert!(!g.targets["gateway"].f2p_complete(), "{failure}");
+        let m = Metrics::of([&g]);
+        assert_eq!((m.unsolved, m.invalid), (1, 0), "{failure}");
+        assert_eq!(m.failures[failure.kind()], 1, "{failure}");
+        assert_eq!(
+            m.valid_case_success.den, 1,
+            "{failure}: counted among valid"
+        );
+    }
 }
 
 #[test]
@@ -103,7 +163,7 @@ fn independent_invalidity_is_per_target() {
             ("proxy", Behaviour::AllPass),
             ("gateway", Behaviour::AllPass),
         ],
-        Some(("gateway", "out of memory (OOM kill)")),
+        Some(("gateway", RunFailure::error("image missing"))),
     );
     assert_eq!(g.status, Status::Invalid);
     assert_eq!(g.targets["proxy"].outcome, TargetOutcome::Pass);

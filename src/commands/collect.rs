@@ -1,6 +1,7 @@
 //! `taskc collect DIR [--task ID] [--model NAME] [-o FILE]`: turn an agent's finished
-//! workspace (one git repository per task repository, at the synthetic base commit) into one
-//! JSONL prediction line, `{"task": …, "model": …, "patches": {"<repo>": "<diff>"}}`.
+//! workspace (one git repository per task repository, and the record of their base commits)
+//! into one JSONL prediction line, `{"task": …, "model": …, "patches": {"<repo>": "<diff>"}}`.
+//! Hermetic: nothing in the workspace decides what runs (see `predictions::collect`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,7 +19,8 @@ pub struct CollectArgs {
     /// The agent's finished workspace: a folder with one git repository per task repository.
     pub dir: PathBuf,
 
-    /// Task id (default: the `task` of DIR/.taskc-workspace.json).
+    /// Task id recorded in the prediction (default: the `task` of DIR/.taskc-workspace.json,
+    /// which must exist: it records each repository's base commit).
     #[arg(long)]
     pub task: Option<String>,
 
@@ -36,7 +38,11 @@ pub fn run(args: &CollectArgs, _ctx: &Context) -> Exit {
     let pred = match collect(&args.dir, args.task.as_deref(), &args.model) {
         Ok(p) => p,
         Err(e) => {
-            output::error(&e.to_string());
+            output::err(&format!(
+                "error[{}]: {e}\n  help: {}\n",
+                e.code().as_str(),
+                e.hint()
+            ));
             return Exit::Usage;
         }
     };

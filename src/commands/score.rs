@@ -192,6 +192,7 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             },
             mode,
             rerun_invalid: args.rerun_invalid,
+            site: l.site.clone(),
         };
         match pipeline::score(&session, &l.task, &l.dir, &oracle, preds, &opts).await {
             Ok(outcome) => rows.extend(outcome.grades),

@@ -159,6 +159,7 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
                 exhaustive: args.exhaustive,
             },
             repeat: args.repeat as usize,
+            site: l.site.clone(),
         };
         match pipeline::verify(&session, &l.task, &l.dir, &opts).await {
             Ok(outcome) => {

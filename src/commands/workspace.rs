@@ -77,14 +77,20 @@ pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Exit {
         .cache
         .clone()
         .unwrap_or_else(pipeline::default_cache);
-    let exported =
-        match pipeline::export_workspaces(&plan, &loaded.task, &loaded.dir, &cache, &args.out) {
-            Ok(w) => w,
-            Err(e) => {
-                output::error(&format!("{}: {e}", loaded.name));
-                return Exit::Usage;
-            }
-        };
+    let exported = match pipeline::export_workspaces(
+        &plan,
+        &loaded.task,
+        &loaded.dir,
+        &loaded.site,
+        &cache,
+        &args.out,
+    ) {
+        Ok(w) => w,
+        Err(e) => {
+            output::error(&format!("{}: {e}", loaded.name));
+            return Exit::Usage;
+        }
+    };
     for w in &exported {
         let repos: Vec<&str> = w.repos.iter().map(|r| r.name.as_str()).collect();
         output::out(&format!(
@@ -126,7 +132,9 @@ fn tag_image(
                 return Exit::Usage;
             }
         };
-        match pipeline::tag_task_image(&session, plan, &loaded.task, &loaded.dir, tag).await {
+        match pipeline::tag_task_image(&session, plan, &loaded.task, &loaded.dir, &loaded.site, tag)
+            .await
+        {
             Ok(built) => {
                 output::out(&format!("tagged task image {built} as {tag}\n"));
                 Exit::Success

@@ -3,6 +3,7 @@
 pub mod human;
 pub mod json;
 pub mod report;
+pub mod shorten;
 
 use taskc_compiler::source::SourceFile;
 use taskc_compiler::Span;

@@ -4,12 +4,13 @@
 //! file, the prompt) become notes, one per source, each drawn below with its own snippet.
 
 use std::fmt;
-use std::sync::Arc;
 
-use miette::{LabeledSpan, NamedSource, SourceCode};
-use taskc_compiler::{Diagnostic, Label, Severity, SourceId, SourceMap};
+use miette::{LabeledSpan, SourceCode};
+use taskc_compiler::source::SourceFile;
+use taskc_compiler::{Diagnostic, Label, Severity, SourceId, SourceMap, Span};
 
 use super::clamp;
+use super::shorten::Shortened;
 
 /// A diagnostic (or a note of one) as miette sees it.
 #[derive(Debug)]
@@ -18,7 +19,7 @@ pub struct Report {
     code: Option<String>,
     severity: miette::Severity,
     help: Option<String>,
-    source: NamedSource<Arc<str>>,
+    source: Shortened,
     labels: Vec<LabeledSpan>,
     notes: Vec<Report>,
 }
@@ -27,32 +28,31 @@ impl Report {
     /// Build the report for `d`, whose labels point into `sources`.
     pub fn new(d: &Diagnostic, sources: &SourceMap) -> Report {
         let primary_source = d.primary.source;
-        let mut own = vec![labeled(sources, &d.primary, true)];
-        let mut others: Vec<(SourceId, Vec<LabeledSpan>)> = Vec::new();
+        // Labels by source, the primary label's source first.
+        let mut groups: Vec<(SourceId, Vec<(&Label, bool)>)> =
+            vec![(primary_source, vec![(&d.primary, true)])];
         for label in &d.secondary {
-            if label.source == primary_source {
-                own.push(labeled(sources, label, false));
-                continue;
-            }
-            let l = labeled(sources, label, false);
-            match others.iter_mut().find(|(id, _)| *id == label.source) {
-                Some((_, ls)) => ls.push(l),
-                None => others.push((label.source, vec![l])),
+            match groups.iter_mut().find(|(id, _)| *id == label.source) {
+                Some((_, ls)) => ls.push((label, false)),
+                None => groups.push((label.source, vec![(label, false)])),
             }
         }
-        let notes = others
+        let mut drawn = groups
             .into_iter()
-            .map(|(id, labels)| {
-                let name = name_of(sources, id);
-                Report {
-                    message: format!("see {name}"),
-                    code: None,
-                    severity: miette::Severity::Advice,
-                    help: None,
-                    source: named(sources, id),
-                    labels,
-                    notes: Vec::new(),
-                }
+            .map(|(id, labels)| (id, snippet(sources, id, &labels)));
+        let (source, labels) = match drawn.next() {
+            Some((_, s)) => s,
+            None => snippet(sources, primary_source, &[]),
+        };
+        let notes = drawn
+            .map(|(id, (source, labels))| Report {
+                message: format!("see {}", name_of(sources, id)),
+                code: None,
+                severity: miette::Severity::Advice,
+                help: None,
+                source,
+                labels,
+                notes: Vec::new(),
             })
             .collect();
         Report {
@@ -63,8 +63,8 @@ impl Report {
                 Severity::Warning => miette::Severity::Warning,
             },
             help: d.help.as_deref().map(|h| printable(h).into_owned()),
-            source: named(sources, primary_source),
-            labels: own,
+            source,
+            labels,
             notes,
         }
     }
@@ -87,13 +87,28 @@ fn name_of(sources: &SourceMap, id: SourceId) -> String {
     }
 }
 
-fn named(sources: &SourceMap, id: SourceId) -> NamedSource<Arc<str>> {
-    if in_range(sources, id) {
-        let f = sources.get(id);
-        NamedSource::new(f.name.clone(), Arc::from(printable(&f.text).as_ref()))
-    } else {
-        NamedSource::new("<unknown source>", Arc::from(""))
+/// The (shortened) text of source `id` and `labels` placed in it.
+fn snippet(
+    sources: &SourceMap,
+    id: SourceId,
+    labels: &[(&Label, bool)],
+) -> (Shortened, Vec<LabeledSpan>) {
+    if !in_range(sources, id) {
+        let source = Shortened::new("<unknown source>".into(), "", &[]);
+        let spans = labels.iter().map(|(l, p)| labeled(l, 0..0, *p)).collect();
+        return (source, spans);
     }
+    let file = sources.get(id);
+    let ranges: Vec<std::ops::Range<usize>> =
+        labels.iter().map(|(l, _)| range(file, l.span)).collect();
+    let points: Vec<usize> = ranges.iter().flat_map(|r| [r.start, r.end]).collect();
+    let source = Shortened::new(file.name.clone(), &printable(&file.text), &points);
+    let spans = labels
+        .iter()
+        .zip(ranges)
+        .map(|((l, p), r)| labeled(l, source.range(r), *p))
+        .collect();
+    (source, spans)
 }
 
 /// `text` with ASCII control characters other than tab and line ends shown as `?`: a NUL
@@ -108,19 +123,18 @@ fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-fn labeled(sources: &SourceMap, label: &Label, primary: bool) -> LabeledSpan {
-    let range = if in_range(sources, label.source) {
-        let file = sources.get(label.source);
-        let mut r = clamp(file, label.span);
-        // An empty span at the very end, after the last newline, sits on a line miette
-        // cannot draw: show it at the end of the last line instead.
-        if r.is_empty() && r.start == file.text.len() && file.text.ends_with('\n') {
-            r = r.start - 1..r.start - 1;
-        }
-        r
-    } else {
-        0..0
-    };
+/// A label's span in `file`, clamped, on a line miette can draw.
+fn range(file: &SourceFile, span: Span) -> std::ops::Range<usize> {
+    let mut r = clamp(file, span);
+    // An empty span at the very end, after the last newline, sits on a line miette
+    // cannot draw: show it at the end of the last line instead.
+    if r.is_empty() && r.start == file.text.len() && file.text.ends_with('\n') {
+        r = r.start - 1..r.start - 1;
+    }
+    r
+}
+
+fn labeled(label: &Label, range: std::ops::Range<usize>, primary: bool) -> LabeledSpan {
     let text = (!label.text.is_empty()).then(|| printable(&label.text).into_owned());
     let span = (range.start, range.end - range.start);
     if primary {

@@ -11,6 +11,9 @@ pub struct ContextFile {
     pub bytes: Vec<u8>,
     /// Unix permission bits, e.g. `0o644`.
     pub mode: u32,
+    /// Modification time, seconds since the epoch (fixed by the caller, never the clock:
+    /// `0` is 1970, which ZIP-based builds refuse).
+    pub mtime: i64,
 }
 
 /// An image to build, identified by a content-addressed tag.

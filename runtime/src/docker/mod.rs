@@ -31,6 +31,10 @@ use tar_archive::{build_tar, read_collected, TarFile};
 /// Name of the generated Dockerfile inside a build context.
 const DOCKERFILE_NAME: &str = "taskc.Dockerfile";
 
+/// Modification time of uploaded files (patches, hidden tests): 2000-01-01T00:00:00Z, like
+/// materialised folders, not 1970 (which ZIP-based builds refuse).
+const UPLOAD_MTIME: i64 = crate::repo::DIR_MTIME;
+
 /// How long to wait for a killed container to stop.
 const KILL_GRACE: Duration = Duration::from_secs(30);
 
@@ -97,11 +101,13 @@ impl DockerBackend {
             path: DOCKERFILE_NAME,
             bytes: build.dockerfile.as_bytes(),
             mode: 0o644,
+            mtime: 0,
         }];
         files.extend(build.context.iter().map(|f| TarFile {
             path: &f.path,
             bytes: &f.bytes,
             mode: f.mode,
+            mtime: f.mtime,
         }));
         let context = build_tar(&files).map_err(|e| BackendError::ImageBuild {
             tag: build.tag.clone(),
@@ -238,6 +244,7 @@ impl DockerBackend {
                     path: u.path.trim_start_matches('/'),
                     bytes: &u.bytes,
                     mode: u.mode,
+                    mtime: UPLOAD_MTIME,
                 })
                 .collect();
             let archive = build_tar(&files).map_err(|e| BackendError::InvalidRequest {

@@ -3,23 +3,48 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 
-/// One file to put in an archive: relative path, bytes, permission bits.
+/// One file to put in an archive: relative path, bytes, permission bits, modification time.
 pub(crate) struct TarFile<'a> {
     pub path: &'a str,
     pub bytes: &'a [u8],
     pub mode: u32,
+    /// Seconds since the epoch (negative clamps to 0).
+    pub mtime: i64,
 }
 
-/// Builds an uncompressed tar with fixed owner (0:0) and mtime (0), in the given order.
+/// Builds an uncompressed tar with fixed owner (0:0), in the given order. Each file's parent
+/// folders come first, as entries of their own (mode 0755) with the time of the first file
+/// under them, so extracting gives folders a fixed time too, not the time of extraction.
 pub(crate) fn build_tar(files: &[TarFile<'_>]) -> std::io::Result<Vec<u8>> {
     let mut builder = tar::Builder::new(Vec::new());
+    let mut folders = std::collections::BTreeSet::new();
     for file in files {
+        let mtime = u64::try_from(file.mtime).unwrap_or(0);
+        let mut parent = String::new();
+        let parts: Vec<&str> = file.path.split('/').collect();
+        for part in parts.iter().take(parts.len().saturating_sub(1)) {
+            if part.is_empty() {
+                continue;
+            }
+            parent.push_str(part);
+            parent.push('/');
+            if folders.insert(parent.clone()) {
+                let mut header = tar::Header::new_gnu();
+                header.set_size(0);
+                header.set_mode(0o755);
+                header.set_uid(0);
+                header.set_gid(0);
+                header.set_mtime(mtime);
+                header.set_entry_type(tar::EntryType::Directory);
+                builder.append_data(&mut header, &parent, std::io::empty())?;
+            }
+        }
         let mut header = tar::Header::new_gnu();
         header.set_size(file.bytes.len() as u64);
         header.set_mode(file.mode);
         header.set_uid(0);
         header.set_gid(0);
-        header.set_mtime(0);
+        header.set_mtime(mtime);
         header.set_entry_type(tar::EntryType::Regular);
         builder.append_data(&mut header, file.path, file.bytes)?;
     }
@@ -61,6 +86,7 @@ mod tests {
             path: "b/c.txt",
             bytes: b"hi",
             mode: 0o644,
+            mtime: 946_684_800,
         }];
         let a = build_tar(&files).unwrap();
         assert_eq!(a, build_tar(&files).unwrap());
@@ -72,11 +98,56 @@ mod tests {
     }
 
     #[test]
+    fn files_and_their_folders_carry_the_given_time() {
+        let files = [
+            TarFile {
+                path: "work/r/a/x.py",
+                bytes: b"1",
+                mode: 0o644,
+                mtime: 1_700_000_000,
+            },
+            TarFile {
+                path: "work/r/a/y.py",
+                bytes: b"2",
+                mode: 0o644,
+                mtime: 1_700_000_000,
+            },
+        ];
+        let tar = build_tar(&files).unwrap();
+        let mut archive = tar::Archive::new(&tar[..]);
+        let entries: Vec<(String, bool, u64)> = archive
+            .entries()
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let h = e.header();
+                (
+                    e.path().unwrap().to_string_lossy().into_owned(),
+                    h.entry_type().is_dir(),
+                    h.mtime().unwrap(),
+                )
+            })
+            .collect();
+        let t = 1_700_000_000;
+        assert_eq!(
+            entries,
+            [
+                ("work/".to_string(), true, t),
+                ("work/r/".to_string(), true, t),
+                ("work/r/a/".to_string(), true, t),
+                ("work/r/a/x.py".to_string(), false, t),
+                ("work/r/a/y.py".to_string(), false, t),
+            ]
+        );
+    }
+
+    #[test]
     fn top_level_file_keys_from_root() {
         let files = [TarFile {
             path: "x",
             bytes: b"1",
             mode: 0o600,
+            mtime: 0,
         }];
         let got = read_collected("/x", &build_tar(&files).unwrap()).unwrap();
         assert!(got.contains_key("/x"));

@@ -4,12 +4,13 @@
 //! hidden test: those are uploaded into runs only.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use taskc_compiler::plan::Plan;
 
 use super::script::sh_quote;
 use crate::backend::{ContextFile, ImageBuild, IMAGE_LABEL};
+use crate::repo::Materialized;
 
 /// Docker tag of a plan image id (`img-…`).
 pub fn tag(kind: &str, id: &str) -> String {
@@ -58,7 +59,8 @@ pub fn env_context(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ContextF
     }
     let root = spec_dir.join(&ctx.path);
     let mut files = Vec::new();
-    collect(&root, &root, "", &mut files)?;
+    // A fixed modification time: the image depends on the bytes only.
+    collect(&root, &root, "", 0, &mut files)?;
     // The digest leaves `.git` folders out; so does the context.
     files.retain(|f| !f.path.split('/').any(|c| c == ".git"));
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -66,18 +68,23 @@ pub fn env_context(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ContextF
 }
 
 /// The task image build of `plan`, from repositories already materialised (one synthetic
-/// commit each) in the given folders.
-pub fn task_build(plan: &Plan, repos: &BTreeMap<String, PathBuf>) -> std::io::Result<ImageBuild> {
+/// commit each) in the given folders. Every file keeps its repository's fixed modification
+/// time (the base commit's date, see `repo::mtime`).
+pub fn task_build(
+    plan: &Plan,
+    repos: &BTreeMap<String, Materialized>,
+) -> std::io::Result<ImageBuild> {
     let img = &plan.images.task;
     let mut context = Vec::new();
     for r in &img.repos {
-        let Some(dir) = repos.get(&r.name) else {
+        let Some(m) = repos.get(&r.name) else {
             return Err(std::io::Error::other(format!(
                 "repository `{}` was not materialised",
                 r.name
             )));
         };
-        collect(dir, dir, &format!("work/{}", r.name), &mut context)?;
+        let prefix = format!("work/{}", r.name);
+        collect(&m.path, &m.path, &prefix, m.mtime, &mut context)?;
     }
     context.sort_by(|a, b| a.path.cmp(&b.path));
     let mut df = format!("FROM {}\nCOPY work/ /work/\n", tag("env", &img.from));
@@ -110,6 +117,7 @@ fn collect(
     root: &Path,
     dir: &Path,
     prefix: &str,
+    mtime: i64,
     out: &mut Vec<ContextFile>,
 ) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
@@ -117,7 +125,7 @@ fn collect(
         let ty = entry.file_type()?;
         let path = entry.path();
         if ty.is_dir() {
-            collect(root, &path, prefix, out)?;
+            collect(root, &path, prefix, mtime, out)?;
         } else if ty.is_file() {
             let rel = path
                 .strip_prefix(root)
@@ -133,6 +141,7 @@ fn collect(
                 },
                 bytes: std::fs::read(&path)?,
                 mode,
+                mtime,
             });
         }
     }

@@ -1,14 +1,14 @@
 //! Reading a finished run: the collected logs are parsed into test outcomes, and anything
-//! that makes the result untrustworthy marks the run invalid, with the reason.
+//! that makes the result untrustworthy is a typed [`RunFailure`] saying who caused it.
 
 use std::collections::BTreeMap;
 
 use taskc_compiler::plan::Run;
 
-use super::script::{out_files, OUT_DIR, STEP_FAILED};
+use super::script::{out_files, StepFailure, FAILED_FILE, OUT_DIR, STEP_FAILED};
 use crate::backend::RunOutcome;
 use crate::parsers;
-use crate::results::{RepoTests, RunResult, RESULT_SCHEMA};
+use crate::results::{RepoTests, RunFailure, RunResult, RESULT_SCHEMA};
 
 /// Exit status of `timeout(1)` when it killed the test command.
 const TIMEOUT_EXIT: i64 = 124;
@@ -19,28 +19,47 @@ fn text(collected: &BTreeMap<String, Vec<u8>>, path: &str) -> Option<String> {
         .map(|b| String::from_utf8_lossy(b).trim().to_string())
 }
 
+/// The failure a failed preparation step recorded (`<who>\n<message>`).
+fn step_failure(text: &str) -> RunFailure {
+    let (who, message) = text.split_once('\n').unwrap_or((text, ""));
+    let message = message.trim().to_string();
+    match who.split_once(':') {
+        Some(("prediction", repo)) => RunFailure::PatchDoesNotApply {
+            repo: repo.to_string(),
+            detail: message,
+        },
+        _ if who == StepFailure::AfterPrediction.as_str() => RunFailure::PatchDoesNotApply {
+            repo: String::new(),
+            detail: format!("{message} (over the prediction's changes)"),
+        },
+        _ => RunFailure::error(message),
+    }
+}
+
 /// Interpret `outcome` of `run` executed on `backend`.
 pub fn interpret(run: &Run, outcome: &RunOutcome, backend: &str) -> RunResult {
     let c = &outcome.collected;
-    let mut invalid: Option<String> = None;
-    let set = |invalid: &mut Option<String>, why: String| {
-        if invalid.is_none() {
-            *invalid = Some(why);
+    let mut failure: Option<RunFailure> = None;
+    let set = |failure: &mut Option<RunFailure>, why: RunFailure| {
+        if failure.is_none() {
+            *failure = Some(why);
         }
     };
     if outcome.oom_killed {
-        set(&mut invalid, "killed: out of memory".into());
+        set(&mut failure, RunFailure::OutOfMemory);
     }
     if outcome.timed_out {
         set(
-            &mut invalid,
-            format!("timed out after {} s", outcome.duration.as_secs()),
+            &mut failure,
+            RunFailure::Timeout {
+                limit_secs: outcome.duration.as_secs(),
+            },
         );
     }
-    if let Some(why) = text(c, &format!("{OUT_DIR}/invalid")) {
-        set(&mut invalid, why);
+    if let Some(why) = text(c, &format!("{OUT_DIR}/{FAILED_FILE}")) {
+        set(&mut failure, step_failure(&why));
     } else if outcome.exit_code == Some(STEP_FAILED) {
-        set(&mut invalid, "a preparation step failed".into());
+        set(&mut failure, RunFailure::error("a preparation step failed"));
     }
     let mut repos = BTreeMap::new();
     for t in &run.tests {
@@ -55,38 +74,43 @@ pub fn interpret(run: &Run, outcome: &RunOutcome, backend: &str) -> RunResult {
             ..RepoTests::default()
         };
         match (c.get(&log), exit_code) {
-            (None, _) | (_, None) if invalid.is_none() => {
+            (None, _) | (_, None) if failure.is_none() => {
                 set(
-                    &mut invalid,
-                    format!("the tests of `{}` left no log: the run crashed", t.repo),
+                    &mut failure,
+                    RunFailure::RunnerCrashed {
+                        detail: format!("the tests of `{}` left no log", t.repo),
+                    },
                 );
             }
             (Some(_), Some(TIMEOUT_EXIT)) => {
                 set(
-                    &mut invalid,
-                    format!(
-                        "the tests of `{}` timed out after {} s",
-                        t.repo, t.timeout_secs
-                    ),
+                    &mut failure,
+                    RunFailure::Timeout {
+                        limit_secs: t.timeout_secs,
+                    },
                 );
             }
             (Some(bytes), Some(_)) => match parsers::parse(&t.parser, bytes) {
                 Ok(parsed) => {
                     if !parsed.complete {
                         set(
-                            &mut invalid,
-                            format!(
-                            "the test log of `{}` ends mid-run (the runner crashed or was killed)",
-                            t.repo
-                        ),
+                            &mut failure,
+                            RunFailure::RunnerCrashed {
+                                detail: format!(
+                                    "the test log of `{}` ends mid-run (the runner crashed or was killed)",
+                                    t.repo
+                                ),
+                            },
                         );
                     }
                     tests.tests = parsed.tests;
                     tests.duplicates = parsed.duplicates;
                 }
                 Err(e) => set(
-                    &mut invalid,
-                    format!("the test log of `{}` cannot be parsed: {e}", t.repo),
+                    &mut failure,
+                    RunFailure::RunnerCrashed {
+                        detail: format!("the test log of `{}` cannot be parsed: {e}", t.repo),
+                    },
                 ),
             },
             _ => {}
@@ -97,7 +121,7 @@ pub fn interpret(run: &Run, outcome: &RunOutcome, backend: &str) -> RunResult {
         schema: RESULT_SCHEMA.to_string(),
         run: run.id.clone(),
         backend: backend.to_string(),
-        invalid,
+        failure,
         repos,
         wall_ms: outcome.duration.as_millis() as u64,
     }

@@ -30,7 +30,8 @@ pub enum Event {
     RunFinished {
         run: String,
         repetition: usize,
-        invalid: Option<String>,
+        /// The run's failure, as one line (`None`: it completed).
+        failure: Option<String>,
         secs: f64,
     },
     Interrupted {
@@ -83,10 +84,10 @@ impl Progress {
                 Event::Planned { runs } => bar.inc_length(*runs as u64),
                 Event::RunCached { .. } => bar.inc(1),
                 Event::RunStarted { run, .. } => bar.set_message(run.clone()),
-                Event::RunFinished { invalid, run, .. } => {
+                Event::RunFinished { failure, run, .. } => {
                     bar.inc(1);
-                    if let Some(why) = invalid {
-                        bar.println(format!("run {run}: INVALID: {why}"));
+                    if let Some(why) = failure {
+                        bar.println(format!("run {run}: FAILED: {why}"));
                     }
                 }
                 Event::ImageReady {
@@ -118,7 +119,7 @@ impl Progress {
                 Event::RunStarted { .. } | Event::Planned { .. } => return,
                 Event::RunFinished {
                     run,
-                    invalid: None,
+                    failure: None,
                     secs,
                     ..
                 } => {
@@ -126,11 +127,11 @@ impl Progress {
                 }
                 Event::RunFinished {
                     run,
-                    invalid: Some(why),
+                    failure: Some(why),
                     secs,
                     ..
                 } => {
-                    format!("run {run}: INVALID after {secs:.1} s: {why}")
+                    format!("run {run}: FAILED after {secs:.1} s: {why}")
                 }
                 Event::Interrupted { finished, pending } => {
                     format!("interrupted: {finished} results kept, {pending} runs not started")

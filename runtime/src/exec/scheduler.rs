@@ -155,7 +155,7 @@ impl Executor {
                     progress.emit(Event::RunFinished {
                         run: job.key.clone(),
                         repetition: k,
-                        invalid: r.invalid.clone(),
+                        failure: r.failure_text(),
                         secs: started.elapsed().as_secs_f64(),
                     });
                 }

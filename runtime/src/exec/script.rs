@@ -12,8 +12,35 @@ use crate::backend::Upload;
 /// Where uploads land and where a run writes what it reports.
 pub const BLOB_DIR: &str = "/taskc/blobs";
 pub const OUT_DIR: &str = "/taskc/out";
-/// Exit status the script uses when a preparation step fails (the run is invalid).
+/// Exit status the script uses when a preparation step fails.
 pub const STEP_FAILED: i64 = 86;
+/// File under [`OUT_DIR`] a failed step writes: who caused it (a [`StepFailure`]), a
+/// newline, then the message.
+pub const FAILED_FILE: &str = "failed";
+
+/// Who a failed preparation step is charged to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepFailure {
+    /// The prediction's own patch did not apply (written `prediction:<repo>`).
+    Prediction,
+    /// The spec's gold or hidden-test patch did not apply at base: infrastructure.
+    Spec,
+    /// Restoring or applying the hidden tests failed over the prediction's changes.
+    AfterPrediction,
+    /// The harness itself (a missing folder, a tool): infrastructure.
+    Harness,
+}
+
+impl StepFailure {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepFailure::Prediction => "prediction",
+            StepFailure::Spec => "spec",
+            StepFailure::AfterPrediction => "after-prediction",
+            StepFailure::Harness => "harness",
+        }
+    }
+}
 
 /// The script, uploads and files to collect for one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,19 +112,32 @@ pub fn build(
     s.push_str(&format!(
         "OUT=\"$TASKC_ROOT\"{OUT_DIR}\nmkdir -p \"$OUT\"\n"
     ));
+    // `fail WHO MESSAGE`: WHO says who caused it (see [`StepFailure`]).
     s.push_str(&format!(
-        "fail() {{ printf '%s\\n' \"$1\" > \"$OUT/invalid\"; exit {STEP_FAILED}; }}\n"
+        "fail() {{ printf '%s\\n%s\\n' \"$1\" \"$2\" > \"$OUT/{FAILED_FILE}\"; exit {STEP_FAILED}; }}\n"
     ));
     s.push_str(
         "apply() { git -C \"$1\" apply --whitespace=nowarn \"$2\" 2> \"$OUT/apply.err\" \
-         || fail \"$3: $(head -c 400 \"$OUT/apply.err\")\"; }\n",
+         || fail \"$3\" \"$4: $(head -c 400 \"$OUT/apply.err\")\"; }\n",
     );
+    // Once the prediction's patches are in, a hidden-test step that fails is theirs to answer for.
+    let after_prediction = run.steps.iter().any(|st| {
+        matches!(st, Step::ApplyPrediction { repo }
+            if predictions.get(repo).is_some_and(|p| !p.trim().is_empty()))
+    });
+    let tests_who = if after_prediction {
+        StepFailure::AfterPrediction
+    } else {
+        StepFailure::Spec
+    }
+    .as_str();
     for step in &run.steps {
         match step {
             Step::ApplyGold { repo, blob: d } => {
                 let f = upload(format!("{d}.patch"), blob(d)?);
                 let why = sh_quote(&format!("the gold patch of `{repo}` does not apply"));
-                s.push_str(&format!("apply {} {f} {why}\n", repo_dir(repo)));
+                let who = StepFailure::Spec.as_str();
+                s.push_str(&format!("apply {} {f} {who} {why}\n", repo_dir(repo)));
             }
             Step::ApplyPrediction { repo } => {
                 if let Some(p) = predictions.get(repo).filter(|p| !p.trim().is_empty()) {
@@ -105,7 +145,12 @@ pub fn build(
                     let why = sh_quote(&format!(
                         "the prediction's patch for `{repo}` does not apply"
                     ));
-                    s.push_str(&format!("apply {} {f} {why}\n", repo_dir(repo)));
+                    let who = format!("{}:{}", StepFailure::Prediction.as_str(), repo);
+                    s.push_str(&format!(
+                        "apply {} {f} {} {why}\n",
+                        repo_dir(repo),
+                        sh_quote(&who)
+                    ));
                 }
             }
             Step::RestoreFiles { repo, paths } => {
@@ -113,7 +158,7 @@ pub fn build(
                     let q = sh_quote(p);
                     s.push_str(&format!(
                         "( cd {d} && if git cat-file -e HEAD:{q} 2>/dev/null; then git checkout -q HEAD -- {q}; else rm -rf -- {q}; fi ) \
-                         || fail {why}\n",
+                         || fail {tests_who} {why}\n",
                         d = repo_dir(repo),
                         why = sh_quote(&format!("could not restore `{p}` in `{repo}`")),
                     ));
@@ -122,7 +167,7 @@ pub fn build(
             Step::ApplyTests { repo, blob: d } => {
                 let f = upload(format!("{d}.patch"), blob(d)?);
                 let why = sh_quote(&format!("the hidden test patch of `{repo}` does not apply"));
-                s.push_str(&format!("apply {} {f} {why}\n", repo_dir(repo)));
+                s.push_str(&format!("apply {} {f} {tests_who} {why}\n", repo_dir(repo)));
             }
         }
     }
@@ -132,13 +177,14 @@ pub fn build(
         let [log, exit, ms] = out_files(&t.repo);
         let rel = |p: &str| format!("\"$TASKC_ROOT\"{p}");
         s.push_str(&format!(
-            "cd \"$TASKC_ROOT\"{wd} || fail {why}\n\
+            "cd \"$TASKC_ROOT\"{wd} || fail {harness} {why}\n\
              start=$(date +%s%N)\n\
              timeout -k 5 {secs} bash -c {cmd} > {log} 2>&1 < /dev/null\n\
              echo $? > {exit}\n\
              echo $(( ($(date +%s%N) - start) / 1000000 )) > {ms}\n",
             wd = sh_quote(&t.workdir),
             why = sh_quote(&format!("no folder {}", t.workdir)),
+            harness = StepFailure::Harness.as_str(),
             secs = t.timeout_secs,
             cmd = sh_quote(&t.command),
             log = rel(&log),

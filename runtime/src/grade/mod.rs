@@ -3,9 +3,11 @@
 //! resolution — whether the result is valid at all (`docs/scoring.md`).
 //!
 //! A target is resolved when every F2P and P2P test passes and none is missing; the task is
-//! solved when every target is resolved. A run that is invalid (a patch that does not apply,
-//! a timeout, an OOM kill, a crashed runner, missing results) makes the prediction invalid,
-//! with the reasons; an invalid prediction is never solved and gets no unresolved category.
+//! solved when every target is resolved. A run failure the prediction can cause (its patch
+//! does not apply, a timeout, an OOM kill, a crashed runner, too much output, tampering)
+//! fails the target: the prediction is unsolved, with the reasons. Only an infrastructure
+//! error (or missing results) makes it invalid; an invalid prediction is never solved and
+//! gets no unresolved category.
 
 pub mod attribution;
 pub mod facts;
@@ -67,8 +69,12 @@ pub struct PredictionGrade {
     pub kind: String,
     pub family: String,
     pub status: Status,
-    /// Why the result is invalid (one line per invalid run); empty when valid.
+    /// Why the result is invalid: infrastructure errors, one line per reason with the
+    /// targets it affects; empty when valid.
     pub invalid: Vec<String>,
+    /// Failures the prediction caused (patch does not apply, timeout, tampered…), one line
+    /// per reason with the targets it affects.
+    pub failures: Vec<String>,
     /// Per target, by name.
     pub targets: BTreeMap<String, TargetGrade>,
     /// Context repositories the prediction edits (allowed, never scored).
@@ -99,6 +105,7 @@ pub fn grade(
 ) -> PredictionGrade {
     let mut targets = BTreeMap::new();
     let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+    let mut failed: Vec<(String, Vec<String>)> = Vec::new();
     let empty = TargetOracle::default();
     for t in &facts.targets {
         let edited = prediction.touches(t);
@@ -116,18 +123,26 @@ pub fn grade(
             ),
             (Some(o), Some(r)) => target::grade_target(t, o, edited, r.result.as_ref(), &r.run),
         };
-        if let Some(why) = &g.invalid {
-            match reasons.iter_mut().find(|(w, _)| w == why) {
+        if let Some(f) = &g.failure {
+            let list = if f.is_infrastructure() {
+                &mut reasons
+            } else {
+                &mut failed
+            };
+            let why = f.to_string();
+            match list.iter_mut().find(|(w, _)| *w == why) {
                 Some((_, ts)) => ts.push(format!("`{t}`")),
-                None => reasons.push((why.clone(), vec![format!("`{t}`")])),
+                None => list.push((why, vec![format!("`{t}`")])),
             }
         }
         targets.insert(t.clone(), g);
     }
-    let invalid: Vec<String> = reasons
-        .into_iter()
-        .map(|(why, ts)| format!("{}: {why}", ts.join(", ")))
-        .collect();
+    let lines = |v: Vec<(String, Vec<String>)>| -> Vec<String> {
+        v.into_iter()
+            .map(|(why, ts)| format!("{}: {why}", ts.join(", ")))
+            .collect()
+    };
+    let (invalid, failures) = (lines(reasons), lines(failed));
     let status = if !invalid.is_empty() {
         Status::Invalid
     } else if targets.values().all(|g| g.resolved()) {
@@ -151,6 +166,7 @@ pub fn grade(
         family: facts.family(),
         status,
         invalid,
+        failures,
         targets,
         contexts_edited: facts
             .contexts

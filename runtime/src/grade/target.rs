@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::oracle::TargetOracle;
-use crate::results::RunResult;
+use crate::results::{RunFailure, RunResult};
 
 /// Passed out of total.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -25,9 +25,10 @@ impl Count {
 pub enum TargetOutcome {
     /// Every F2P and P2P test passes, none missing.
     Pass,
-    /// The run is valid but some oracle test fails or is missing.
+    /// Some oracle test fails or is missing, or the run failed in a way the prediction can
+    /// cause (its patch does not apply, a crash, a timeout, tampering…: see `failure`).
     Fail,
-    /// The run that tests it is invalid (or has no result).
+    /// The run that tests it hit an infrastructure error (or has no result).
     Invalid,
 }
 
@@ -48,9 +49,10 @@ pub struct TargetGrade {
     pub outcome: TargetOutcome,
     /// Whether the prediction has a (non-blank) patch for it.
     pub edited: bool,
-    /// Why the run that tests it is invalid.
-    pub invalid: Option<String>,
-    /// F2P tests passed / total. An invalid target counts 0 passed.
+    /// Why the run that tests it failed: an infrastructure error makes the target
+    /// `invalid`; any other failure makes it `fail`.
+    pub failure: Option<RunFailure>,
+    /// F2P tests passed / total. A failed or invalid target counts 0 passed.
     pub f2p: Count,
     /// P2P tests passed / total. An invalid target counts 0 passed.
     pub p2p: Count,
@@ -68,22 +70,32 @@ impl TargetGrade {
         self.outcome == TargetOutcome::Pass
     }
 
-    /// Valid and every F2P test passes.
+    /// The run completed and every F2P test passes.
     pub fn f2p_complete(&self) -> bool {
-        self.outcome != TargetOutcome::Invalid && self.f2p.complete()
+        self.failure.is_none() && self.f2p.complete()
     }
 
-    /// Valid and every P2P test passes.
+    /// The run completed and every P2P test passes.
     pub fn p2p_preserved(&self) -> bool {
-        self.outcome != TargetOutcome::Invalid && self.p2p.complete()
+        self.failure.is_none() && self.p2p.complete()
     }
 
-    /// An invalid grade with `reason`; totals from the oracle, nothing passed.
+    /// An invalid grade (infrastructure) with `reason`; totals from the oracle, nothing passed.
     pub fn invalid(oracle: &TargetOracle, edited: bool, reason: String) -> TargetGrade {
+        TargetGrade::failed(oracle, edited, RunFailure::error(reason))
+    }
+
+    /// The grade of a target whose run failed: `invalid` for an infrastructure error,
+    /// `fail` otherwise; totals from the oracle, nothing passed.
+    pub fn failed(oracle: &TargetOracle, edited: bool, failure: RunFailure) -> TargetGrade {
         TargetGrade {
-            outcome: TargetOutcome::Invalid,
+            outcome: if failure.is_infrastructure() {
+                TargetOutcome::Invalid
+            } else {
+                TargetOutcome::Fail
+            },
             edited,
-            invalid: Some(reason),
+            failure: Some(failure),
             f2p: Count {
                 passed: 0,
                 total: oracle.f2p.len(),
@@ -114,8 +126,8 @@ pub fn grade_target(
             format!("missing results: run {run} has no stored result"),
         );
     };
-    if let Some(why) = &result.invalid {
-        return TargetGrade::invalid(oracle, edited, why.clone());
+    if let Some(failure) = &result.failure {
+        return TargetGrade::failed(oracle, edited, failure.clone());
     }
     let Some(tests) = result.repos.get(target) else {
         return TargetGrade::invalid(
@@ -150,7 +162,7 @@ pub fn grade_target(
     TargetGrade {
         outcome,
         edited,
-        invalid: None,
+        failure: None,
         f2p,
         p2p,
         missing,

@@ -16,8 +16,8 @@
 //! when there is no classname.
 //!
 //! **Outcomes.** A `<failure>` child → failed, `<error>` → error, `<skipped>`
-//! → skipped, except pytest's `<skipped type="pytest.xfail">` → passed (as the
-//! pytest parser counts XFAIL); no such child → passed. Surefire's
+//! → skipped, except pytest's `<skipped type="pytest.xfail">` → failed (the test
+//! body failed, as expected: as the pytest parser counts XFAIL); no such child → passed. Surefire's
 //! `<rerunFailure>`/`<flakyFailure>` (a retried test) do not count.
 //!
 //! **Complete** when every report element that starts also ends; XML broken in
@@ -175,7 +175,7 @@ fn on_open(
                 b"failure" => Outcome::Failed,
                 b"error" => Outcome::Error,
                 b"skipped" if attr(tag, b"type").as_deref() == Some("pytest.xfail") => {
-                    Outcome::Passed
+                    Outcome::Failed
                 }
                 b"skipped" => Outcome::Skipped,
                 _ => return,

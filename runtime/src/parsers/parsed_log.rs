@@ -50,6 +50,10 @@ pub struct ParsedLog {
     /// False when the log ends mid-run (no final summary, unfinished package,
     /// fewer TAP results than planned…): the runtime treats such a run as invalid.
     pub complete: bool,
+    /// Evidence that the log was forged (results printed after the runner's final line, a
+    /// final line whose counts disagree with the listed results…), each a human-readable
+    /// line; the runtime marks such a run `tampered` (`docs/security.md`, defence 5).
+    pub tampering: Vec<String>,
 }
 
 impl Outcome {
@@ -91,6 +95,12 @@ impl std::fmt::Display for ParsedLog {
                 writeln!(f, "  {warning}")?;
             }
         }
+        if !self.tampering.is_empty() {
+            writeln!(f, "tampering:")?;
+            for t in &self.tampering {
+                writeln!(f, "  {t}")?;
+            }
+        }
         Ok(())
     }
 }
@@ -113,6 +123,13 @@ impl ParsedLog {
             self.duplicates.push(id);
         } else {
             self.tests.insert(id, outcome);
+        }
+    }
+
+    /// Records evidence of a forged log (at most 20 lines are kept).
+    pub fn tampered(&mut self, evidence: impl Into<String>) {
+        if self.tampering.len() < 20 {
+            self.tampering.push(evidence.into());
         }
     }
 

@@ -17,14 +17,23 @@
 //! with `-v` and a summary of failures only (pytest's default `-rfE`), `-v` lines add
 //! the tests the summary does not list.
 //!
-//! **Outcomes.** `PASSED`, `XFAIL` and `XPASS` → passed (the test behaved as
-//! marked; SWE-bench also grades XFAIL as a pass; a strict xpass is printed as `FAILED`);
-//! `FAILED` → failed; `ERROR` → error; `SKIPPED id` → skipped. `SKIPPED [N] file:line: reason`
+//! **Outcomes** are what the test body did: `PASSED` and `XPASS` → passed; `FAILED` and
+//! `XFAIL` → failed (an xfail marker says the failure was expected, not that the test
+//! passes: marking every test xfail must not pass a task; a strict xpass is printed as
+//! `FAILED`); `ERROR` → error; `SKIPPED id` → skipped. `SKIPPED [N] file:line: reason`
 //! lines name no test and are ignored. Colours (ANSI codes) are removed first.
 //!
 //! **Complete** when the log holds a session and every session reaches its
 //! final summary line. A crash that leaves a session without it (and a
 //! following session, which then reads as nested) makes the log incomplete.
+//!
+//! **Tampering** (`ParsedLog::tampering`; the run becomes `tampered`): pytest prints
+//! nothing after its final line but another session's header, so a result line, a summary
+//! header or another final line there is forged (an `atexit` handler, a library printing
+//! at exit); and a final line whose counts disagree with the results its summary section
+//! lists (for each of passed, failed, error, skipped, xfailed, xpassed that the section
+//! lists at all: the section of `-rA` lists every test, that of `-rfE` failures and errors)
+//! means the summary was rewritten.
 //!
 //! **Speed.** A log with one session and a summary holding passes is read from
 //! its last summary header on (memchr/memmem searches, ids kept as ranges of
@@ -56,7 +65,9 @@ fn full_scan(log: &[u8]) -> ParsedLog {
 /// last `short test summary info` header and skip everything before it (the
 /// full scan would ignore it too). `None` when the log needs the full scan:
 /// several session headers (a second run, or pytester output), no summary,
-/// or a summary without passes (it may be `-v` with pytest's default `-rfE`).
+/// a summary without passes (it may be `-v` with pytest's default `-rfE`), or
+/// a final line before that header or more than one (a forged block after the real
+/// final line: the full scan reports it).
 fn fast_path(log: &[u8]) -> Option<ParsedLog> {
     let mut headers = 0;
     for hit in memmem::find_iter(log, b"test session starts") {
@@ -69,6 +80,10 @@ fn fast_path(log: &[u8]) -> Option<ParsedLog> {
         }
     }
     let body = last_summary_header(log)?;
+    match final_lines(log) {
+        (1, Some(at)) if at >= body => {}
+        _ => return None,
+    }
     let mut state = State::new(log);
     state.depth = headers;
     state.summary_start = Some(0);
@@ -119,6 +134,37 @@ fn is_banner(line: &[u8], text: &[u8]) -> bool {
         line
     };
     line.first() == Some(&b'=') && banner_text(line) == text
+}
+
+/// How many lines of `log` are pytest final lines (counting stops at 2), and where the
+/// first one starts.
+fn final_lines(log: &[u8]) -> (usize, Option<usize>) {
+    let mut count = 0;
+    let mut first = None;
+    let mut scratch = Vec::new();
+    let mut after = 0;
+    for hit in memmem::find_iter(log, b" in ") {
+        if hit < after {
+            continue;
+        }
+        let (start, end) = line_around(log, hit);
+        after = end;
+        let line = &log[start..end];
+        let line = if ansi::has_escape(line) {
+            ansi::strip_into(line, &mut scratch);
+            &scratch[..]
+        } else {
+            line
+        };
+        if is_final_line(line) {
+            count += 1;
+            first.get_or_insert(start);
+            if count > 1 {
+                break;
+            }
+        }
+    }
+    (count, first)
 }
 
 /// Offset just past the last `=== short test summary info ===` line.
@@ -174,6 +220,22 @@ struct State<'a> {
     open: bool,
     sessions: usize,
     incomplete: Vec<usize>,
+    /// The last session printed its final line and no new session has started:
+    /// anything result-like now is forged.
+    after_final: bool,
+    /// Result lines of the current summary section, per status word.
+    listed: Listed,
+    tampering: Vec<String>,
+}
+
+/// How many results a summary section lists, per status word (`SKIPPED [N]` lines add N).
+#[derive(Debug, Default, Clone, Copy)]
+struct Listed([usize; 6]);
+
+impl Listed {
+    fn add(&mut self, word: Word, n: usize) {
+        self.0[word as usize] += n;
+    }
 }
 
 impl<'a> State<'a> {
@@ -188,12 +250,67 @@ impl<'a> State<'a> {
             open: false,
             sessions: 0,
             incomplete: Vec::new(),
+            after_final: false,
+            listed: Listed::default(),
+            tampering: Vec::new(),
+        }
+    }
+
+    fn tamper(&mut self, evidence: String) {
+        if self.tampering.len() < 20 {
+            self.tampering.push(evidence);
+        }
+    }
+
+    /// A line after the final line of a session (and before any new header).
+    fn after_final_line(&mut self, line: &[u8]) {
+        let forged =
+            if line.first() == Some(&b'=') && banner_text(line) == b"short test summary info" {
+                Some("a `short test summary info` header")
+            } else if is_final_line(line) {
+                Some("a second final line")
+            } else if status_first(line).is_some() || verbose_line(line).is_some() {
+                Some("a result line")
+            } else {
+                None
+            };
+        if let Some(what) = forged {
+            let shown = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
+            self.tamper(format!(
+                "{what} after pytest's final line (pytest prints nothing there): `{shown}`"
+            ));
+        }
+    }
+
+    /// Compares the final line's counts with what the summary section listed.
+    fn check_counts(&mut self, final_line: &[u8]) {
+        if self.summary_start.is_none() {
+            return;
+        }
+        let counts = final_counts(final_line);
+        for word in Word::ALL {
+            let listed = self.listed.0[word as usize];
+            let said = counts.0[word as usize];
+            if listed > 0 && listed != said {
+                self.tamper(format!(
+                    "pytest's final line counts {said} {} but its summary lists {listed} `{}` results",
+                    word.count_name(),
+                    String::from_utf8_lossy(word.word()),
+                ));
+            }
         }
     }
 
     #[inline]
     fn line(&mut self, line: &[u8]) {
         let Some(&first) = line.first() else { return };
+        if self.after_final {
+            if first == b'=' && banner_text(line) == b"test session starts" {
+                self.after_final = false;
+                return self.header();
+            }
+            return self.after_final_line(line);
+        }
         if first == b'=' {
             match banner_text(line) {
                 b"test session starts" => return self.header(),
@@ -201,6 +318,7 @@ impl<'a> State<'a> {
                     // A later header replaces an earlier one (printed by a test).
                     let start = *self.summary_start.get_or_insert(self.items.len());
                     self.items.truncate(start);
+                    self.listed = Listed::default();
                     self.open = true;
                     self.progress = false;
                     return;
@@ -217,10 +335,14 @@ impl<'a> State<'a> {
             return;
         }
         if self.summary_start.is_some() {
-            if let Some((outcome, id)) = status_first(line) {
+            if let Some((word, id)) = status_first_word(line) {
                 self.summary_has_pass |= first == b'P';
-                self.items.push(id, outcome);
+                self.listed.add(word, 1);
+                self.items.push(id, word.outcome());
                 return;
+            }
+            if let Some(n) = grouped_skips(line) {
+                self.listed.add(Word::Skipped, n);
             }
         } else if self.progress {
             if let Some((outcome, id)) = verbose_line(line) {
@@ -230,7 +352,9 @@ impl<'a> State<'a> {
             }
         }
         if is_final_line(line) {
+            self.check_counts(line);
             self.close_session(true);
+            self.after_final = true;
         }
     }
 
@@ -270,6 +394,7 @@ impl<'a> State<'a> {
         }
         self.progress = true;
         self.summary_start = None;
+        self.listed = Listed::default();
         self.sessions += 1;
         if !complete {
             self.incomplete.push(self.sessions);
@@ -294,6 +419,7 @@ impl<'a> State<'a> {
             ));
         }
         self.items.into_parsed(&mut parsed);
+        parsed.tampering = self.tampering;
         parsed.finish();
         parsed
     }
@@ -321,26 +447,78 @@ fn trim_matches(mut s: &[u8], drop: impl Fn(u8) -> bool) -> &[u8] {
     s
 }
 
-const STATUSES: [(&[u8], Outcome); 6] = [
-    (b"PASSED", Outcome::Passed),
-    (b"FAILED", Outcome::Failed),
-    (b"ERROR", Outcome::Error),
-    (b"SKIPPED", Outcome::Skipped),
-    (b"XFAIL", Outcome::Passed),
-    (b"XPASS", Outcome::Passed),
-];
+/// A status word pytest prints for one test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Word {
+    Passed = 0,
+    Failed = 1,
+    Error = 2,
+    Skipped = 3,
+    Xfail = 4,
+    Xpass = 5,
+}
+
+impl Word {
+    const ALL: [Word; 6] = [
+        Word::Passed,
+        Word::Failed,
+        Word::Error,
+        Word::Skipped,
+        Word::Xfail,
+        Word::Xpass,
+    ];
+
+    /// As printed at the start of a result line.
+    fn word(self) -> &'static [u8] {
+        match self {
+            Word::Passed => b"PASSED",
+            Word::Failed => b"FAILED",
+            Word::Error => b"ERROR",
+            Word::Skipped => b"SKIPPED",
+            Word::Xfail => b"XFAIL",
+            Word::Xpass => b"XPASS",
+        }
+    }
+
+    /// As counted on the final line (`2 passed, 1 xfailed`).
+    fn count_name(self) -> &'static str {
+        match self {
+            Word::Passed => "passed",
+            Word::Failed => "failed",
+            Word::Error => "errors",
+            Word::Skipped => "skipped",
+            Word::Xfail => "xfailed",
+            Word::Xpass => "xpassed",
+        }
+    }
+
+    /// What the test body did: an expected failure still failed.
+    fn outcome(self) -> Outcome {
+        match self {
+            Word::Passed | Word::Xpass => Outcome::Passed,
+            Word::Failed | Word::Xfail => Outcome::Failed,
+            Word::Error => Outcome::Error,
+            Word::Skipped => Outcome::Skipped,
+        }
+    }
+}
 
 /// The status word at the start of `line` and what follows it.
 #[inline]
 fn status_word(line: &[u8]) -> Option<(Outcome, &[u8])> {
+    status_word_of(line).map(|(w, rest)| (w.outcome(), rest))
+}
+
+#[inline]
+fn status_word_of(line: &[u8]) -> Option<(Word, &[u8])> {
     let first = *line.first()?;
     if !matches!(first, b'P' | b'F' | b'E' | b'S' | b'X') {
         return None;
     }
-    STATUSES.iter().find_map(|(word, outcome)| {
-        let rest = line.strip_prefix(*word)?;
+    Word::ALL.iter().find_map(|word| {
+        let rest = line.strip_prefix(word.word())?;
         match rest.first() {
-            None | Some(b' ') | Some(b'(') => Some((*outcome, rest)),
+            None | Some(b' ') | Some(b'(') => Some((*word, rest)),
             _ => None,
         }
     })
@@ -349,13 +527,56 @@ fn status_word(line: &[u8]) -> Option<(Outcome, &[u8])> {
 /// `STATUS id[ - message]`, as in the summary section.
 #[inline]
 fn status_first(line: &[u8]) -> Option<(Outcome, &[u8])> {
-    let (outcome, rest) = status_word(line)?;
+    status_first_word(line).map(|(w, id)| (w.outcome(), id))
+}
+
+#[inline]
+fn status_first_word(line: &[u8]) -> Option<(Word, &[u8])> {
+    let (word, rest) = status_word_of(line)?;
     let rest = rest.strip_prefix(b" ")?;
     let id = node_id(rest);
-    if !looks_like_node_id(id, outcome) {
+    if !looks_like_node_id(id, word.outcome()) {
         return None;
     }
-    Some((outcome, id))
+    Some((word, id))
+}
+
+/// `SKIPPED [3] tests/t.py:12: reason` → 3.
+fn grouped_skips(line: &[u8]) -> Option<usize> {
+    let rest = line.strip_prefix(b"SKIPPED [")?;
+    let close = memchr::memchr(b']', rest)?;
+    std::str::from_utf8(&rest[..close]).ok()?.parse().ok()
+}
+
+/// The counts of a final line (`3 failed, 6 passed, 1 error, 2 warnings in 0.5s`), per
+/// status word; words that count no test (warnings, deselected, rerun) are left out.
+fn final_counts(line: &[u8]) -> Listed {
+    let mut counts = Listed::default();
+    let text = trim_matches(line, |b| b == b'=' || b == b' ');
+    let Some(at) = memmem::rfind(text, b" in ") else {
+        return counts;
+    };
+    for part in text[..at].split(|&b| b == b',') {
+        let part = trim_matches(part, |b| b == b' ');
+        let digits = part.iter().take_while(|b| b.is_ascii_digit()).count();
+        let Some(n) = std::str::from_utf8(&part[..digits])
+            .ok()
+            .and_then(|d| d.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        let word = match trim_matches(&part[digits..], |b| b == b' ') {
+            b"passed" => Word::Passed,
+            b"failed" => Word::Failed,
+            b"error" | b"errors" => Word::Error,
+            b"skipped" => Word::Skipped,
+            b"xfailed" => Word::Xfail,
+            b"xpassed" => Word::Xpass,
+            _ => continue,
+        };
+        counts.add(word, n);
+    }
+    counts
 }
 
 /// `path::name STATUS [ 10%]` or `[gw0] [ 10%] STATUS path::name`.
@@ -488,11 +709,10 @@ mod tests {
 
     #[test]
     fn fast_path_agrees_with_full_scan() {
-        let logs: [&[u8]; 4] = [
+        let logs: [&[u8]; 3] = [
             include_bytes!("../../tests/fixtures/logs/pytest/rA-plain.log"),
             include_bytes!("../../tests/fixtures/logs/pytest/rA-color.log"),
             include_bytes!("../../tests/fixtures/logs/pytest/rA-ci-multiline.log"),
-            include_bytes!("../../tests/fixtures/logs/pytest/truncated-summary.log"),
         ];
         for log in logs {
             let fast = fast_path(log).expect("one session with passes");
@@ -502,6 +722,12 @@ mod tests {
         assert!(
             fast_path(nested).is_none(),
             "two headers need the full scan"
+        );
+        let truncated: &[u8] =
+            include_bytes!("../../tests/fixtures/logs/pytest/truncated-summary.log");
+        assert!(
+            fast_path(truncated).is_none(),
+            "no final line: the full scan says why"
         );
     }
 

@@ -6,27 +6,20 @@ use std::path::Path;
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::Plan;
 
-use super::{PipelineError, Session};
+use super::{PipelineError, Session, Site};
 use crate::exec::images::{env_build, env_context, task_build};
 use crate::repo::{materialize, RepoSource};
 
 /// Build (or find) the environment and task images of `plan`; returns the task image tag.
-/// Repositories are materialised from the spec's sources relative to `spec_dir`.
+/// Repositories are materialised from the spec's sources relative to `spec_dir` (git URLs
+/// rewritten by `site`) FIRST: a source that cannot be fetched fails before any image build.
 pub async fn prepare_images(
     session: &Session,
     plan: &Plan,
     task: &Task,
     spec_dir: &Path,
+    site: &Site,
 ) -> Result<String, PipelineError> {
-    let env = &plan.images.environment;
-    let exec = executor_for_images(session);
-    let mut env_image = env_build(plan, &env.base_image);
-    env_image.context = env_context(plan, spec_dir).map_err(|source| PipelineError::Io {
-        what: "reading the environment's build context".into(),
-        source,
-    })?;
-    exec.ensure_image(&env_image).await?;
-
     let work = tempfile::Builder::new()
         .prefix("materialise-")
         .tempdir_in(ensure_dir(&session.cache.join("tmp"))?)
@@ -40,22 +33,32 @@ pub async fn prepare_images(
             continue;
         };
         let dest = work.path().join(&r.name);
-        let source = RepoSource::from_model(&repo.source, spec_dir);
+        let source = RepoSource::resolve(&repo.source, spec_dir, &site.rewrites);
         let cache = session.cache.clone();
         let base = repo.base.clone();
-        let d = dest.clone();
-        tokio::task::spawn_blocking(move || materialize(&source, base.as_deref(), &d, &cache))
-            .await
-            .map_err(|e| PipelineError::Io {
-                what: "materialising repositories".into(),
-                source: std::io::Error::other(e.to_string()),
-            })?
-            .map_err(|source| PipelineError::Repo {
-                repo: r.name.clone(),
-                source,
-            })?;
-        dirs.insert(r.name.clone(), dest);
+        let m = tokio::task::spawn_blocking(move || {
+            materialize(&source, base.as_deref(), &dest, &cache)
+        })
+        .await
+        .map_err(|e| PipelineError::Io {
+            what: "materialising repositories".into(),
+            source: std::io::Error::other(e.to_string()),
+        })?
+        .map_err(|source| PipelineError::Repo {
+            repo: r.name.clone(),
+            source,
+        })?;
+        dirs.insert(r.name.clone(), m);
     }
+
+    let env = &plan.images.environment;
+    let exec = executor_for_images(session);
+    let mut env_image = env_build(plan, &env.base_image);
+    env_image.context = env_context(plan, spec_dir).map_err(|source| PipelineError::Io {
+        what: "reading the environment's build context".into(),
+        source,
+    })?;
+    exec.ensure_image(&env_image).await?;
     let build = task_build(plan, &dirs).map_err(|source| PipelineError::Io {
         what: "reading the materialised repositories".into(),
         source,

@@ -5,6 +5,7 @@ mod backend_choice;
 mod gc;
 mod images;
 mod score;
+mod site;
 mod verify;
 mod workspace;
 
@@ -12,6 +13,7 @@ pub use backend_choice::{open_backend, BackendChoice};
 pub use gc::{gc, session_is_live, GcItem, GcKeep, GcReport, BASE_IMAGE_PREFIX};
 pub use images::prepare_images;
 pub use score::{score, ScoreOptions, ScoreOutcome};
+pub use site::Site;
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
 pub use workspace::{
     export_workspaces, tag_task_image, ExportedRepo, ExportedWorkspace, PROMPT_FILE,

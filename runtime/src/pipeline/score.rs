@@ -7,7 +7,7 @@ use taskc_compiler::lower::{lower_score, LowerOptions};
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::ScoreMode;
 
-use super::{prepare_images, PipelineError, Session};
+use super::{prepare_images, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
 use crate::grade::{grade, scored_runs, PredictionGrade, TaskFacts, TaskOracle};
 use crate::predictions::Prediction;
@@ -19,6 +19,8 @@ pub struct ScoreOptions {
     pub mode: ScoreMode,
     /// Ignore stored results of runs that were invalid, and run them again.
     pub rerun_invalid: bool,
+    /// How this site fetches sources and builds images.
+    pub site: Site,
 }
 
 /// The grades, and what was executed.
@@ -38,7 +40,7 @@ pub async fn score(
     opts: &ScoreOptions,
 ) -> Result<ScoreOutcome, PipelineError> {
     let plan = lower_score(task, &opts.lower, opts.mode)?;
-    let image = prepare_images(session, &plan, task, spec_dir).await?;
+    let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
     let store = ResultStore::new(&session.cache, session.backend.name());
     let runs = plan
         .score

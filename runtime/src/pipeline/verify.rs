@@ -7,7 +7,7 @@ use taskc_compiler::lower::{lower_verify, LowerOptions};
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::Plan;
 
-use super::{prepare_images, PipelineError, Session};
+use super::{prepare_images, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
 use crate::verify::{evaluate, Verification};
 
@@ -17,6 +17,8 @@ pub struct VerifyOptions {
     pub lower: LowerOptions,
     /// Run every run this many times (≥ 1) to find flaky tests.
     pub repeat: usize,
+    /// How this site fetches sources and builds images.
+    pub site: Site,
 }
 
 /// The plan, what was executed, and the verdict.
@@ -35,7 +37,7 @@ pub async fn verify(
     opts: &VerifyOptions,
 ) -> Result<VerifyOutcome, PipelineError> {
     let plan = lower_verify(task, &opts.lower)?;
-    let image = prepare_images(session, &plan, task, spec_dir).await?;
+    let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
     let exec = Executor {
         backend: session.backend.clone(),
         store: ResultStore::new(&session.cache, session.backend.name()),

@@ -12,7 +12,7 @@ use serde::Serialize;
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::{Plan, RepoRole, Workspace, WorkspaceMode};
 
-use super::{PipelineError, Session};
+use super::{PipelineError, Session, Site};
 use crate::predictions::collect::WORKSPACE_FILE;
 use crate::repo::{materialize, RepoSource};
 
@@ -55,6 +55,7 @@ pub fn export_workspaces(
     plan: &Plan,
     task: &Task,
     spec_dir: &Path,
+    site: &Site,
     cache: &Path,
     out: &Path,
 ) -> Result<Vec<ExportedWorkspace>, PipelineError> {
@@ -73,7 +74,7 @@ pub fn export_workspaces(
                 WorkspaceMode::Joint => out.to_path_buf(),
                 WorkspaceMode::Independent => out.join(&w.name),
             };
-            export_one(plan, task, w, ws.mode, spec_dir, cache, &dir)
+            export_one(plan, task, w, ws.mode, (spec_dir, site), cache, &dir)
         })
         .collect::<Result<Vec<_>, _>>();
     if result.is_err() {
@@ -89,6 +90,7 @@ pub async fn tag_task_image(
     plan: &Plan,
     task: &Task,
     spec_dir: &Path,
+    site: &Site,
     tag: &str,
 ) -> Result<String, PipelineError> {
     if session.backend.name() != "docker" {
@@ -99,7 +101,7 @@ pub async fn tag_task_image(
             ),
         });
     }
-    let built = super::prepare_images(session, plan, task, spec_dir).await?;
+    let built = super::prepare_images(session, plan, task, spec_dir, site).await?;
     let docker = crate::docker::DockerBackend::connect().await?;
     let (repo, version) = split_tag(tag);
     let options = bollard::image::TagImageOptions {
@@ -130,7 +132,7 @@ fn export_one(
     task: &Task,
     w: &Workspace,
     mode: WorkspaceMode,
-    spec_dir: &Path,
+    (spec_dir, site): (&Path, &Site),
     cache: &Path,
     dir: &Path,
 ) -> Result<ExportedWorkspace, PipelineError> {
@@ -144,7 +146,7 @@ fn export_one(
                 source: std::io::Error::other(format!("the task has no repository `{}`", r.name)),
             });
         };
-        let source = RepoSource::from_model(&repo.source, spec_dir);
+        let source = RepoSource::resolve(&repo.source, spec_dir, &site.rewrites);
         let m = materialize(&source, repo.base.as_deref(), &dir.join(&r.name), cache).map_err(
             |source| PipelineError::Repo {
                 repo: r.name.clone(),

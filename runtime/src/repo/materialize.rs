@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::error::io;
+use super::mtime::{base_mtime, set_tree_mtime, DIR_MTIME};
 use super::{Git, Materialized, RepoError, RepoSource};
 
 /// The bare mirror cache folder of `url` under `cache`.
@@ -30,11 +31,16 @@ pub fn materialize(
         }
     }
     prepare_dest(dest)?;
-    match (source, base) {
+    let mtime = match (source, base) {
         (RepoSource::Dir(dir), Some(base)) if dir.join(".git").exists() => {
-            checkout(&Git::new(dir), base, dest, cache, source)?;
+            let repo = Git::new(dir);
+            checkout(&repo, base, dest, cache, source)?;
+            base_mtime(&repo, base)?
         }
-        (RepoSource::Dir(dir), _) => copy_without_git(dir, dest)?,
+        (RepoSource::Dir(dir), _) => {
+            copy_without_git(dir, dest)?;
+            DIR_MTIME
+        }
         (RepoSource::Bundle(bundle), base) => {
             let base = require_base(source, base)?;
             let tmp = temp_in(cache)?;
@@ -49,22 +55,70 @@ pub fn materialize(
                 "+refs/*:refs/taskc/*",
             ])?;
             checkout(&repo, base, dest, cache, source)?;
+            base_mtime(&repo, base)?
         }
         (RepoSource::Git(url), base) => {
             let base = require_base(source, base)?;
-            let mirror = mirror_path(cache, url);
-            let repo = ensure_mirror(&mirror, url)?;
-            if !repo.has_commit(base) {
-                // Servers that allow fetching by id answer this; others need all refs.
-                let by_id = repo.run(&["fetch", "--quiet", "--no-tags", "origin", base]);
-                if by_id.is_err() || !repo.has_commit(base) {
-                    repo.run(&["fetch", "--quiet", "--tags", "origin", "+refs/*:refs/*"])?;
-                }
-            }
+            let repo = fetch_base(cache, url, base)?;
             checkout(&repo, base, dest, cache, source)?;
+            base_mtime(&repo, base)?
+        }
+    };
+    set_tree_mtime(dest, mtime)?;
+    commit(dest, mtime)
+}
+
+/// Makes sure the cached mirror of `url` holds `base`, fetching no more than needed, and
+/// returns it. Checks only the mirror when it already holds `base` (offline).
+pub(crate) fn fetch_base(cache: &Path, url: &str, base: &str) -> Result<Git, RepoError> {
+    let mirror = mirror_path(cache, url);
+    let repo = ensure_mirror(&mirror, url)?;
+    if repo.has_commit(base) {
+        return Ok(repo);
+    }
+    // Keep what is fetched reachable from a ref of its own, so no gc drops it.
+    let keep = format!("+{base}:refs/taskc/base/{base}");
+    // 1. The base commit alone, shallow (servers that allow fetching by id, e.g. GitHub
+    //    and every git >= 2.18 speaking protocol v2); 2. by id with history; 3. branches and
+    //    tags only, never `refs/*` (a mirror's unrelated `refs/pull/*` may lack objects);
+    //    4. every ref, for a base reachable only from elsewhere.
+    let attempts: [&[&str]; 4] = [
+        &["fetch", "--quiet", "--no-tags", "--depth=1", url, &keep],
+        &["fetch", "--quiet", "--no-tags", url, &keep],
+        &[
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            url,
+            "+refs/heads/*:refs/taskc/heads/*",
+            "+refs/tags/*:refs/taskc/tags/*",
+        ],
+        &[
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            url,
+            "+refs/*:refs/taskc/all/*",
+        ],
+    ];
+    let mut tried = Vec::new();
+    for args in attempts {
+        match repo.run(args) {
+            Ok(_) if repo.has_commit(base) => return Ok(repo),
+            Ok(_) => tried.push(format!("`git {}`: no such commit", args.join(" "))),
+            Err(e) => tried.push(e.to_string()),
         }
     }
-    commit(dest)
+    Err(RepoError::BaseMissing {
+        source_desc: format!("git repository `{url}`"),
+        base: base.to_string(),
+        help: format!(
+            "check the `base` commit id and that `{url}` holds it (`git ls-remote`); a local \
+             mirror can be named by `file://` URL or path, or through `[sources] rewrite` in \
+             taskc.toml. Tried:\n    {}",
+            tried.join("\n    ")
+        ),
+    })
 }
 
 fn require_base<'a>(source: &RepoSource, base: Option<&'a str>) -> Result<&'a str, RepoError> {
@@ -175,7 +229,7 @@ fn copy_without_git(from: &Path, to: &Path) -> Result<(), RepoError> {
 }
 
 /// Turns `dest` into a fresh repository with one commit of everything in it.
-fn commit(dest: &Path) -> Result<Materialized, RepoError> {
+fn commit(dest: &Path, mtime: i64) -> Result<Materialized, RepoError> {
     let git = Git::new(dest);
     git.run(&["init", "--quiet", "--template=", "--initial-branch=main"])?;
     git.run(&["add", "--all", "--force", "."])?;
@@ -191,5 +245,6 @@ fn commit(dest: &Path) -> Result<Materialized, RepoError> {
     Ok(Materialized {
         path: dest.to_path_buf(),
         commit,
+        mtime,
     })
 }

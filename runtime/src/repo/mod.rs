@@ -6,10 +6,20 @@
 //! when the base is missing, so cached bases work offline). The result is a fresh repository
 //! on branch `main` with one commit `base` by `taskc <taskc@localhost>` dated
 //! 2000-01-01T00:00:00Z: its id depends only on the content.
+//!
+//! A `git` source fetches only what its base needs: the base commit alone (shallow) where
+//! the server allows fetching by id, else branches and tags, and `refs/*` only as a last
+//! resort (see [`materialize`]). URLs can be rewritten per site ([`Rewrites`]).
+//!
+//! Every materialised file and folder gets one fixed modification time (see [`mtime`]): the
+//! base commit's committer date for git and bundle sources (and folders checked out at a
+//! base), [`DIR_MTIME`] for plain folders; never before 1980, so ZIP-based builds work.
 
 mod error;
 mod git;
 mod materialize;
+pub mod mtime;
+mod rewrite;
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +27,8 @@ pub use error::RepoError;
 pub(crate) use git::Git;
 pub use git::{AUTHOR_EMAIL, AUTHOR_NAME, COMMIT_DATE};
 pub use materialize::{materialize, mirror_path};
+pub use mtime::{DIR_MTIME, MIN_MTIME};
+pub use rewrite::{Rewrites, UrlRewrite};
 
 /// Where a repository's content comes from, with paths resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +52,21 @@ impl RepoSource {
         }
     }
 
+    /// Like [`RepoSource::from_model`], with a site's URL `rewrites` applied to git URLs; a
+    /// git URL that is a plain relative path (to a local mirror) is taken from `spec_dir`.
+    pub fn resolve(
+        source: &taskc_compiler::model::Source,
+        spec_dir: &Path,
+        rewrites: &Rewrites,
+    ) -> RepoSource {
+        match source {
+            taskc_compiler::model::Source::Git { url } => {
+                RepoSource::Git(rewrite::resolve_path(&rewrites.apply(url), spec_dir))
+            }
+            other => RepoSource::from_model(other, spec_dir),
+        }
+    }
+
     /// A short description for errors: `dir /x`, `bundle /x.bundle`, `git https://…`.
     pub fn describe(&self) -> String {
         match self {
@@ -57,4 +84,6 @@ pub struct Materialized {
     pub path: PathBuf,
     /// The synthetic commit id (deterministic for a given content).
     pub commit: String,
+    /// The modification time of every file, seconds since the epoch (see [`mtime`]).
+    pub mtime: i64,
 }

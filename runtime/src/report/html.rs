@@ -43,6 +43,8 @@ struct SummaryView {
     rates: Vec<RateView>,
     groups: Vec<GroupTable>,
     categories: Vec<CategoryView>,
+    /// Predictions per run-failure kind.
+    failures: Vec<CategoryView>,
 }
 
 #[derive(Serialize)]
@@ -104,6 +106,8 @@ struct RowView {
     category: String,
     attribution: String,
     invalid: String,
+    /// Failures the prediction caused (patch does not apply, timeout, tampered…).
+    failures: String,
 }
 
 #[derive(Serialize)]
@@ -240,6 +244,15 @@ fn view(report: &Report) -> View {
                             count: *v,
                         })
                         .collect(),
+                    failures: s
+                        .metrics
+                        .failures
+                        .iter()
+                        .map(|(k, v)| CategoryView {
+                            name: k.clone(),
+                            count: *v,
+                        })
+                        .collect(),
                 }
             })
             .collect(),
@@ -328,5 +341,6 @@ fn row_view(r: &PredictionGrade) -> RowView {
         category: r.unresolved.map_or("", |u| u.as_str()).into(),
         attribution: r.attribution.map_or("", |a| a.as_str()).into(),
         invalid: r.invalid.join("; "),
+        failures: r.failures.join("; "),
     }
 }

@@ -21,7 +21,7 @@ pub fn render(report: &Report) -> String {
     if let Some(t) = &report.generated_at {
         let _ = write!(s, " · generated {t}");
     }
-    s.push_str("\n\nInvalid results (a patch that does not apply, a timeout, an OOM kill, a crashed runner, missing results) count as unsolved in every rate and are also counted apart.\n");
+    s.push_str("\n\nFailures a prediction can cause (its patch does not apply, a timeout, out of memory, a crashed runner, too much output, tampering) count as unsolved and are never excluded. Invalid results (infrastructure errors, missing results) count as not solved in every rate and are also counted apart.\n");
     for sum in &report.summaries {
         let _ = writeln!(s, "\n## {}\n", sum.label());
         metrics_table(&mut s, &sum.metrics);
@@ -47,6 +47,13 @@ pub fn render(report: &Report) -> String {
         }
         let _ = writeln!(s, "\n| attribution | count |\n|---|---:|");
         for (k, v) in &sum.metrics.attribution {
+            let _ = writeln!(s, "| {k} | {v} |");
+        }
+        let _ = writeln!(
+            s,
+            "\n### Run failures\n\n| failure | predictions |\n|---|---:|"
+        );
+        for (k, v) in &sum.metrics.failures {
             let _ = writeln!(s, "| {k} | {v} |");
         }
     }
@@ -131,8 +138,14 @@ fn row(s: &mut String, r: &PredictionGrade) {
         .map(|(name, t)| format!("{name}: {}", target_text(t)))
         .collect();
     let mut status = r.status.as_str().to_string();
-    if !r.invalid.is_empty() {
-        status = format!("{status} ({})", r.invalid.join("; "));
+    let reasons: Vec<&str> = r
+        .invalid
+        .iter()
+        .chain(&r.failures)
+        .map(String::as_str)
+        .collect();
+    if !reasons.is_empty() {
+        status = format!("{status} ({})", reasons.join("; "));
     }
     let _ = writeln!(
         s,

@@ -1,16 +1,19 @@
 //! Metrics over a set of graded predictions, as WideSWE reports them.
 //!
 //! Counting policy (`docs/scoring.md`): every denominator counts every prediction (or
-//! target) including invalid ones; an invalid result is never a pass, so it lowers every
-//! success rate, and it is also counted in its own column (`invalid`). A target of an
-//! invalid run counts 0 passed tests. `valid_case_success` gives the rate among valid
-//! results only, for comparison.
+//! target) including invalid ones; an invalid result (an infrastructure error) is never a
+//! pass, so it lowers every success rate, and it is also counted in its own column
+//! (`invalid`). A failure the prediction caused (its patch does not apply, a timeout,
+//! tampering…) is unsolved, counted in `failures` by kind, and never excluded. A target of
+//! a failed or invalid run counts 0 passed tests. `valid_case_success` gives the rate among
+//! valid results only, for comparison.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::ratio::Ratio;
+use crate::failure::FAILURE_KINDS;
 use crate::grade::{Attribution, PredictionGrade, Status, TargetOutcome, Unresolved};
 
 /// Figures over one group of predictions.
@@ -42,6 +45,9 @@ pub struct Metrics {
     pub unresolved: BTreeMap<String, usize>,
     /// Valid unsolved predictions per attribution (every attribution listed).
     pub attribution: BTreeMap<String, usize>,
+    /// Predictions with a target whose run failed, per failure kind (every kind listed;
+    /// `error` counts the invalid ones). A prediction counts once per kind.
+    pub failures: BTreeMap<String, usize>,
 }
 
 /// The metric names shown with `data-metric` in the HTML report, with their labels.
@@ -71,8 +77,20 @@ impl Metrics {
             .iter()
             .map(|a| (a.as_str().to_string(), 0))
             .collect();
+        let mut failures: BTreeMap<String, usize> =
+            FAILURE_KINDS.iter().map(|k| (k.to_string(), 0)).collect();
         for g in grades {
             n += 1;
+            let mut kinds: Vec<&str> = g
+                .targets
+                .values()
+                .filter_map(|t| t.failure.as_ref().map(|f| f.kind()))
+                .collect();
+            kinds.sort_unstable();
+            kinds.dedup();
+            for k in kinds {
+                *failures.entry(k.to_string()).or_default() += 1;
+            }
             match g.status {
                 Status::Solved => solved += 1,
                 Status::Invalid => invalid += 1,
@@ -118,6 +136,7 @@ impl Metrics {
             invalid_targets: bad_targets,
             unresolved,
             attribution,
+            failures,
         }
     }
 

@@ -55,8 +55,8 @@ pub fn merge_repetitions(
     for (run, reps) in results {
         let Some(first) = reps.first() else { continue };
         let mut m = first.clone();
-        if let Some(bad) = reps.iter().find(|r| r.invalid.is_some()) {
-            m.invalid = bad.invalid.clone();
+        if let Some(bad) = reps.iter().find(|r| r.failure.is_some()) {
+            m.failure = bad.failure.clone();
         }
         for (repo, tests) in m.repos.iter_mut() {
             for (test, outcome) in tests.tests.iter_mut() {
@@ -123,7 +123,7 @@ pub fn evaluate(
             continue;
         };
         for (what, r) in [("base", base), ("gold", gold)] {
-            if let Some(why) = &r.invalid {
+            if let Some(why) = &r.failure_text() {
                 problems.push(format!(
                     "`{target}`: the {what} run {} is invalid: {why}",
                     r.run
@@ -145,7 +145,7 @@ pub fn evaluate(
             tests_of(gold, target).unwrap_or(&empty),
             &drops,
         );
-        if base.is_valid() && gold.is_valid() {
+        if base.completed() && gold.completed() {
             if o.f2p.is_empty() {
                 problems.push(format!(
                     "`{target}` has no fail-to-pass test: no hidden test fails at base and passes with gold"

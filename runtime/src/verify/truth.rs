@@ -62,7 +62,7 @@ pub fn row(
         }
         let invalid = match result {
             None => Some("no result".to_string()),
-            Some(r) => r.invalid.clone(),
+            Some(r) => r.failure_text(),
         };
         let pass = invalid.is_none() && failed == 0;
         let ok = match check.expected {

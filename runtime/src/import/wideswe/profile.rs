@@ -5,7 +5,7 @@
 //! the `pytest` parser; `--junitxml` dropped, as taskc reads the log), `go test` (with
 //! `-json`, `go-test-json`) and `cargo test` (`cargo`). A command written as prose
 //! (`install local packaging, then python -m pytest …`) keeps the command after `then` and
-//! reports the prose as a note. Anything else is `E1004`: never a guessed command.
+//! reports the prose as a note. Anything else is `E1104`: never a guessed command.
 
 /// The test step a profile becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
