@@ -8,6 +8,7 @@ pub mod gc;
 pub mod image;
 pub mod import;
 pub mod lockfile;
+pub mod oracle;
 pub mod plan;
 pub mod score;
 pub mod spec;
