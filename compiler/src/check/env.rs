@@ -135,6 +135,13 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
             }
         }
     }
+    // Parameters written but wrong were reported already: no "missing" on top.
+    let written: Vec<&str> = stmt
+        .block
+        .iter()
+        .flat_map(|b| b.statements.iter())
+        .map(|p| p.name.name.as_str())
+        .collect();
     let mut params: BTreeMap<String, ParamValue> =
         given.into_iter().map(|(k, (v, _))| (k, v)).collect();
     for decl in &recipe.params {
@@ -145,7 +152,7 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
             params.insert(decl.name.clone(), d.clone());
         } else if decl.required {
             ok = false;
-            if !cx.syntax_errors {
+            if !cx.syntax_errors && !written.contains(&decl.name.as_str()) {
                 cx.emit(
                     Diagnostic::new(
                         Code::MissingParam,
