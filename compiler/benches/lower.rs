@@ -68,6 +68,7 @@ fn repo(i: usize, name: &str, role: Role, uses: Vec<String>) -> Repo {
         } else {
             Vec::new()
         },
+        protect: Vec::new(),
         span: Span::default(),
     }
 }

@@ -68,6 +68,7 @@ codes! {
     PathEscapes        = "E0302", "path-escapes",        Error, "a path leaves the spec's folder";
     MissingBase        = "E0303", "missing-base",        Error, "a git or bundle source has no base commit";
     FileUnreadable     = "E0304", "file-unreadable",     Error, "a file named by the spec cannot be read as text";
+    InvalidGlob        = "E0310", "invalid-glob",        Error, "a `protect` glob cannot name files inside the repository";
 
     // E04xx: patches
     InvalidPatch       = "E0400", "invalid-patch",       Error, "a patch file is not a valid unified diff";

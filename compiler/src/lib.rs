@@ -8,6 +8,7 @@ pub mod codes;
 pub mod diagnostic;
 pub mod diff;
 pub mod fmt;
+pub mod glob;
 pub mod loader;
 pub mod lock;
 pub mod lower;

@@ -138,6 +138,9 @@ pub struct Repo {
     pub uses: Vec<String>,
     pub test: Option<TestBlock>,
     pub relaxations: Vec<Relaxation>,
+    /// `protect` globs of the repository and its test block, in order: more test surface,
+    /// reverted to base in scoring runs (`crate::glob`).
+    pub protect: Vec<String>,
     /// Where the repository was declared (for diagnostics after checking).
     pub span: Span,
 }

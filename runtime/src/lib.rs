@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod backend;
 pub mod bootstrap;
+pub mod canary;
 pub mod docker;
 pub mod exec;
 pub mod failure;

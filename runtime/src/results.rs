@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::canary::CanaryCheck;
 pub use crate::failure::{Cause, RunFailure};
 use crate::parsers::Outcome;
 
@@ -36,6 +37,9 @@ pub struct RepoTests {
     /// Wall time of the raw test command alone, measured inside the run, milliseconds.
     pub test_ms: u64,
     pub duplicates: Vec<String>,
+    /// What the run's canary tests showed (`None` in results stored before canaries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canaries: Option<CanaryCheck>,
 }
 
 impl RunResult {

@@ -206,6 +206,7 @@ pub fn graded(
                                 exit_code: Some(1),
                                 test_ms: 10,
                                 duplicates: vec![],
+                                canaries: None,
                             },
                         )
                     })

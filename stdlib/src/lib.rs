@@ -3,6 +3,8 @@
 //! names of the test-log parsers the runtime implements. Everything is embedded at build
 //! time, so the compiler reads it without I/O.
 
+pub mod surface;
+
 /// One recipe as shipped: `recipes/<name>.toml` and `recipes/<name>.Dockerfile.tera`.
 #[derive(Debug, Clone, Copy)]
 pub struct RecipeSource {
@@ -55,5 +57,15 @@ mod tests {
     fn recipes_and_parsers_are_sorted() {
         assert!(RECIPES.windows(2).all(|w| w[0].name < w[1].name));
         assert!(PARSERS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn every_parser_has_a_surface_list() {
+        for p in PARSERS {
+            assert!(
+                !surface::surface(p).is_empty(),
+                "parser `{p}` has no surface list"
+            );
+        }
     }
 }

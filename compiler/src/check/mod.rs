@@ -11,6 +11,7 @@ mod graph;
 mod leak;
 mod patches;
 mod paths;
+mod protect;
 mod relax;
 mod repo;
 mod suggest;

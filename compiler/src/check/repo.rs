@@ -11,6 +11,7 @@ use crate::syntax::ast::{Statement, Value};
 
 use super::fields::{self, header_span, many, once, required};
 use super::patches::LoadedPatch;
+use super::protect;
 use super::task::sha256_hex;
 use super::{suggest, Cx};
 
@@ -21,6 +22,7 @@ const REPO_FIELDS: &[fields::Field] = &[
     many("setup"),
     many("uses"),
     once("test"),
+    many("protect"),
 ];
 
 const TEST_FIELDS: &[fields::Field] = &[
@@ -29,6 +31,7 @@ const TEST_FIELDS: &[fields::Field] = &[
     required("parser"),
     once("timeout"),
     many("expect"),
+    many("protect"),
 ];
 
 const SOURCE_KINDS: &[&str] = &["dir", "git", "bundle"];
@@ -47,6 +50,8 @@ pub(crate) struct RepoDraft {
     pub uses: Vec<(String, Span)>,
     pub test: Option<TestDraft>,
     pub relaxations: Vec<Relaxation>,
+    /// `protect` globs of the repository block, then of its test block.
+    pub protect: Vec<String>,
     /// Every required part was read without error.
     pub complete: bool,
 }
@@ -60,6 +65,8 @@ pub(crate) struct TestDraft {
     pub timeout_secs: u64,
     /// (`f2p`/`p2p`, test id, span of the statement).
     pub expects: Vec<(&'static str, String, Span)>,
+    /// `protect` globs of the test block.
+    pub protect: Vec<String>,
 }
 
 impl RepoDraft {
@@ -68,8 +75,10 @@ impl RepoDraft {
         if !self.complete {
             return None;
         }
+        let mut protect = self.protect;
         let test = match self.test {
             Some(t) => {
+                protect.extend(t.protect);
                 let mut expect = Expectations::default();
                 for (kind, id, _) in t.expects {
                     if kind == "f2p" {
@@ -98,6 +107,7 @@ impl RepoDraft {
             uses: self.uses.into_iter().map(|(n, _)| n).collect(),
             test,
             relaxations: self.relaxations,
+            protect,
             span: self.span,
         })
     }
@@ -192,6 +202,14 @@ pub(crate) fn check_repo(cx: &mut Cx<'_>, stmt: &Statement, role: Role) -> Optio
         }
     }
 
+    let protect = match protect::protect_globs(cx, &f.all("protect")) {
+        Some(g) => g,
+        None => {
+            complete = false;
+            Vec::new()
+        }
+    };
+
     let mut test = None;
     if let Some(s) = f.one("test") {
         if role == Role::Context {
@@ -242,6 +260,7 @@ pub(crate) fn check_repo(cx: &mut Cx<'_>, stmt: &Statement, role: Role) -> Optio
         uses,
         test,
         relaxations: Vec::new(),
+        protect,
         complete,
     })
 }
@@ -449,12 +468,15 @@ fn test_block(cx: &mut Cx<'_>, repo: &str, stmt: &Statement) -> Option<TestDraft
             None => ok = false,
         }
     }
+    let protect = protect::protect_globs(cx, &f.all("protect"));
+    ok &= protect.is_some();
     ok.then_some(TestDraft {
         patch,
         run,
         parser,
         timeout_secs,
         expects,
+        protect: protect.unwrap_or_default(),
     })
 }
 

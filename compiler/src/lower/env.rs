@@ -119,9 +119,12 @@ pub(crate) fn env_image(
             message: msg,
         }
     })?;
-    let digest = match &context {
-        None => canonical_digest("taskc.env-image/1", &dockerfile),
-        Some(c) => canonical_digest("taskc.env-image/2", &(&dockerfile, &c.path, &c.digest)),
+    let digest = match (&context, &opts.base_image_id) {
+        (None, None) => canonical_digest("taskc.env-image/1", &dockerfile),
+        (None, Some(id)) => canonical_digest("taskc.env-image/2", &(&dockerfile, id)),
+        (Some(c), id) => {
+            canonical_digest("taskc.env-image/3", &(&dockerfile, id, &c.path, &c.digest))
+        }
     };
 
     let setup = match params.get("local-setup") {
@@ -138,6 +141,7 @@ pub(crate) fn env_image(
         recipe: r.name.clone(),
         params,
         base_image,
+        base_image_id: opts.base_image_id.clone(),
         dockerfile,
         context,
         local: LocalEnv {

@@ -32,6 +32,8 @@ pub(crate) struct Prepared<'t> {
     pub contexts: Vec<String>,
     pub tests: BTreeMap<String, TargetTests>,
     pub prompt_blob: String,
+    /// Per repository, its test-surface globs (`restore-surface`), sorted.
+    pub surface: BTreeMap<String, Vec<String>>,
 }
 
 impl<'t> Prepared<'t> {
@@ -121,8 +123,10 @@ impl<'t> Prepared<'t> {
                 },
             );
         }
+        let surface = surface_globs(task);
         Ok(Prepared {
             task,
+            surface,
             images: Images {
                 environment,
                 task: task_img,
@@ -149,6 +153,12 @@ impl<'t> Prepared<'t> {
         let mut steps = Vec::new();
         for repo in &prediction {
             steps.push(Step::ApplyPrediction { repo: repo.clone() });
+        }
+        for repo in &prediction {
+            steps.push(Step::RestoreSurface {
+                repo: repo.clone(),
+                globs: self.surface.get(repo).cloned().unwrap_or_default(),
+            });
         }
         for repo in &gold {
             if let Some(t) = self.tests.get(repo) {
@@ -208,7 +218,9 @@ impl<'t> Prepared<'t> {
                     Step::ApplyGold { blob, .. } | Step::ApplyTests { blob, .. } => {
                         used.insert(blob.clone());
                     }
-                    Step::ApplyPrediction { .. } | Step::RestoreFiles { .. } => {}
+                    Step::ApplyPrediction { .. }
+                    | Step::RestoreFiles { .. }
+                    | Step::RestoreSurface { .. } => {}
                 }
             }
         }
@@ -240,4 +252,26 @@ impl<'t> Prepared<'t> {
         }
         .seal()
     }
+}
+
+/// The test surface of every repository: the stdlib's common list, the lists of every parser
+/// the task's test blocks name (a repository's code can rig another's runner: a
+/// `sitecustomize.py` on `PYTHONPATH`, a context repository imported by tests), and the
+/// repository's own `protect` globs.
+fn surface_globs(task: &Task) -> BTreeMap<String, Vec<String>> {
+    use taskc_stdlib::surface;
+    let mut shared: BTreeSet<String> = surface::COMMON.iter().map(|g| g.to_string()).collect();
+    for r in &task.repos {
+        if let Some(t) = &r.test {
+            shared.extend(surface::surface(&t.parser).iter().map(|g| g.to_string()));
+        }
+    }
+    task.repos
+        .iter()
+        .map(|r| {
+            let mut globs = shared.clone();
+            globs.extend(r.protect.iter().cloned());
+            (r.name.clone(), globs.into_iter().collect())
+        })
+        .collect()
 }

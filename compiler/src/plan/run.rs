@@ -34,6 +34,11 @@ pub enum Step {
     ApplyGold { repo: String, blob: String },
     /// Placeholder the runtime fills: apply the agent's patch for `repo`, if it has one.
     ApplyPrediction { repo: String },
+    /// Revert every file the agent's patch for `repo` changes that matches one of `globs`
+    /// (the test surface: runner hooks and configuration, start-up files, test files;
+    /// `taskc_compiler::glob` syntax, sorted) to its state at base, deleting it if absent
+    /// at base. Follows the `apply-prediction` steps, before any gold or hidden tests.
+    RestoreSurface { repo: String, globs: Vec<String> },
     /// Reset these paths of `repo` to their state at base (delete those absent at base):
     /// the files the hidden test patch touches.
     RestoreFiles { repo: String, paths: Vec<String> },

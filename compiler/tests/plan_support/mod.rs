@@ -69,6 +69,7 @@ pub fn target(name: &str, uses: &[&str]) -> Repo {
             expect: Expectations::default(),
         }),
         relaxations: Vec::new(),
+        protect: Vec::new(),
         span: Span::default(),
     }
 }
@@ -86,6 +87,7 @@ pub fn context(name: &str) -> Repo {
         uses: Vec::new(),
         test: None,
         relaxations: Vec::new(),
+        protect: Vec::new(),
         span: Span::default(),
     }
 }

@@ -7,6 +7,7 @@ use taskc_compiler::plan::Run;
 
 use super::script::{out_files, StepFailure, FAILED_FILE, OUT_DIR, STEP_FAILED};
 use crate::backend::RunOutcome;
+use crate::canary;
 use crate::parsers;
 use crate::results::{RepoTests, RunFailure, RunResult, RESULT_SCHEMA};
 
@@ -36,8 +37,13 @@ fn step_failure(text: &str) -> RunFailure {
     }
 }
 
-/// Interpret `outcome` of `run` executed on `backend`.
-pub fn interpret(run: &Run, outcome: &RunOutcome, backend: &str) -> RunResult {
+/// Interpret `outcome` of `run` executed on `backend`, whose script placed `canaries`.
+pub fn interpret(
+    run: &Run,
+    outcome: &RunOutcome,
+    backend: &str,
+    canaries: &canary::Placement,
+) -> RunResult {
     let c = &outcome.collected;
     let mut failure: Option<RunFailure> = None;
     let set = |failure: &mut Option<RunFailure>, why: RunFailure| {
@@ -91,7 +97,29 @@ pub fn interpret(run: &Run, outcome: &RunOutcome, backend: &str) -> RunResult {
                 );
             }
             (Some(bytes), Some(_)) => match parsers::parse(&t.parser, bytes) {
-                Ok(parsed) => {
+                Ok(mut parsed) => {
+                    if let Some(first) = parsed.tampering.first() {
+                        set(
+                            &mut failure,
+                            RunFailure::Tampered {
+                                reason: format!("the test log of `{}` is forged: {first}", t.repo),
+                            },
+                        );
+                    }
+                    let check = canary::check(canaries, &t.repo, &mut parsed.tests);
+                    if let canary::CanaryCheck::Tampered { evidence } = &check {
+                        set(
+                            &mut failure,
+                            RunFailure::Tampered {
+                                reason: format!(
+                                    "the results of `{}` were rewritten: {}",
+                                    t.repo,
+                                    evidence.join("; ")
+                                ),
+                            },
+                        );
+                    }
+                    tests.canaries = Some(check);
                     if !parsed.complete {
                         set(
                             &mut failure,

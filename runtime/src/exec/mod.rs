@@ -7,6 +7,7 @@ pub mod progress;
 pub mod scheduler;
 pub mod script;
 pub mod store;
+pub mod surface;
 
 pub use progress::{Event, Progress, ProgressStyle};
 pub use scheduler::{ExecError, Execution, Executor, Job};

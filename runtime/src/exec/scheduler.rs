@@ -16,6 +16,7 @@ use super::progress::{Event, Progress};
 use super::script;
 use super::store::ResultStore;
 use crate::backend::{Backend, BackendError, ImageBuild, Limits, RunRequest};
+use crate::canary;
 use crate::results::RunResult;
 
 /// Why executing a plan stopped.
@@ -68,6 +69,8 @@ pub struct Job {
     pub run: Run,
     pub key: String,
     pub predictions: BTreeMap<String, String>,
+    /// The patches are not the spec's own: an agent's code runs (see `RunRequest::untrusted`).
+    pub untrusted: bool,
 }
 
 impl Executor {
@@ -119,7 +122,7 @@ impl Executor {
         let permits = Arc::new(Semaphore::new(self.jobs.max(1)));
         let mut set = JoinSet::new();
         for (job, k) in todo {
-            let req = self.request(image, blobs, &job, k)?;
+            let (req, canaries) = self.request(image, blobs, &job, k)?;
             let backend = self.backend.clone();
             let permits = permits.clone();
             let stop = stop.clone();
@@ -137,7 +140,7 @@ impl Executor {
                 let started = Instant::now();
                 let outcome = backend.run(&req).await;
                 let result = outcome.map(|o| {
-                    let mut r = interpret(&job.run, &o, name);
+                    let mut r = interpret(&job.run, &o, name, &canaries);
                     r.run = job.key.clone();
                     let logs: Vec<(String, Vec<u8>)> = job
                         .run
@@ -213,8 +216,14 @@ impl Executor {
         blobs: &BTreeMap<String, String>,
         job: &Job,
         repetition: usize,
-    ) -> Result<RunRequest, ExecError> {
-        let s = script::build(&job.run, blobs, &job.predictions)?;
+    ) -> Result<(RunRequest, canary::Placement), ExecError> {
+        let seed = canary::Seed::from_os().map_err(|e| {
+            ExecError::Prepare(format!(
+                "cannot draw the run's canary seed from the OS: {e}"
+            ))
+        })?;
+        let canaries = canary::place(&job.run, blobs, &seed);
+        let s = script::build(&job.run, blobs, &job.predictions, &canaries)?;
         let timeout: u64 = job
             .run
             .tests
@@ -235,6 +244,7 @@ impl Executor {
         req.timeout = Duration::from_secs(timeout);
         req.limits = self.limits;
         req.network = job.run.network;
-        Ok(req)
+        req.untrusted = job.untrusted;
+        Ok((req, canaries))
     }
 }

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use taskc_compiler::plan::{Run, Step};
 
+use super::surface;
 use crate::backend::Upload;
+use crate::canary;
 
 /// Where uploads land and where a run writes what it reports.
 pub const BLOB_DIR: &str = "/taskc/blobs";
@@ -87,6 +89,7 @@ pub fn build(
     run: &Run,
     blobs: &BTreeMap<String, String>,
     predictions: &BTreeMap<String, String>,
+    canaries: &canary::Placement,
 ) -> Result<RunScript, ScriptError> {
     let mut uploads: Vec<Upload> = Vec::new();
     let mut upload = |name: String, text: &str| -> String {
@@ -153,6 +156,11 @@ pub fn build(
                     ));
                 }
             }
+            Step::RestoreSurface { repo, globs } => {
+                if let Some(p) = predictions.get(repo).filter(|p| !p.trim().is_empty()) {
+                    s.push_str(&surface::restore_script(repo, &repo_dir(repo), globs, p));
+                }
+            }
             Step::RestoreFiles { repo, paths } => {
                 for p in paths {
                     let q = sh_quote(p);
@@ -171,6 +179,9 @@ pub fn build(
             }
         }
     }
+    // Canaries, written into the hidden test files just applied (their uploads are blobs).
+    s.push_str(&canaries.script);
+    uploads.extend(canaries.uploads.iter().cloned());
     // The whole output folder in one request: each collected path costs a round trip.
     let collect = vec![OUT_DIR.to_string()];
     for t in &run.tests {

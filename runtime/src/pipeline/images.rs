@@ -6,6 +6,7 @@ use std::path::Path;
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::Plan;
 
+use super::build_log::ensure_image_logged;
 use super::{PipelineError, Session, Site};
 use crate::exec::images::{env_build, env_context, task_build};
 use crate::repo::{materialize, RepoSource};
@@ -53,17 +54,18 @@ pub async fn prepare_images(
 
     let env = &plan.images.environment;
     let exec = executor_for_images(session);
+    let cache = &session.cache;
     let mut env_image = env_build(plan, &env.base_image);
     env_image.context = env_context(plan, spec_dir).map_err(|source| PipelineError::Io {
         what: "reading the environment's build context".into(),
         source,
     })?;
-    exec.ensure_image(&env_image).await?;
+    ensure_image_logged(&exec, &env_image, cache).await?;
     let build = task_build(plan, &dirs).map_err(|source| PipelineError::Io {
         what: "reading the materialised repositories".into(),
         source,
     })?;
-    exec.ensure_image(&build).await?;
+    ensure_image_logged(&exec, &build, cache).await?;
     Ok(build.tag)
 }
 
@@ -75,7 +77,7 @@ fn ensure_dir(p: &Path) -> Result<&Path, PipelineError> {
     Ok(p)
 }
 
-fn executor_for_images(session: &Session) -> crate::exec::Executor {
+pub(crate) fn executor_for_images(session: &Session) -> crate::exec::Executor {
     crate::exec::Executor {
         backend: session.backend.clone(),
         store: crate::exec::ResultStore::new(&session.cache, session.backend.name()),

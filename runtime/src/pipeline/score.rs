@@ -7,7 +7,7 @@ use taskc_compiler::lower::{lower_score, LowerOptions};
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::ScoreMode;
 
-use super::{prepare_images, PipelineError, Session, Site};
+use super::{prepare_images, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
 use crate::grade::{grade, scored_runs, PredictionGrade, TaskFacts, TaskOracle};
 use crate::predictions::Prediction;
@@ -39,7 +39,8 @@ pub async fn score(
     predictions: &[Prediction],
     opts: &ScoreOptions,
 ) -> Result<ScoreOutcome, PipelineError> {
-    let plan = lower_score(task, &opts.lower, opts.mode)?;
+    let lower = resolve_base(session, &opts.lower, &opts.site, task).await?;
+    let plan = lower_score(task, &lower, opts.mode)?;
     let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
     let store = ResultStore::new(&session.cache, session.backend.name());
     let runs = plan
@@ -61,6 +62,7 @@ pub async fn score(
                 run: r.clone(),
                 key,
                 predictions: p.patches.clone(),
+                untrusted: !p.is_baseline(task),
             });
         }
     }

@@ -101,6 +101,14 @@ pub async fn tag_task_image(
             ),
         });
     }
+    // The images of `plan`, with the base image resolved on the backend (its content id
+    // enters the image ids; the site's CA certificates are layered on it).
+    let lower = taskc_compiler::lower::LowerOptions {
+        base_image_override: Some(plan.images.environment.base_image.clone()),
+        ..Default::default()
+    };
+    let lower = super::resolve_base(session, &lower, site, task).await?;
+    let plan = &taskc_compiler::lower::lower_workspace(task, &lower, WorkspaceMode::Joint)?;
     let built = super::prepare_images(session, plan, task, spec_dir, site).await?;
     let docker = crate::docker::DockerBackend::connect().await?;
     let (repo, version) = split_tag(tag);

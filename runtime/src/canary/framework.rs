@@ -1,0 +1,213 @@
+//! Which test framework a test step runs, which of its hidden test files can carry canaries,
+//! and the canary tests written in that framework's idiom.
+
+use taskc_compiler::plan::TestStep;
+
+/// A framework taskc can write canary tests for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Framework {
+    /// Functions appended to a hidden `test_*.py` / `*_test.py` module.
+    Pytest,
+    /// A new `_test.go` file next to a hidden one, in its package.
+    GoTest,
+    /// `node:test` tests appended to a hidden test file (CommonJS or ES module).
+    NodeTest,
+    /// `test(…)`/`expect(…)` globals appended to a hidden test file (jest, vitest with
+    /// `globals: true`).
+    Jest,
+    /// `#[test]` functions appended to a hidden `.rs` file.
+    Cargo,
+}
+
+impl Framework {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Framework::Pytest => "pytest",
+            Framework::GoTest => "go test",
+            Framework::NodeTest => "node:test",
+            Framework::Jest => "jest",
+            Framework::Cargo => "cargo test",
+        }
+    }
+
+    /// The framework of `test`, from its parser and (for parsers several frameworks share)
+    /// its command; `Err` says why canaries cannot be placed.
+    pub fn of(test: &TestStep) -> Result<Framework, String> {
+        let cmd = test.command.as_str();
+        let has = |w: &str| {
+            cmd.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .any(|t| t == w)
+        };
+        match test.parser.as_str() {
+            "pytest" => Ok(Framework::Pytest),
+            "go-test-json" => Ok(Framework::GoTest),
+            "cargo" => Ok(Framework::Cargo),
+            "jest-json" => Ok(Framework::Jest),
+            "tap" if has("node") => Ok(Framework::NodeTest),
+            "tap" => Err(
+                "the `tap` parser's producer is not `node --test` (the command does not run `node`): \
+                 taskc cannot write canaries for an unknown TAP producer"
+                    .into(),
+            ),
+            "junit-xml" if has("pytest") => Ok(Framework::Pytest),
+            "junit-xml" if has("go") || has("gotestsum") || has("go-junit-report") => {
+                Ok(Framework::GoTest)
+            }
+            "junit-xml" => Err(
+                "the `junit-xml` parser's framework is not known from the command (neither pytest nor go): \
+                 taskc cannot write canaries for it"
+                    .into(),
+            ),
+            other => Err(format!("parser `{other}` has no canary support")),
+        }
+    }
+
+    /// Whether `path` (a file the hidden test patch leaves in place) is a test file this
+    /// framework runs, so canaries written into it are run too.
+    pub fn carries(self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let in_dir = |d: &str| path.split('/').rev().skip(1).any(|s| s == d);
+        match self {
+            Framework::Pytest => {
+                name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+            }
+            Framework::GoTest => name.ends_with("_test.go"),
+            Framework::NodeTest => {
+                let js = [".js", ".mjs", ".cjs"].iter().any(|e| name.ends_with(e));
+                let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+                js && (stem.ends_with(".test")
+                    || stem.ends_with("-test")
+                    || stem.ends_with("_test")
+                    || stem.starts_with("test-")
+                    || stem == "test"
+                    || in_dir("test"))
+            }
+            Framework::Jest => {
+                let code = [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"]
+                    .iter()
+                    .any(|e| name.ends_with(e));
+                code && (name.contains(".test.") || name.contains(".spec.") || in_dir("__tests__"))
+            }
+            Framework::Cargo => name.ends_with(".rs"),
+        }
+    }
+}
+
+/// The text written for one canary pair: `pass` must pass, `fail` must fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairText {
+    /// Appended to the file (Go: the whole new file, after its `package` line).
+    pub text: String,
+    /// For node:test, the ES-module variant (the script picks one by the file's syntax).
+    pub esm: Option<String>,
+}
+
+/// Write a canary pair named `pass`/`fail`; `a != b` are the numbers the failing one
+/// compares, with the framework's own assertion (so a no-op assertion is caught).
+pub fn pair(fw: Framework, pass: &str, fail: &str, a: u32, b: u32, tag: &str) -> PairText {
+    match fw {
+        Framework::Pytest => PairText {
+            text: format!(
+                "\n\ndef {pass}():\n    assert {a} == {a}\n\n\ndef {fail}():\n    assert {a} == {b}\n"
+            ),
+            esm: None,
+        },
+        Framework::GoTest => PairText {
+            text: format!(
+                "import \"testing\"\n\nfunc {pass}(t *testing.T) {{\n\tif {a} != {a} {{\n\t\tt.Fatal(\"{a}\")\n\t}}\n}}\n\n\
+                 func {fail}(t *testing.T) {{\n\tif {a} != {b} {{\n\t\tt.Fatalf(\"%d != %d\", {a}, {b})\n\t}}\n}}\n"
+            ),
+            esm: None,
+        },
+        Framework::NodeTest => PairText {
+            text: format!(
+                "\n;(function () {{\n  const {{ test }} = require('node:test');\n  const assert = require('node:assert');\n  \
+                 test('{pass}', () => {{ assert.strictEqual({a}, {a}); }});\n  \
+                 test('{fail}', () => {{ assert.strictEqual({a}, {b}); }});\n}})();\n"
+            ),
+            esm: Some(format!(
+                "\nimport {{ test as t{tag} }} from 'node:test';\nimport a{tag} from 'node:assert';\n\
+                 t{tag}('{pass}', () => {{ a{tag}.strictEqual({a}, {a}); }});\n\
+                 t{tag}('{fail}', () => {{ a{tag}.strictEqual({a}, {b}); }});\n"
+            )),
+        },
+        Framework::Jest => PairText {
+            text: format!(
+                "\ntest('{pass}', () => {{ expect({a}).toBe({a}); }});\ntest('{fail}', () => {{ expect({a}).toBe({b}); }});\n"
+            ),
+            esm: None,
+        },
+        Framework::Cargo => PairText {
+            text: format!(
+                "\n#[test]\nfn {pass}() {{\n    assert_eq!({a}u32, {a}u32);\n}}\n\n#[test]\nfn {fail}() {{\n    assert_eq!({a}u32, {b}u32);\n}}\n"
+            ),
+            esm: None,
+        },
+    }
+}
+
+/// A test name for `fw` from random hex `hex` (lowercase hex digits).
+pub fn name(fw: Framework, hex: &str) -> String {
+    match fw {
+        Framework::Pytest => format!("test_{hex}"),
+        Framework::GoTest => format!("Test{}", hex.to_ascii_uppercase()),
+        Framework::NodeTest | Framework::Jest => format!("t{hex}"),
+        Framework::Cargo => format!("t{hex}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(parser: &str, command: &str) -> TestStep {
+        TestStep {
+            repo: "r".into(),
+            workdir: "/work/r".into(),
+            command: command.into(),
+            parser: parser.into(),
+            timeout_secs: 60,
+            dropped: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn frameworks_from_parser_and_command() {
+        assert_eq!(
+            Framework::of(&step("pytest", "python3 -m pytest")),
+            Ok(Framework::Pytest)
+        );
+        assert_eq!(
+            Framework::of(&step("tap", "node --test --test-reporter=tap")),
+            Ok(Framework::NodeTest)
+        );
+        assert!(Framework::of(&step("tap", "prove -v t/")).is_err());
+        assert_eq!(
+            Framework::of(&step("junit-xml", "pytest --junitxml=/dev/stdout -q")),
+            Ok(Framework::Pytest)
+        );
+        assert!(Framework::of(&step("junit-xml", "mvn test")).is_err());
+    }
+
+    #[test]
+    fn test_files_per_framework() {
+        assert!(Framework::Pytest.carries("tests/test_x.py"));
+        assert!(Framework::Pytest.carries("pkg/x_test.py"));
+        assert!(!Framework::Pytest.carries("tests/conftest.py"));
+        assert!(Framework::GoTest.carries("retry_after_test.go"));
+        assert!(!Framework::GoTest.carries("retry.go"));
+        assert!(Framework::NodeTest.carries("test/retry.test.js"));
+        assert!(Framework::NodeTest.carries("test/helpers.js"));
+        assert!(!Framework::NodeTest.carries("lib/retry.js"));
+        assert!(Framework::Jest.carries("src/jar.spec.ts"));
+        assert!(!Framework::Jest.carries("src/jar.ts"));
+        assert!(Framework::Cargo.carries("tests/cli.rs"));
+    }
+
+    #[test]
+    fn go_names_are_test_functions() {
+        let n = name(Framework::GoTest, "0a9f");
+        assert_eq!(n, "Test0A9F");
+    }
+}

@@ -1,0 +1,349 @@
+//! Canary tests (`docs/security.md`, defence 4): every verification and scoring run carries
+//! tests taskc writes into the hidden test files after they are applied — per file, one
+//! that must pass and one that must fail, in the file's framework's own idiom and with its
+//! own assertions. Their names and numbers come from a seed drawn from the OS at run time
+//! (never in the plan, which stays deterministic; nothing an agent can know or guess
+//! before its run). A canary with the wrong outcome, or missing from a log that reports its
+//! file's other tests, means the results were rewritten: the run is `tampered`. Canary ids
+//! are removed from the results before the oracle or grading sees them.
+
+pub mod framework;
+mod seed;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use taskc_compiler::patch::parse_patch;
+use taskc_compiler::plan::{Run, Step};
+
+use crate::backend::Upload;
+use crate::parsers::Outcome;
+
+pub use framework::Framework;
+pub use seed::Seed;
+
+/// What a canary must do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Expected {
+    Pass,
+    Fail,
+}
+
+/// One canary test placed in a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Canary {
+    pub repo: String,
+    /// The hidden test file it was written into (Go: the file next to which it was put).
+    pub file: String,
+    pub framework: Framework,
+    /// The test's name (its id ends with it).
+    pub name: String,
+    pub expected: Expected,
+}
+
+/// The canaries of one run: the script lines that write them, their uploads, and why a
+/// repository under test got none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Placement {
+    pub script: String,
+    pub uploads: Vec<Upload>,
+    pub canaries: Vec<Canary>,
+    /// Repository → why no canary could be placed in its tests.
+    pub unplaced: BTreeMap<String, String>,
+}
+
+/// Where canary uploads land (with the other blobs, deleted before the tests start).
+const CANARY_DIR: &str = "/taskc/blobs/canary";
+
+fn quote(s: &str) -> String {
+    crate::exec::script::sh_quote(s)
+}
+
+/// Place canaries for every test step of `run` (hidden test patches in `blobs`), named from
+/// `seed`.
+pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placement {
+    let mut p = Placement::default();
+    let mut k = 0u32;
+    for t in &run.tests {
+        let repo = &t.repo;
+        let fw = match Framework::of(t) {
+            Ok(fw) => fw,
+            Err(why) => {
+                p.unplaced.insert(repo.clone(), why);
+                continue;
+            }
+        };
+        let patch = run.steps.iter().find_map(|s| match s {
+            Step::ApplyTests { repo: r, blob } if r == repo => blobs.get(blob),
+            _ => None,
+        });
+        let files: Vec<String> = match patch.map(|text| parse_patch(text)) {
+            Some(Ok(patch)) => {
+                let mut v: Vec<String> = patch
+                    .files
+                    .iter()
+                    .filter_map(|f| f.new_path.clone())
+                    .filter(|path| fw.carries(path))
+                    .collect();
+                v.sort();
+                v.dedup();
+                v
+            }
+            Some(Err(e)) => {
+                p.unplaced.insert(
+                    repo.clone(),
+                    format!("the hidden test patch cannot be read: {e}"),
+                );
+                continue;
+            }
+            None => Vec::new(),
+        };
+        // Go: one canary file per package folder.
+        let files: Vec<String> = if fw == Framework::GoTest {
+            let mut seen = std::collections::BTreeSet::new();
+            files
+                .into_iter()
+                .filter(|f| seen.insert(parent(f).to_string()))
+                .collect()
+        } else {
+            files
+        };
+        if files.is_empty() {
+            p.unplaced.insert(
+                repo.clone(),
+                format!(
+                    "the hidden test patch of `{repo}` leaves no {} test file to write canaries into",
+                    fw.as_str()
+                ),
+            );
+            continue;
+        }
+        let dir = format!("\"$TASKC_ROOT\"/work/{}", quote(repo));
+        for file in files {
+            k += 1;
+            let pass = framework::name(fw, &seed.hex(k, 0));
+            let fail = framework::name(fw, &seed.hex(k, 1));
+            let (a, b) = seed.numbers(k);
+            let text = framework::pair(fw, &pass, &fail, a, b, &seed.hex(k, 2));
+            let blob = format!("{CANARY_DIR}/{k}.txt");
+            let target = format!("{dir}/{}", quote(&file));
+            p.uploads.push(Upload {
+                path: blob.clone(),
+                bytes: text.text.into_bytes(),
+                mode: 0o644,
+            });
+            let src = format!("\"$TASKC_ROOT\"{blob}");
+            match (fw, text.esm) {
+                (Framework::GoTest, _) => {
+                    let new = format!(
+                        "{dir}/{}",
+                        quote(&join(parent(&file), &format!("{}_test.go", seed.hex(k, 3))))
+                    );
+                    p.script.push_str(&format!(
+                        "pkg=$(sed -n 's/^package[[:space:]]\\{{1,\\}}\\([A-Za-z0-9_]\\{{1,\\}}\\).*/\\1/p' {target} | head -n 1)\n\
+                         {{ printf 'package %s\\n\\n' \"$pkg\"; cat {src}; }} > {new}\n"
+                    ));
+                }
+                (_, Some(esm)) => {
+                    let esm_blob = format!("{CANARY_DIR}/{k}.esm.txt");
+                    p.uploads.push(Upload {
+                        path: esm_blob.clone(),
+                        bytes: esm.into_bytes(),
+                        mode: 0o644,
+                    });
+                    let is_esm = if file.ends_with(".mjs") {
+                        "true".to_string()
+                    } else if file.ends_with(".cjs") {
+                        "false".to_string()
+                    } else {
+                        format!("grep -qE '^[[:space:]]*(import|export)[[:space:]{{*]' {target}")
+                    };
+                    p.script.push_str(&format!(
+                        "if {is_esm}; then cat \"$TASKC_ROOT\"{esm_blob} >> {target}; else cat {src} >> {target}; fi\n"
+                    ));
+                }
+                (_, None) => {
+                    p.script.push_str(&format!("cat {src} >> {target}\n"));
+                }
+            }
+            for (name, expected) in [(pass, Expected::Pass), (fail, Expected::Fail)] {
+                p.canaries.push(Canary {
+                    repo: repo.clone(),
+                    file: file.clone(),
+                    framework: fw,
+                    name,
+                    expected,
+                });
+            }
+        }
+    }
+    p
+}
+
+fn parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// What the canaries of one repository's tests showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum CanaryCheck {
+    /// Every canary pair whose file ran had its outcome.
+    Checked { pairs: usize },
+    /// No canary could be placed (unsupported framework, no hidden test file).
+    NotPlaced { why: String },
+    /// The files holding them did not run (a collection or build error, no tests at all):
+    /// nothing could be checked; the tests in them are missing too.
+    NotRun { why: String },
+    /// A canary had the wrong outcome, or vanished while its file's other tests were
+    /// reported: the results were rewritten.
+    Tampered { evidence: Vec<String> },
+}
+
+impl CanaryCheck {
+    pub fn is_tampered(&self) -> bool {
+        matches!(self, CanaryCheck::Tampered { .. })
+    }
+}
+
+/// Whether the id `id` names the canary called `name`.
+fn is_canary_id(id: &str, name: &str) -> bool {
+    id == name
+        || [":: ", "::", "/", " > ", "."]
+            .iter()
+            .any(|sep| id.strip_suffix(name).is_some_and(|h| h.ends_with(sep)))
+}
+
+/// Check the canaries of `repo` against its reported `tests`, removing every canary id
+/// from them.
+pub fn check(
+    placement: &Placement,
+    repo: &str,
+    tests: &mut BTreeMap<String, Outcome>,
+) -> CanaryCheck {
+    let mine: Vec<&Canary> = placement
+        .canaries
+        .iter()
+        .filter(|c| c.repo == repo)
+        .collect();
+    if mine.is_empty() {
+        return CanaryCheck::NotPlaced {
+            why: placement
+                .unplaced
+                .get(repo)
+                .cloned()
+                .unwrap_or_else(|| "no canary was placed".into()),
+        };
+    }
+    let mut seen: Vec<Option<Outcome>> = Vec::new();
+    for c in &mine {
+        let ids: Vec<String> = tests
+            .keys()
+            .filter(|id| is_canary_id(id, &c.name))
+            .cloned()
+            .collect();
+        let mut worst = None;
+        for id in ids {
+            if let Some(o) = tests.remove(&id) {
+                worst = Some(worst.map_or(o, |w: Outcome| w.max(o)));
+            }
+        }
+        seen.push(worst);
+    }
+    let mut evidence = Vec::new();
+    let mut pairs = 0;
+    let mut not_run = Vec::new();
+    for (pair, outcomes) in mine.chunks(2).zip(seen.chunks(2)) {
+        let mut pair_ok = true;
+        let mut missing = false;
+        for (c, o) in pair.iter().zip(outcomes) {
+            match (c.expected, o) {
+                (Expected::Pass, Some(Outcome::Passed)) => {}
+                (Expected::Fail, Some(Outcome::Failed | Outcome::Error)) => {}
+                (_, None) => missing = true,
+                (expected, Some(o)) => {
+                    pair_ok = false;
+                    evidence.push(format!(
+                        "canary `{}` in `{}` must {} but {o}",
+                        c.name,
+                        c.file,
+                        match expected {
+                            Expected::Pass => "pass",
+                            Expected::Fail => "fail",
+                        }
+                    ));
+                }
+            }
+        }
+        let Some(first) = pair.first() else { continue };
+        if missing {
+            match file_ran(first, tests) {
+                true => {
+                    pair_ok = false;
+                    evidence.push(format!(
+                        "canaries of `{}` are missing from the results while its other tests are reported",
+                        first.file
+                    ));
+                }
+                false => {
+                    not_run.push(first.file.clone());
+                    continue;
+                }
+            }
+        }
+        if pair_ok {
+            pairs += 1;
+        }
+    }
+    if !evidence.is_empty() {
+        return CanaryCheck::Tampered { evidence };
+    }
+    if pairs == 0 {
+        return CanaryCheck::NotRun {
+            why: format!(
+                "the files holding the canaries did not run: {}",
+                not_run.join(", ")
+            ),
+        };
+    }
+    CanaryCheck::Checked { pairs }
+}
+
+/// Whether the log shows that `c`'s file ran (so its canaries should be there).
+fn file_ran(c: &Canary, tests: &BTreeMap<String, Outcome>) -> bool {
+    let errored = |id: &str| id == c.file || id.ends_with(&format!("/{}", c.file));
+    if tests
+        .iter()
+        .any(|(id, o)| *o == Outcome::Error && errored(id))
+    {
+        return false;
+    }
+    match c.framework {
+        Framework::Pytest => {
+            let prefix = format!("{}::", c.file);
+            tests.keys().any(|id| id.starts_with(&prefix))
+        }
+        Framework::GoTest => {
+            // A package that failed to build is recorded under the package path alone.
+            let package_failed = tests
+                .iter()
+                .any(|(id, o)| *o == Outcome::Error && !id.contains("/Test"));
+            !package_failed && tests.values().any(|o| *o != Outcome::Error)
+        }
+        Framework::NodeTest | Framework::Jest | Framework::Cargo => {
+            tests.values().any(|o| *o != Outcome::Error)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

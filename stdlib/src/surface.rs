@@ -1,0 +1,107 @@
+//! The test surface: per test-log parser, the files through which code can change how the
+//! test runner runs or reports (hooks, plugins, configuration, interpreter start-up files)
+//! or the tests themselves. Before the hidden tests are applied, every file an agent's patch
+//! changes that matches one of these globs is reverted to base (deleted when absent at
+//! base), whatever the patch meant; a spec adds globs with `protect "…"`.
+//!
+//! Glob syntax (`taskc_compiler::glob`): `*` and `?` within one path segment, `**` for any
+//! number of whole segments; a glob without `/` matches a file name at any depth, a glob with
+//! `/` is anchored at the repository's root.
+
+/// Reverted for every parser: files any Python process (test runners, helper scripts) runs
+/// at start-up before any test code.
+pub const COMMON: &[&str] = &["*.pth", "sitecustomize.py", "usercustomize.py"];
+
+/// pytest: conftest files (hooks such as `pytest_runtest_makereport`), configuration files
+/// (`addopts = -p plugin`; the whole file is reverted, including sections that are not
+/// pytest's, since pytest reads keys from anywhere in them: TOML dotted keys, INI
+/// sections), package metadata folders (`pytest11` entry points register plugins without
+/// any configuration), and test modules (`test_*.py`, `*_test.py`: tests the agent edits
+/// are run as they were at base).
+pub const PYTEST: &[&str] = &[
+    "**/*.dist-info/**",
+    "**/*.egg-info/**",
+    ".pytest.ini",
+    "*_test.py",
+    "conftest.py",
+    "pyproject.toml",
+    "pytest.ini",
+    "setup.cfg",
+    "test_*.py",
+    "tox.ini",
+];
+
+/// go test: every `_test.go` file (a new one may hold a `TestMain` that prints results);
+/// the hidden patch's own test files are restored and re-applied apart from this list.
+pub const GO: &[&str] = &["*_test.go"];
+
+/// node:test, jest and vitest: configuration files (setup files, reporters, transforms are
+/// named there; `package.json` holds jest's and node's settings) and test files.
+pub const NODE: &[&str] = &[
+    "**/__tests__/**",
+    "**/test/**",
+    "**/tests/**",
+    ".babelrc",
+    ".babelrc.*",
+    "*-test.cjs",
+    "*-test.js",
+    "*-test.mjs",
+    "*.spec.*",
+    "*.test.*",
+    "*_test.cjs",
+    "*_test.js",
+    "*_test.mjs",
+    ".mocharc.*",
+    ".taprc",
+    "babel.config.*",
+    "jest.config.*",
+    "package.json",
+    "test-*.cjs",
+    "test-*.js",
+    "test-*.mjs",
+    "test.cjs",
+    "test.js",
+    "test.mjs",
+    "vite.config.*",
+    "vitest.config.*",
+    "vitest.workspace.*",
+];
+
+/// cargo test / nextest: cargo configuration (a `runner` or `rustflags` there changes what
+/// runs), nextest's configuration, and integration tests.
+pub const CARGO: &[&str] = &[
+    "**/.cargo/**",
+    ".cargo/**",
+    ".config/nextest.toml",
+    "**/tests/**/*.rs",
+    "tests/**/*.rs",
+];
+
+/// The surface globs of test-log parser `parser` (without [`COMMON`]). `junit-xml` does
+/// not know its framework: it gets the Python (pytest) and Go lists, the commonest
+/// producers of JUnit XML among the recipes.
+pub fn surface(parser: &str) -> &'static [&'static str] {
+    match parser {
+        "pytest" => PYTEST,
+        "go-test-json" => GO,
+        "tap" | "jest-json" => NODE,
+        "cargo" => CARGO,
+        "junit-xml" => JUNIT,
+        _ => &[],
+    }
+}
+
+/// `junit-xml`: the pytest and go lists together.
+pub const JUNIT: &[&str] = &[
+    "**/*.dist-info/**",
+    "**/*.egg-info/**",
+    ".pytest.ini",
+    "*_test.go",
+    "*_test.py",
+    "conftest.py",
+    "pyproject.toml",
+    "pytest.ini",
+    "setup.cfg",
+    "test_*.py",
+    "tox.ini",
+];
