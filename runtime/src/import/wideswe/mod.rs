@@ -261,10 +261,18 @@ fn convert(case: &Case, files: &mut CaseFiles, opts: &ImportOptions) -> Option<T
     fields.push(env.spaced());
     fields.extend(repo_stmts);
 
-    let task = Stmt::new("task", vec![string(&id)]).block(fields).comment(&format!(
-        "Imported from WideSWE case `{}` by `taskc import wideswe`.\nThe imported oracle is in {id}.oracle.toml: `taskc verify --compare-oracle {id}.oracle.toml`.",
+    let mut header = format!(
+        "Imported from WideSWE case `{}` by `taskc import wideswe`.",
         case.id
-    ));
+    );
+    if case.oracle.is_some() {
+        header.push_str(&format!(
+            "\nIts recorded oracle: `taskc verify --compare-oracle {id}.oracle.toml`."
+        ));
+    }
+    let task = Stmt::new("task", vec![string(&id)])
+        .block(fields)
+        .comment(&header);
     out.insert(format!("{id}.task"), render(vec![task]).into_bytes());
     match &case.oracle {
         Some(o) => {
