@@ -1,7 +1,7 @@
 //! `taskc gc` on the local backend, with the real binary and a temporary cache filled by a
-//! real `taskc verify`: `--dry-run` removes nothing, `--keep SPEC` keeps that spec's image
-//! folders and results (a second verify runs nothing), and without `--keep` only the base
-//! image folder survives.
+//! real `taskc verify` and `taskc score`: `--dry-run` removes nothing, `--keep SPEC` keeps
+//! that spec's image folders, verification results and scoring results (a second verify
+//! runs nothing), and without `--keep` only the base image folder survives.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -30,7 +30,7 @@ fn redact(out: &Output, cache: &Path) -> String {
     text.lines()
         .map(|l| match l.split_once("<CACHE>/local/runs/s") {
             Some((head, rest)) if !rest.starts_with("99999999") => {
-                format!("{head}<CACHE>/local/runs/<SESSION OF THE VERIFY>")
+                format!("{head}<CACHE>/local/runs/<SESSION OF THE VERIFY OR THE SCORE>")
             }
             _ => l.to_string(),
         })
@@ -49,6 +49,12 @@ fn gc_keeps_what_a_kept_spec_needs_and_dry_run_removes_nothing() {
     let spec = spec();
     let spec = spec.to_str().unwrap();
     taskc(&["verify", "--no-lock", spec], cache);
+    let report = tmp.path().join("report");
+    let report = report.to_str().unwrap();
+    taskc(
+        &["score", "--predictions", "gold", "--out", report, spec],
+        cache,
+    );
 
     // Stale objects: an image folder no spec needs, a run folder of a dead session, a stray
     // result; and the base image folder, which gc never removes.
@@ -59,6 +65,17 @@ fn gc_keeps_what_a_kept_spec_needs_and_dry_run_removes_nothing() {
     std::fs::create_dir_all(cache.join("local/runs/s99999999-dead-000000000000/run-x")).unwrap();
     std::fs::write(results.join("run-0000000000000000.0.json"), "{}").unwrap();
     let (n_images, n_results) = (count(&images), count(&results));
+    let scored = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().contains("-pred-")
+            })
+            .count()
+    };
+    let n_scored = scored(&results);
+    assert!(n_scored > 0, "scoring stored its results");
 
     let dry = taskc(&["gc", "--dry-run", "--keep", spec], cache);
     assert_eq!((count(&images), count(&results)), (n_images, n_results));
@@ -72,6 +89,12 @@ fn gc_keeps_what_a_kept_spec_needs_and_dry_run_removes_nothing() {
 
     taskc(&["gc", "--keep", spec], cache);
     assert_eq!(count(&images), n_images - 1);
+    // Regression: `--keep SPEC` kept the verification results but removed the scoring ones.
+    assert_eq!(
+        scored(&results),
+        n_scored,
+        "the kept spec's scoring results stay"
+    );
     assert_eq!(count(&results), n_results - 1);
     assert_eq!(count(&cache.join("local/runs")), 0);
     // What was kept is what verify needs: nothing runs again.

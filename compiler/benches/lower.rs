@@ -104,7 +104,7 @@ fn task(i: usize) -> Task {
             text: format!("Task {i}"),
             file: None,
         },
-        verify: VerifyMode::Joint,
+        verify: VerifyStrategy::Joint,
         env: Environment {
             recipe: "python".to_string(),
             params,
@@ -134,7 +134,7 @@ fn main() {
     let secs = start.elapsed().as_secs_f64();
     let runs: usize = plans
         .iter()
-        .map(|p| p.verify.as_ref().map_or(0, |v| v.runs.len()))
+        .map(|p| p.verify().map_or(0, |v| v.runs.len()))
         .sum();
     println!(
         "verify (joint, 5 targets, closure dedup): {n} tasks in {:.3} s = {:.0} tasks/s; {} runs/task (exhaustive: 5·2^5 = 160)",

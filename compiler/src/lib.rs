@@ -19,6 +19,7 @@ pub mod recipe;
 pub mod source;
 pub mod span;
 pub mod syntax;
+pub mod words;
 
 pub use codes::Code;
 pub use diagnostic::{Diagnostic, Diagnostics, Label, Severity};

@@ -4,8 +4,11 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::patch::Patch;
 use crate::span::Span;
+use crate::words::words;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Task {
@@ -19,7 +22,7 @@ pub struct Task {
     /// Source pull requests or issues the task was mined from.
     pub links: Vec<String>,
     pub prompt: Prompt,
-    pub verify: VerifyMode,
+    pub verify: VerifyStrategy,
     pub env: Environment,
     /// Targets and context repositories, in declaration order.
     pub repos: Vec<Repo>,
@@ -39,39 +42,33 @@ impl Task {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The spec's `kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum TaskKind {
     Bugfix,
     Feature,
 }
 
-impl TaskKind {
-    pub const WORDS: &'static [&'static str] = &["bugfix", "feature"];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TaskKind::Bugfix => "bugfix",
-            TaskKind::Feature => "feature",
-        }
-    }
-}
+words!(TaskKind {
+    Bugfix => "bugfix",
+    Feature => "feature",
+});
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum VerifyMode {
+/// How a task is verified (the spec's `verify` field; the verify plan's `strategy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerifyStrategy {
     /// All 2^N subsets of gold patches; only the full set may pass.
     Joint,
     /// Each target fails at base and passes with its own gold.
     PerRepo,
 }
 
-impl VerifyMode {
-    pub const WORDS: &'static [&'static str] = &["joint", "per-repo"];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VerifyMode::Joint => "joint",
-            VerifyMode::PerRepo => "per-repo",
-        }
-    }
-}
+words!(VerifyStrategy {
+    Joint => "joint",
+    PerRepo => "per-repo",
+});
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prompt {
@@ -107,7 +104,9 @@ pub enum ParamValue {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Whether a repository is scored (in specs, plans and workspaces alike).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// Scored: has a gold patch and hidden tests.
     Target,
@@ -115,14 +114,10 @@ pub enum Role {
     Context,
 }
 
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Target => "target",
-            Role::Context => "context",
-        }
-    }
-}
+words!(Role {
+    Target => "target",
+    Context => "context",
+});
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Repo {
@@ -209,7 +204,9 @@ pub struct Relaxation {
     pub action: RelaxAction,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The review rule a relaxation invokes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Rule {
     /// Review rule 1: relax implementation-specific constraints.
     ImplementationSpecific,
@@ -217,15 +214,10 @@ pub enum Rule {
     Unrequested,
 }
 
-impl Rule {
-    pub const WORDS: &'static [&'static str] = &["implementation-specific", "unrequested"];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Rule::ImplementationSpecific => "implementation-specific",
-            Rule::Unrequested => "unrequested",
-        }
-    }
-}
+words!(Rule {
+    ImplementationSpecific => "implementation-specific",
+    Unrequested => "unrequested",
+});
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RelaxAction {

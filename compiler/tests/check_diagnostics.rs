@@ -5,7 +5,9 @@
 mod check_support;
 
 use check_support::check_and_render;
-use taskc_compiler::model::{ParamValue, RelaxAction, Role, Rule, Source, TaskKind, VerifyMode};
+use taskc_compiler::model::{
+    ParamValue, RelaxAction, Role, Rule, Source, TaskKind, VerifyStrategy,
+};
 use taskc_compiler::Code;
 
 const A_GOLD: &str = "\
@@ -139,7 +141,7 @@ fn valid_spec_has_no_diagnostics_and_the_expected_task() {
     assert_eq!(task.id, "greet");
     assert_eq!(task.spec_path, "task/spec.task");
     assert_eq!(task.kind, TaskKind::Bugfix);
-    assert_eq!(task.verify, VerifyMode::Joint);
+    assert_eq!(task.verify, VerifyStrategy::Joint);
     assert_eq!(task.prompt.text, "Say hello instead of hi.");
     assert_eq!(task.prompt.file, None);
     assert_eq!(task.env.recipe, "python");

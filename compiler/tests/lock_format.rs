@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use plan_support::cookie_split;
 use taskc_compiler::lock::*;
 use taskc_compiler::lower::LowerOptions;
+use taskc_compiler::model::Rule;
+use taskc_compiler::plan::Verdict;
 use taskc_compiler::span::SourceId;
 use taskc_compiler::Diagnostic;
 
@@ -32,7 +34,7 @@ fn sample() -> Lock {
             p2p: Vec::new(),
             dropped: vec![DroppedLock {
                 test: "tests/test_gateway.py::test_extra_presets".into(),
-                rule: "unrequested".into(),
+                rule: Rule::Unrequested,
             }],
         },
     );
@@ -49,7 +51,7 @@ fn sample() -> Lock {
         repos.insert("gateway".to_string(), cell(g.0, g.1));
         lock.truth.push(TruthRow {
             gold: gold.into_iter().map(String::from).collect(),
-            expected: if full { "pass" } else { "fail" }.into(),
+            expected: Verdict::of(full),
             pass: full,
             ok: true,
             repos,

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use plan_support::dag_task;
 use proptest::prelude::*;
 use taskc_compiler::lower::{lower_verify, LowerOptions};
-use taskc_compiler::model::VerifyMode;
+use taskc_compiler::model::VerifyStrategy;
 
 /// Edges i → j only for j < i: always acyclic.
 fn dag() -> impl Strategy<Value = Vec<Vec<usize>>> {
@@ -43,9 +43,9 @@ proptest! {
     #[test]
     fn joint_plan_has_sum_of_closure_powers_runs(uses in dag()) {
         let n = uses.len();
-        let task = dag_task(&uses, VerifyMode::Joint);
+        let task = dag_task(&uses, VerifyStrategy::Joint);
         let plan = lower_verify(&task, &LowerOptions::default()).unwrap();
-        let v = plan.verify.unwrap();
+        let v = plan.verify().cloned().unwrap();
         let expected: usize = (0..n).map(|r| 1usize << closure(&uses, r).len()).sum();
         prop_assert_eq!(v.runs.len(), expected);
         prop_assert_eq!(v.configurations.len(), 1usize << n);
@@ -67,6 +67,6 @@ proptest! {
         }
         // Exhaustive: N·2^N.
         let ex = lower_verify(&task, &LowerOptions { exhaustive: true, ..LowerOptions::default() }).unwrap();
-        prop_assert_eq!(ex.verify.unwrap().runs.len(), n << n);
+        prop_assert_eq!(ex.verify().cloned().unwrap().runs.len(), n << n);
     }
 }

@@ -118,7 +118,7 @@ fn every_plan_matches_the_schema_structurally() {
         for plan in all_plans(t) {
             let v: Value = serde_json::from_str(&plan.to_json_pretty()).unwrap();
             if let Err(e) = check(&v, &root, &root, "$") {
-                panic!("{} {} plan: {e}", t.id, plan.kind.as_str());
+                panic!("{} {} plan: {e}", t.id, plan.kind().as_str());
             }
             checked += 1;
         }

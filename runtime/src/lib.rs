@@ -2,6 +2,7 @@
 //! grading and reports.
 
 pub mod apply;
+pub mod atomic;
 pub mod backend;
 pub mod bootstrap;
 pub mod canary;

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use taskc_runtime::backend::{Backend, BackendError, ContextFile, ImageBuild, RunRequest, Upload};
+use taskc_runtime::backend::{
+    Backend, BackendError, ContextFile, ImageBuild, KeepImages, RunRequest, Upload,
+};
 use taskc_runtime::local::LocalBackend;
 
 struct Fixture {
@@ -247,12 +249,14 @@ async fn gc_keeps_only_the_listed_images() {
         ..Default::default()
     };
     f.backend.ensure_image(&other).await.unwrap();
-    let removed = f
-        .backend
-        .gc(&["taskc-test/local:v1".to_string()])
-        .await
-        .unwrap();
-    assert_eq!(removed, 1);
+    let keep = KeepImages {
+        tags: ["taskc-test/local:v1".to_string()].into(),
+    };
+    let dry = f.backend.gc(&keep, true).await.unwrap();
+    assert_eq!(dry.removed.len(), 1, "{dry:?}");
+    assert!(f.backend.image_exists("taskc-test/other:v1"));
+    let report = f.backend.gc(&keep, false).await.unwrap();
+    assert_eq!(report.removed, dry.removed);
     assert!(f.backend.image_exists("taskc-test/local:v1"));
     assert!(!f.backend.image_exists("taskc-test/other:v1"));
 }

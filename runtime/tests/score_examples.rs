@@ -54,7 +54,7 @@ fn oracle(facts: &TaskFacts) -> TaskOracle {
 /// target.
 fn results(plan: &taskc_compiler::plan::Plan, p: &Prediction) -> BTreeMap<String, Vec<RunResult>> {
     let mut out = BTreeMap::new();
-    for run in &plan.score.as_ref().unwrap().runs {
+    for run in &plan.score().unwrap().runs {
         let key = p.result_key(&run.id);
         let repos = run
             .under_test
@@ -100,7 +100,7 @@ fn gold_solves_and_empty_fails_every_example_in_both_modes() {
         for mode in [ScoreMode::Joint, ScoreMode::Independent] {
             let plan = lower_score(&task, &LowerOptions::default(), mode).unwrap();
             for p in [gold(&task), empty(&task)] {
-                let runs = scored_runs(&plan, &p, &results(&plan, &p));
+                let runs = scored_runs(plan.score().unwrap(), &p, &results(&plan, &p));
                 let g = grade(&facts, &oracle, &p, mode, &runs);
                 if p.model == "gold" {
                     assert_eq!(g.status, Status::Solved, "{name} {mode:?}: {:?}", g.invalid);
@@ -115,7 +115,7 @@ fn gold_solves_and_empty_fails_every_example_in_both_modes() {
                 &oracle,
                 &gold(&task),
                 mode,
-                &scored_runs(&plan, &gold(&task), &BTreeMap::new()),
+                &scored_runs(plan.score().unwrap(), &gold(&task), &BTreeMap::new()),
             );
             assert_eq!(g.status, Status::Invalid, "{name} {mode:?}");
         }

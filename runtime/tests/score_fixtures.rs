@@ -34,7 +34,7 @@ fn task(
     Fixture {
         facts: TaskFacts {
             id: id.into(),
-            kind: kind.into(),
+            kind: kind.parse().unwrap(),
             languages: strings(langs),
             targets: targets.iter().map(|t| t.0.to_string()).collect(),
             contexts: strings(contexts),

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use taskc_compiler::lower::{lower_score, lower_verify, lower_workspace, LowerOptions};
 use taskc_compiler::plan::{ScoreMode, WorkspaceMode};
-use taskc_runtime::docker::DockerBackend;
 use taskc_runtime::pipeline::{self, GcKeep};
 
 use super::spec::load_checked;
@@ -43,6 +42,7 @@ fn add_plans(keep: &mut GcKeep, task: &taskc_compiler::model::Task, opts: &Lower
         lower_verify(task, opts),
         lower_verify(task, &exhaustive),
         lower_score(task, opts, ScoreMode::Joint),
+        lower_score(task, opts, ScoreMode::Independent),
         lower_workspace(task, opts, WorkspaceMode::Joint),
     ];
     for plan in plans {
@@ -96,45 +96,38 @@ async fn run_async(
     kept: &[(super::spec::Loaded, LowerOptions)],
 ) -> Exit {
     let cache = args.cache.clone().unwrap_or_else(pipeline::default_cache);
-    let docker = match args.backend {
-        BackendArg::Local => None,
-        BackendArg::Docker => match DockerBackend::connect().await {
-            Ok(d) => Some(d),
+    let backend = match pipeline::open_backend(args.backend.into(), &cache).await {
+        Ok((backend, note)) => {
+            if let Some(note) = note {
+                output::err(&format!("note: {note}\n"));
+            }
+            backend
+        }
+        Err(e) => {
+            output::error(&format!(
+                "{e}\n  help: start the Docker Engine, or pass `--backend local`"
+            ));
+            return Exit::Usage;
+        }
+    };
+    // Images and results carry ids that fold the base image's content id in.
+    for (loaded, opts) in kept {
+        match pipeline::resolve_existing_base(backend.as_ref(), opts, &loaded.site, &loaded.task)
+            .await
+        {
+            Ok(Some(resolved)) => add_plans(&mut keep, &loaded.task, &resolved),
+            Ok(None) => {}
             Err(e) => {
                 output::error(&format!(
-                    "{e}\n  help: start the Docker Engine, or pass `--backend local`"
+                    "{}: cannot tell what it needs ({e}); nothing was removed",
+                    loaded.name
                 ));
                 return Exit::Usage;
-            }
-        },
-        BackendArg::Auto => match DockerBackend::connect().await {
-            Ok(d) => Some(d),
-            Err(e) => {
-                output::err(&format!(
-                    "note: the Docker Engine does not answer ({e}); collecting the local backend\n"
-                ));
-                None
-            }
-        },
-    };
-    // Docker images and results carry ids that fold the base image's content id in.
-    if let Some(d) = &docker {
-        for (loaded, opts) in kept {
-            match pipeline::resolve_existing_base(d, opts, &loaded.site, &loaded.task).await {
-                Ok(Some(resolved)) => add_plans(&mut keep, &loaded.task, &resolved),
-                Ok(None) => {}
-                Err(e) => {
-                    output::error(&format!(
-                        "{}: cannot tell what it needs ({e}); nothing was removed",
-                        loaded.name
-                    ));
-                    return Exit::Usage;
-                }
             }
         }
     }
     let keep = &keep;
-    let report = match pipeline::gc(docker.as_ref(), &cache, keep, args.dry_run).await {
+    let report = match pipeline::gc(backend.as_ref(), &cache, keep, args.dry_run).await {
         Ok(r) => r,
         Err(e) => {
             output::error(&format!("gc: {e}"));

@@ -37,7 +37,7 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
                     .iter()
                     .map(|d| DroppedLock {
                         test: d.test.clone(),
-                        rule: d.rule.clone(),
+                        rule: d.rule,
                     })
                     .collect(),
             },
@@ -48,7 +48,7 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
         .iter()
         .map(|r| TruthRow {
             gold: r.gold.clone(),
-            expected: r.expected.clone(),
+            expected: r.expected,
             pass: r.pass,
             ok: r.ok,
             repos: r

@@ -111,7 +111,7 @@ pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
             }
             output::err(&format!(
                 "wrote {} plan {} ({} runs) to {}\n",
-                plan.kind.as_str(),
+                plan.kind().as_str(),
                 plan.id,
                 plan.runs().count(),
                 path.display()

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use taskc_compiler::lower::LowerOptions;
+use taskc_compiler::plan::VerifyStrategy;
 use taskc_runtime::exec::{Progress, ProgressStyle};
 use taskc_runtime::pipeline::{self, BackendChoice, Session, VerifyOptions, VerifyOutcome};
 use taskc_runtime::verify::truth;
@@ -266,9 +267,10 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
     if v.is_sound() {
         s.push_str(&format!(
             "\nsound: {}\n",
-            match v.strategy.as_str() {
-                "joint" => "only the full set of gold patches passes",
-                _ => "every target fails at base and passes with its gold patch",
+            match v.strategy {
+                VerifyStrategy::Joint => "only the full set of gold patches passes",
+                VerifyStrategy::PerRepo =>
+                    "every target fails at base and passes with its gold patch",
             }
         ));
     } else {

@@ -119,7 +119,7 @@ impl Shortened {
 /// around each point on it (merged when they touch), or its head when it has none.
 fn windows(text: &str, start: usize, end: usize, points: &[usize]) -> Vec<Range<usize>> {
     if end - start <= MAX_LINE {
-        return vec![start..end];
+        return std::iter::once(start..end).collect();
     }
     let first = points.partition_point(|&p| p < start);
     let mut keep: Vec<Range<usize>> = Vec::new();

@@ -163,10 +163,9 @@ fn relaxation(
     let f = fields::read(cx, &format!("`{kind}`"), header, &block.statements, schema);
 
     let rule = match f.one("rule") {
-        Some(s) => cx.word(s, Rule::WORDS).map(|(w, _)| match w {
-            "implementation-specific" => Rule::ImplementationSpecific,
-            _ => Rule::Unrequested,
-        }),
+        Some(s) => cx
+            .word(s, Rule::WORDS)
+            .and_then(|(w, _)| w.parse::<Rule>().ok()),
         None => {
             if !cx.syntax_errors {
                 cx.emit(

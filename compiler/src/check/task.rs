@@ -4,7 +4,7 @@ use sha2::{Digest, Sha256};
 
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
-use crate::model::{Prompt, Role, Task, TaskKind, VerifyMode};
+use crate::model::{Prompt, Role, Task, TaskKind, VerifyStrategy};
 use crate::span::Span;
 use crate::syntax::ast::{Document, Statement, Value};
 
@@ -147,15 +147,15 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
     let kind = f
         .one("kind")
         .and_then(|s| cx.word(s, TaskKind::WORDS))
-        .map(|(w, _)| match w {
-            "bugfix" => TaskKind::Bugfix,
-            _ => TaskKind::Feature,
-        });
+        .and_then(|(w, _)| w.parse::<TaskKind>().ok());
     let ecosystem = f.one("ecosystem").and_then(|s| cx.string(s)).map(|s| s.0);
     let languages = f.one("languages").map(|s| cx.string_list(s));
     let links = f.one("links").map(|s| cx.string_list(s));
     let prompt = f.one("prompt").and_then(|s| prompt(cx, s));
-    let verify = f.one("verify").and_then(|s| cx.word(s, VerifyMode::WORDS));
+    let verify = f
+        .one("verify")
+        .and_then(|s| cx.word(s, VerifyStrategy::WORDS))
+        .and_then(|(w, span)| Some((w.parse::<VerifyStrategy>().ok()?, span)));
     let env = f.one("env").and_then(|s| env::check_env(cx, s));
 
     let mut repo_stmts: Vec<(&Statement, Role)> = f
@@ -197,7 +197,7 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
                 "the task has {targets} target repositor{}",
                 if targets == 1 { "y" } else { "ies" }
             );
-            if mode == "joint" {
+            if mode == VerifyStrategy::Joint {
                 cx.emit(
                     Diagnostic::new(
                         Code::TooFewTargets,
@@ -240,10 +240,7 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
         languages: languages.unwrap_or(Some(Vec::new()))?,
         links: links.unwrap_or(Some(Vec::new()))?,
         prompt: prompt?.prompt,
-        verify: match verify?.0 {
-            "joint" => VerifyMode::Joint,
-            _ => VerifyMode::PerRepo,
-        },
+        verify: verify?.0,
         env: env?,
         repos,
     })

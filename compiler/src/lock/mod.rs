@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::Rule;
+use crate::plan::Verdict;
+
 pub use inputs::{lock_inputs, spec_digest};
 pub use stale::{
     invalid_lock_diagnostic, stale_inputs, stale_inputs_with, stale_lock_diagnostic, StaleInput,
@@ -94,7 +97,7 @@ pub struct RepoLock {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct DroppedLock {
     pub test: String,
-    pub rule: String,
+    pub rule: Rule,
 }
 
 /// One configuration of the verification and what it showed.
@@ -102,8 +105,8 @@ pub struct DroppedLock {
 pub struct TruthRow {
     /// Targets with gold applied, sorted.
     pub gold: Vec<String>,
-    /// `pass` or `fail`: what the configuration must show.
-    pub expected: String,
+    /// What the configuration must show.
+    pub expected: Verdict,
     /// Every target passed.
     pub pass: bool,
     /// The configuration met its expectation.

@@ -94,7 +94,12 @@ pub(super) fn lock(lock: &Lock) -> String {
         } else {
             out.push_str("dropped = [\n");
             for d in &r.dropped {
-                let _ = writeln!(out, "  {{ test = {}, rule = {} }},", q(&d.test), q(&d.rule));
+                let _ = writeln!(
+                    out,
+                    "  {{ test = {}, rule = {} }},",
+                    q(&d.test),
+                    q(d.rule.as_str())
+                );
             }
             out.push_str("]\n");
         }
@@ -103,7 +108,7 @@ pub(super) fn lock(lock: &Lock) -> String {
     for row in &lock.truth {
         out.push_str("\n[[truth]]\n");
         let _ = writeln!(out, "gold = {}", list(&row.gold));
-        let _ = writeln!(out, "expected = {}", q(&row.expected));
+        let _ = writeln!(out, "expected = {}", q(row.expected.as_str()));
         let _ = writeln!(out, "pass = {}", row.pass);
         let _ = writeln!(out, "ok = {}", row.ok);
         let _ = writeln!(out, "repos = {}", cells(&row.repos));

@@ -4,8 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{RelaxAction, Task};
 use crate::plan::{
-    canonical_digest, sha256_hex, short_id, DroppedTest, Images, Plan, PlanKind, Run, ScorePlan,
-    Step, TaskInfo, TestStep, VerifyPlan, WorkspacePlan, PLAN_SCHEMA,
+    canonical_digest, sha256_hex, short_id, DroppedTest, Images, Plan, PlanBody, Run, Step,
+    TaskInfo, TestStep, PLAN_SCHEMA,
 };
 
 use super::relax::{apply_edits, Edit};
@@ -91,7 +91,7 @@ impl<'t> Prepared<'t> {
                 .filter_map(|x| match &x.action {
                     RelaxAction::Drop { test } => Some(DroppedTest {
                         test: test.clone(),
-                        rule: x.rule.as_str().to_string(),
+                        rule: x.rule,
                     }),
                     RelaxAction::Edit { .. } => None,
                 })
@@ -200,19 +200,9 @@ impl<'t> Prepared<'t> {
     }
 
     /// Assemble and seal a plan, keeping only the blobs it refers to.
-    pub fn finish(
-        self,
-        kind: PlanKind,
-        verify: Option<VerifyPlan>,
-        score: Option<ScorePlan>,
-        workspace: Option<WorkspacePlan>,
-    ) -> Plan {
+    pub fn finish(self, body: PlanBody) -> Plan {
         let mut used: BTreeSet<String> = BTreeSet::new();
-        let runs = verify
-            .iter()
-            .flat_map(|v| v.runs.iter())
-            .chain(score.iter().flat_map(|s| s.runs.iter()));
-        for run in runs {
+        for run in body.runs() {
             for step in &run.steps {
                 match step {
                     Step::ApplyGold { blob, .. } | Step::ApplyTests { blob, .. } => {
@@ -224,8 +214,10 @@ impl<'t> Prepared<'t> {
                 }
             }
         }
-        for w in workspace.iter().flat_map(|w| w.workspaces.iter()) {
-            used.insert(w.prompt.clone());
+        if let PlanBody::Workspace { workspace } = &body {
+            for w in &workspace.workspaces {
+                used.insert(w.prompt.clone());
+            }
         }
         let blobs = self
             .blobs
@@ -236,18 +228,15 @@ impl<'t> Prepared<'t> {
             schema: PLAN_SCHEMA.to_string(),
             id: String::new(),
             digest: String::new(),
-            kind,
+            body,
             task: TaskInfo {
                 id: self.task.id.clone(),
                 title: self.task.title.clone(),
-                kind: self.task.kind.as_str().to_string(),
+                kind: self.task.kind,
                 targets: self.targets,
                 contexts: self.contexts,
             },
             images: self.images,
-            verify,
-            score,
-            workspace,
             blobs,
         }
         .seal()

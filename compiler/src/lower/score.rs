@@ -1,7 +1,7 @@
 //! The scoring plan: joint (one run, every repository patched by the agent) or
 //! independent (one run per target; the other targets at gold).
 
-use crate::plan::{Plan, PlanKind, ScoreMode, ScorePlan};
+use crate::plan::{Plan, PlanBody, ScoreMode, ScorePlan};
 
 use super::prepare::Prepared;
 
@@ -22,5 +22,7 @@ pub(crate) fn lower(prep: Prepared<'_>, mode: ScoreMode) -> Plan {
             }
         }
     }
-    prep.finish(PlanKind::Score, None, Some(ScorePlan { mode, runs }), None)
+    prep.finish(PlanBody::Score {
+        score: ScorePlan { mode, runs },
+    })
 }

@@ -1,16 +1,7 @@
 //! The task image: environment + every repository at base + setup commands.
 
-use crate::model::{Repo, Role, Source, Task};
-use crate::plan::{
-    canonical_digest, short_id, EnvImage, RepoMaterial, RepoRole, SourceRef, TaskImage,
-};
-
-pub(crate) fn role(r: Role) -> RepoRole {
-    match r {
-        Role::Target => RepoRole::Target,
-        Role::Context => RepoRole::Context,
-    }
-}
+use crate::model::{Repo, Source, Task};
+use crate::plan::{canonical_digest, short_id, EnvImage, RepoMaterial, SourceRef, TaskImage};
 
 /// `/work/<name>`.
 pub(crate) fn repo_path(name: &str) -> String {
@@ -49,7 +40,7 @@ pub(crate) fn task_image(task: &Task, env: &EnvImage) -> TaskImage {
         .iter()
         .map(|r| RepoMaterial {
             name: r.name.clone(),
-            role: role(r.role),
+            role: r.role,
             path: repo_path(&r.name),
             source: source_ref(&r.source),
             base: r.base.clone(),

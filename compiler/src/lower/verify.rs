@@ -2,9 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::VerifyMode;
 use crate::plan::{
-    Configuration, Expect, Outcome, Plan, PlanKind, Run, TargetCheck, VerifyPlan, VerifyStrategy,
+    Configuration, Expect, Plan, PlanBody, Run, TargetCheck, Verdict, VerifyPlan, VerifyStrategy,
 };
 
 use super::closure::closures;
@@ -29,10 +28,7 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
     let targets = prep.targets.clone();
     let n = targets.len();
     let closures = closures(prep.task);
-    let strategy = match prep.task.verify {
-        VerifyMode::Joint => VerifyStrategy::Joint,
-        VerifyMode::PerRepo => VerifyStrategy::PerRepo,
-    };
+    let strategy = prep.task.verify;
     if strategy == VerifyStrategy::Joint && n > MAX_JOINT_TARGETS {
         return Err(LowerError::TooManyTargets { count: n });
     }
@@ -90,11 +86,7 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
                 }
                 configurations.push(Configuration {
                     gold: key(gold),
-                    expected: if mask == full {
-                        Outcome::Pass
-                    } else {
-                        Outcome::Fail
-                    },
+                    expected: Verdict::of(mask == full),
                     targets: checks,
                 });
             }
@@ -127,12 +119,12 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
             }
             configurations.push(Configuration {
                 gold: Vec::new(),
-                expected: Outcome::Fail,
+                expected: Verdict::Fail,
                 targets: base,
             });
             configurations.push(Configuration {
                 gold: key(targets.clone()),
-                expected: Outcome::Pass,
+                expected: Verdict::Pass,
                 targets: gold,
             });
         }
@@ -146,5 +138,5 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
         runs,
         configurations,
     };
-    Ok(prep.finish(PlanKind::Verify, Some(plan), None, None))
+    Ok(prep.finish(PlanBody::Verify { verify: plan }))
 }

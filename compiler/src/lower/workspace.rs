@@ -1,15 +1,15 @@
 //! The workspace plan: what an agent is given.
 
 use crate::model::Role;
-use crate::plan::{Plan, PlanKind, Workspace, WorkspaceMode, WorkspacePlan, WorkspaceRepo};
+use crate::plan::{Plan, PlanBody, Workspace, WorkspaceMode, WorkspacePlan, WorkspaceRepo};
 
 use super::prepare::Prepared;
-use super::task_image::{repo_path, role};
+use super::task_image::repo_path;
 
 pub(crate) fn lower(prep: Prepared<'_>, mode: WorkspaceMode) -> Plan {
     let repo = |r: &crate::model::Repo| WorkspaceRepo {
         name: r.name.clone(),
-        role: role(r.role),
+        role: r.role,
         path: repo_path(&r.name),
     };
     let workspaces = match mode {
@@ -36,10 +36,7 @@ pub(crate) fn lower(prep: Prepared<'_>, mode: WorkspaceMode) -> Plan {
             })
             .collect(),
     };
-    prep.finish(
-        PlanKind::Workspace,
-        None,
-        None,
-        Some(WorkspacePlan { mode, workspaces }),
-    )
+    prep.finish(PlanBody::Workspace {
+        workspace: WorkspacePlan { mode, workspaces },
+    })
 }

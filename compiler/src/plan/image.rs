@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::Role;
+
 /// Both images a plan's runs start from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Images {
@@ -87,7 +89,7 @@ pub struct TaskImage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RepoMaterial {
     pub name: String,
-    pub role: RepoRole,
+    pub role: Role,
     /// Absolute path inside the container, `/work/<name>`.
     pub path: String,
     pub source: SourceRef,
@@ -98,14 +100,6 @@ pub struct RepoMaterial {
     pub digest: String,
     /// Shell commands run in `path`, in order.
     pub setup: Vec<String>,
-}
-
-/// Whether a repository is scored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RepoRole {
-    Target,
-    Context,
 }
 
 /// Where a repository's tree comes from; paths are relative to the spec's folder.

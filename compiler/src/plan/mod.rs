@@ -16,19 +16,21 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::TaskKind;
+
 pub use digest::{canonical_digest, sha256_hex, short_id};
 pub use image::{
-    BuildContext, EnvImage, Images, LocalEnv, Param, RepoMaterial, RepoRole, SourceRef, TaskImage,
+    BuildContext, EnvImage, Images, LocalEnv, Param, RepoMaterial, SourceRef, TaskImage,
 };
 pub use run::{DroppedTest, Run, Step, TestStep};
 pub use score::{ScoreMode, ScorePlan};
-pub use verify::{Configuration, Expect, Outcome, TargetCheck, VerifyPlan, VerifyStrategy};
+pub use verify::{Configuration, Expect, TargetCheck, Verdict, VerifyPlan, VerifyStrategy};
 pub use workspace::{Workspace, WorkspaceMode, WorkspacePlan, WorkspaceRepo};
 
 /// The schema tag every plan carries.
 pub const PLAN_SCHEMA: &str = "taskc.plan/1";
 
-/// A compiled plan of one kind for one task.
+/// A compiled plan of one kind for one task: the header every plan shares and its body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
     /// Always [`PLAN_SCHEMA`].
@@ -37,17 +39,42 @@ pub struct Plan {
     pub id: String,
     /// sha256 over the whole plan but `id` and `digest` (blobs by their digests).
     pub digest: String,
-    pub kind: PlanKind,
     pub task: TaskInfo,
     pub images: Images,
-    /// Set when `kind` is `verify`.
-    pub verify: Option<VerifyPlan>,
-    /// Set when `kind` is `score`.
-    pub score: Option<ScorePlan>,
-    /// Set when `kind` is `workspace`.
-    pub workspace: Option<WorkspacePlan>,
+    /// `"kind": "verify" | "score" | "workspace"` and the body of that name.
+    #[serde(flatten)]
+    pub body: PlanBody,
     /// Texts (patches, prompt) keyed by their sha256 hex.
     pub blobs: BTreeMap<String, String>,
+}
+
+/// What a plan is for, with what only that kind of plan has.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum PlanBody {
+    Verify { verify: VerifyPlan },
+    Score { score: ScorePlan },
+    Workspace { workspace: WorkspacePlan },
+}
+
+impl PlanBody {
+    /// Which of the three bodies this is.
+    pub fn kind(&self) -> PlanKind {
+        match self {
+            PlanBody::Verify { .. } => PlanKind::Verify,
+            PlanBody::Score { .. } => PlanKind::Score,
+            PlanBody::Workspace { .. } => PlanKind::Workspace,
+        }
+    }
+
+    /// The runs of the body (none for a workspace plan).
+    pub fn runs(&self) -> &[Run] {
+        match self {
+            PlanBody::Verify { verify } => &verify.runs,
+            PlanBody::Score { score } => &score.runs,
+            PlanBody::Workspace { .. } => &[],
+        }
+    }
 }
 
 /// Which of the three plans this is.
@@ -70,13 +97,18 @@ impl PlanKind {
     }
 }
 
+impl std::fmt::Display for PlanKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What the plan is for (informational; not used by the runtime to decide anything).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskInfo {
     pub id: String,
     pub title: Option<String>,
-    /// `bugfix` or `feature`.
-    pub kind: String,
+    pub kind: TaskKind,
     /// Target names, in declaration order.
     pub targets: Vec<String>,
     /// Context names, in declaration order.
@@ -110,15 +142,44 @@ impl Plan {
         Ok(plan)
     }
 
+    /// Which of the three plans this is.
+    pub fn kind(&self) -> PlanKind {
+        self.body.kind()
+    }
+
     /// Every run of the plan, whatever its kind.
     pub fn runs(&self) -> impl Iterator<Item = &Run> {
-        let v = self.verify.iter().flat_map(|v| v.runs.iter());
-        let s = self.score.iter().flat_map(|s| s.runs.iter());
-        v.chain(s)
+        self.body.runs().iter()
+    }
+
+    /// The verification body, if this is a verify plan.
+    pub fn verify(&self) -> Option<&VerifyPlan> {
+        match &self.body {
+            PlanBody::Verify { verify } => Some(verify),
+            _ => None,
+        }
+    }
+
+    /// The scoring body, if this is a score plan.
+    pub fn score(&self) -> Option<&ScorePlan> {
+        match &self.body {
+            PlanBody::Score { score } => Some(score),
+            _ => None,
+        }
+    }
+
+    /// The workspace body, if this is a workspace plan.
+    pub fn workspace(&self) -> Option<&WorkspacePlan> {
+        match &self.body {
+            PlanBody::Workspace { workspace } => Some(workspace),
+            _ => None,
+        }
     }
 
     /// Fill `id` and `digest` from the rest of the plan. Blobs enter by their keys, which
-    /// are the sha256 of their texts, so the texts are not hashed twice.
+    /// are the sha256 of their texts, so the texts are not hashed twice. The hashed view
+    /// keeps the shape plans had before the body became a sum type (the other two bodies
+    /// as `null`), so plan ids did not change with it.
     pub(crate) fn seal(mut self) -> Plan {
         #[derive(Serialize)]
         struct View<'a> {
@@ -126,21 +187,21 @@ impl Plan {
             kind: PlanKind,
             task: &'a TaskInfo,
             images: &'a Images,
-            verify: &'a Option<VerifyPlan>,
-            score: &'a Option<ScorePlan>,
-            workspace: &'a Option<WorkspacePlan>,
+            verify: Option<&'a VerifyPlan>,
+            score: Option<&'a ScorePlan>,
+            workspace: Option<&'a WorkspacePlan>,
             blobs: Vec<&'a String>,
         }
         let digest = canonical_digest(
             "taskc.plan/1",
             &View {
                 schema: &self.schema,
-                kind: self.kind,
+                kind: self.kind(),
                 task: &self.task,
                 images: &self.images,
-                verify: &self.verify,
-                score: &self.score,
-                workspace: &self.workspace,
+                verify: self.verify(),
+                score: self.score(),
+                workspace: self.workspace(),
                 blobs: self.blobs.keys().collect(),
             },
         );

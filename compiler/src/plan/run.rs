@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::Rule;
+
 /// One execution from the task image.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Run {
@@ -64,5 +66,5 @@ pub struct TestStep {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct DroppedTest {
     pub test: String,
-    pub rule: String,
+    pub rule: Rule,
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::run::Run;
+use crate::words::words;
 
 /// How a prediction is scored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -13,6 +14,11 @@ pub enum ScoreMode {
     /// One run per target: it gets the agent's patch, the other targets get gold.
     Independent,
 }
+
+words!(ScoreMode {
+    Joint => "joint",
+    Independent => "independent",
+});
 
 /// Runs that score a prediction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

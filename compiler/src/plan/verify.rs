@@ -5,16 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::run::Run;
-
-/// How a task is verified (the spec's `verify` field).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum VerifyStrategy {
-    /// Every subset of gold patches; only the full set may pass.
-    Joint,
-    /// Each target fails at base and passes with gold.
-    PerRepo,
-}
+pub use crate::model::VerifyStrategy;
+use crate::words::words;
 
 /// Runs plus the configurations they decide.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,7 +28,7 @@ pub struct Configuration {
     /// Targets with gold, sorted.
     pub gold: Vec<String>,
     /// Whether every target must pass (`pass`) or at least one must fail (`fail`).
-    pub expected: Outcome,
+    pub expected: Verdict,
     /// Per target: the run that decides its result here and what it must show.
     pub targets: BTreeMap<String, TargetCheck>,
 }
@@ -49,12 +41,28 @@ pub struct TargetCheck {
     pub expected: Expect,
 }
 
-/// Outcome of a whole configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The verdict on a whole configuration: every target passed, or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub enum Verdict {
     Pass,
     Fail,
+}
+
+words!(Verdict {
+    Pass => "pass",
+    Fail => "fail",
+});
+
+impl Verdict {
+    /// `Pass` when `pass`, else `Fail`.
+    pub fn of(pass: bool) -> Verdict {
+        if pass {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        }
+    }
 }
 
 /// What one target's tests must show in one configuration.
@@ -65,4 +73,21 @@ pub enum Expect {
     Fail,
     /// Not constrained alone; the configuration's `expected` still holds.
     Any,
+}
+
+words!(Expect {
+    Pass => "pass",
+    Fail => "fail",
+    Any => "any",
+});
+
+impl Expect {
+    /// Whether a target that passed (`pass`) or not meets this expectation.
+    pub fn met_by(self, pass: bool) -> bool {
+        match self {
+            Expect::Pass => pass,
+            Expect::Fail => !pass,
+            Expect::Any => true,
+        }
+    }
 }

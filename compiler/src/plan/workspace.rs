@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::image::RepoRole;
+use crate::model::Role;
+use crate::words::words;
 
 /// Whether the agent sees every repository at once or one target at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -13,6 +14,11 @@ pub enum WorkspaceMode {
     /// One workspace per target, with that target and the context repositories.
     Independent,
 }
+
+words!(WorkspaceMode {
+    Joint => "joint",
+    Independent => "independent",
+});
 
 /// The workspaces handed to an agent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +43,6 @@ pub struct Workspace {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkspaceRepo {
     pub name: String,
-    pub role: RepoRole,
+    pub role: Role,
     pub path: String,
 }

@@ -92,7 +92,7 @@ pub fn context(name: &str) -> Repo {
     }
 }
 
-pub fn task(id: &str, verify: VerifyMode, repos: Vec<Repo>) -> Task {
+pub fn task(id: &str, verify: VerifyStrategy, repos: Vec<Repo>) -> Task {
     let mut params = BTreeMap::new();
     params.insert("version".to_string(), ParamValue::Str("3.11".to_string()));
     params.insert(
@@ -144,13 +144,13 @@ pub fn cookie_split() -> Task {
     ];
     task(
         "cookie-split",
-        VerifyMode::Joint,
+        VerifyStrategy::Joint,
         vec![target("proxy", &[]), gateway, context("docs")],
     )
 }
 
 /// `n` targets where target i uses the targets listed in `uses[i]` (indices).
-pub fn dag_task(uses: &[Vec<usize>], verify: VerifyMode) -> Task {
+pub fn dag_task(uses: &[Vec<usize>], verify: VerifyStrategy) -> Task {
     let names: Vec<String> = (0..uses.len()).map(|i| format!("r{i}")).collect();
     let repos = uses
         .iter()

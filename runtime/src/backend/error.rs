@@ -73,6 +73,14 @@ pub enum BackendError {
     )]
     Unsandboxed { run_id: String, reason: String },
 
+    /// This backend cannot do what was asked (e.g. tag an image on the local backend).
+    #[error("the {backend} backend cannot {op}\n  help: {help}")]
+    Unsupported {
+        backend: &'static str,
+        op: String,
+        help: String,
+    },
+
     /// The request itself is malformed (e.g. a relative upload path).
     #[error("invalid run request for `{run_id}`: {detail}")]
     InvalidRequest { run_id: String, detail: String },

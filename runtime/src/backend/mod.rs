@@ -1,6 +1,11 @@
 //! The execution backend: build images and run one script per container (or per local
 //! workspace), independent of the plan types that drive it.
 //!
+//! The trait is closed: everything the pipeline does on a backend goes through it, and only
+//! the factory (`pipeline::open_backend`) names a concrete backend. A new backend lives in
+//! its own folder, implements [`Backend`], is added to the factory and to the CLI's list of
+//! names, and passes the conformance suite (`runtime/tests/backend_conformance.rs`).
+//!
 //! Invariants every backend keeps:
 //! - uploads (patches, hidden tests) are copied into a run after it is created, never baked
 //!   into an image;
@@ -10,10 +15,12 @@
 
 pub mod build_log;
 mod error;
+mod gc;
 mod log_buffer;
 mod types;
 
 pub use error::BackendError;
+pub use gc::{session_is_live, GcItem, GcReport, KeepImages, BASE_IMAGE_PREFIX};
 pub use log_buffer::{LogBuffer, LOG_CAP, TRUNCATION_MARKER};
 pub(crate) use types::check_container_path;
 pub use types::{ContextFile, ImageBuild, Limits, RunOutcome, RunRequest, Upload};
@@ -49,6 +56,15 @@ pub trait Backend: Send + Sync {
         Box::pin(async { Ok(None) })
     }
 
+    /// Gives the built image `image` the extra name `name` (`repo[:tag]`), so an agent
+    /// harness can start it. A backend without named images refuses with
+    /// [`BackendError::Unsupported`].
+    fn tag_image<'a>(
+        &'a self,
+        image: &'a str,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<(), BackendError>>;
+
     /// Runs `req.script` with bash in a fresh container/workspace from `req.image`, then
     /// removes it. A non-zero exit, a timeout or an OOM kill is an outcome, not an error.
     fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>>;
@@ -57,7 +73,13 @@ pub trait Backend: Send + Sync {
     fn remove_session<'a>(&'a self, session: &'a str)
         -> BoxFuture<'a, Result<usize, BackendError>>;
 
-    /// Removes stale taskc runs and every taskc image whose tag is not in `keep`; returns
-    /// how many objects were removed.
-    fn gc<'a>(&'a self, keep: &'a [String]) -> BoxFuture<'a, Result<usize, BackendError>>;
+    /// Finds what this backend left behind that `keep` does not name: runs of sessions
+    /// that no longer run ([`session_is_live`]) and taskc images not in `keep` (never the
+    /// base image). Removes them unless `dry_run`; objects that cannot be removed (an
+    /// image in use) are reported as skipped, not as errors.
+    fn gc<'a>(
+        &'a self,
+        keep: &'a KeepImages,
+        dry_run: bool,
+    ) -> BoxFuture<'a, Result<GcReport, BackendError>>;
 }

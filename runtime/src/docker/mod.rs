@@ -5,6 +5,7 @@
 //! also when the future is dropped (a guard spawns the removal).
 
 mod errors;
+mod gc;
 mod tar_archive;
 
 use std::collections::{BTreeMap, HashMap};
@@ -15,15 +16,15 @@ use bollard::container::{
     ListContainersOptions, LogsOptions, RemoveContainerOptions, StartContainerOptions,
     UploadToContainerOptions, WaitContainerOptions,
 };
-use bollard::image::{BuildImageOptions, ListImagesOptions, RemoveImageOptions};
+use bollard::image::BuildImageOptions;
 use bollard::models::HostConfig;
 use bollard::Docker;
 use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 
 use crate::backend::{
-    check_container_path, Backend, BackendError, ImageBuild, LogBuffer, RunOutcome, RunRequest,
-    IMAGE_LABEL, LOG_CAP, RUN_LABEL, SESSION_LABEL,
+    check_container_path, Backend, BackendError, GcReport, ImageBuild, KeepImages, LogBuffer,
+    RunOutcome, RunRequest, IMAGE_LABEL, LOG_CAP, RUN_LABEL, SESSION_LABEL,
 };
 pub(crate) use errors::{docker_error, is_not_found};
 use tar_archive::{build_tar, read_collected, TarFile};
@@ -37,9 +38,6 @@ const UPLOAD_MTIME: i64 = crate::repo::DIR_MTIME;
 
 /// How long to wait for a killed container to stop.
 const KILL_GRACE: Duration = Duration::from_secs(30);
-
-/// Containers older than this are stale for [`Backend::gc`] even if still running.
-const STALE_AFTER: Duration = Duration::from_secs(24 * 3600);
 
 /// Runs plans in Docker containers through the daemon's API.
 #[derive(Debug, Clone)]
@@ -541,51 +539,19 @@ impl Backend for DockerBackend {
         })
     }
 
-    fn gc<'a>(&'a self, keep: &'a [String]) -> BoxFuture<'a, Result<usize, BackendError>> {
-        Box::pin(async move {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs() as i64)
-                .unwrap_or(0);
-            let mut removed = 0;
-            for c in self.list_containers(RUN_LABEL.to_string()).await? {
-                let running = c.state.as_deref() == Some("running");
-                let old = c
-                    .created
-                    .is_some_and(|t| now - t > STALE_AFTER.as_secs() as i64);
-                if let (Some(id), true) = (c.id.as_deref(), !running || old) {
-                    self.force_remove(id).await?;
-                    removed += 1;
-                }
-            }
-            let images = self
-                .docker
-                .list_images(Some(ListImagesOptions {
-                    filters: HashMap::from([("label".to_string(), vec![IMAGE_LABEL.to_string()])]),
-                    ..Default::default()
-                }))
-                .await
-                .map_err(|e| docker_error("list images", "taskc images", e))?;
-            for image in images {
-                if image.repo_tags.iter().any(|t| keep.contains(t)) {
-                    continue;
-                }
-                let options = RemoveImageOptions {
-                    force: false,
-                    noprune: false,
-                };
-                match self
-                    .docker
-                    .remove_image(&image.id, Some(options), None)
-                    .await
-                {
-                    Ok(_) => removed += 1,
-                    // In use by a container of a live session, or already gone.
-                    Err(e) if is_conflict(&e) || is_not_found(&e) => {}
-                    Err(e) => return Err(docker_error("remove image", &image.id, e)),
-                }
-            }
-            Ok(removed)
-        })
+    fn tag_image<'a>(
+        &'a self,
+        image: &'a str,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<(), BackendError>> {
+        Box::pin(self.tag_inner(image, name))
+    }
+
+    fn gc<'a>(
+        &'a self,
+        keep: &'a KeepImages,
+        dry_run: bool,
+    ) -> BoxFuture<'a, Result<GcReport, BackendError>> {
+        Box::pin(self.gc_inner(keep, dry_run))
     }
 }

@@ -11,4 +11,4 @@ pub mod surface;
 
 pub use progress::{Event, Progress, ProgressStyle};
 pub use scheduler::{ExecError, Execution, Executor, Job};
-pub use store::ResultStore;
+pub use store::{ResultKey, ResultStore};

@@ -14,7 +14,7 @@ use tokio::task::JoinSet;
 use super::interpret::interpret;
 use super::progress::{Event, Progress};
 use super::script;
-use super::store::ResultStore;
+use super::store::{ResultKey, ResultStore};
 use crate::backend::{Backend, BackendError, ImageBuild, Limits, RunRequest};
 use crate::canary;
 use crate::results::RunResult;
@@ -62,15 +62,36 @@ pub struct Executor {
     pub progress: Arc<Progress>,
 }
 
-/// A run together with the key its result is stored under (the run id, or the run id and a
-/// prediction's digest when scoring) and the agent patches it applies.
+/// A run, the prediction it scores (none when verifying) and the agent patches it applies.
 #[derive(Debug, Clone)]
 pub struct Job {
     pub run: Run,
-    pub key: String,
+    /// The prediction's short id (`pred-<16 hex>`) when scoring.
+    pub prediction: Option<String>,
     pub predictions: BTreeMap<String, String>,
     /// The patches are not the spec's own: an agent's code runs (see `RunRequest::untrusted`).
     pub untrusted: bool,
+}
+
+impl Job {
+    /// A verification run.
+    pub fn verify(run: &Run) -> Job {
+        Job {
+            run: run.clone(),
+            prediction: None,
+            predictions: BTreeMap::new(),
+            untrusted: false,
+        }
+    }
+
+    /// Where repetition `repetition` of this job's result is stored.
+    pub fn key(&self, repetition: usize) -> ResultKey {
+        ResultKey {
+            run: self.run.id.clone(),
+            prediction: self.prediction.clone(),
+            repetition,
+        }
+    }
 }
 
 impl Executor {
@@ -104,14 +125,15 @@ impl Executor {
         });
         for job in jobs {
             for k in 0..repeat.max(1) {
-                match self.store.get(&job.key, k) {
+                let key = job.key(k);
+                match self.store.get(&key) {
                     Some(r) => {
                         self.progress.emit(Event::RunCached {
-                            run: job.key.clone(),
+                            run: key.subject(),
                             repetition: k,
                         });
                         exec.cached += 1;
-                        exec.results.entry(job.key.clone()).or_default().push(r);
+                        exec.results.entry(key.subject()).or_default().push(r);
                     }
                     None => todo.push((job.clone(), k)),
                 }
@@ -128,20 +150,21 @@ impl Executor {
             let stop = stop.clone();
             let progress = self.progress.clone();
             let name = backend.name();
+            let key = job.key(k);
             set.spawn(async move {
                 let _permit = permits.acquire_owned().await.ok()?;
                 if stop.load(Ordering::SeqCst) {
                     return None;
                 }
                 progress.emit(Event::RunStarted {
-                    run: job.key.clone(),
+                    run: key.subject(),
                     repetition: k,
                 });
                 let started = Instant::now();
                 let outcome = backend.run(&req).await;
                 let result = outcome.map(|o| {
                     let mut r = interpret(&job.run, &o, name, &canaries);
-                    r.run = job.key.clone();
+                    r.run = key.subject();
                     let logs: Vec<(String, Vec<u8>)> = job
                         .run
                         .tests
@@ -156,13 +179,13 @@ impl Executor {
                 });
                 if let Ok((r, _)) = &result {
                     progress.emit(Event::RunFinished {
-                        run: job.key.clone(),
+                        run: key.subject(),
                         repetition: k,
                         failure: r.failure_text(),
                         secs: started.elapsed().as_secs_f64(),
                     });
                 }
-                Some((job.key, k, result))
+                Some((key, result))
             });
         }
         let ctrl_c = tokio::signal::ctrl_c();
@@ -171,7 +194,7 @@ impl Executor {
             tokio::select! {
                 next = set.join_next() => {
                     let Some(joined) = next else { break };
-                    let Ok(Some((key, k, result))) = joined else { continue };
+                    let Ok(Some((key, result))) = joined else { continue };
                     let (result, logs) = match result {
                         Ok(r) => r,
                         Err(e) => {
@@ -182,14 +205,14 @@ impl Executor {
                         }
                     };
                     self.store
-                        .put_logs(&key, k, &logs)
-                        .and_then(|()| self.store.put(&result, k))
+                        .put_logs(&key, &logs)
+                        .and_then(|()| self.store.put(&key, &result))
                         .map_err(|source| ExecError::Store {
-                            path: format!("{key}.{k}.json"),
+                            path: format!("{key}.json"),
                             source,
                         })?;
                     exec.executed += 1;
-                    exec.results.entry(key).or_default().push(result);
+                    exec.results.entry(key.subject()).or_default().push(result);
                 }
                 _ = &mut ctrl_c => {
                     stop.store(true, Ordering::SeqCst);
@@ -233,7 +256,7 @@ impl Executor {
             + 120;
         let mut req = RunRequest::new(
             image,
-            format!("{}-{repetition}", job.key),
+            format!("{}-{repetition}", job.key(repetition).subject()),
             self.session.clone(),
             s.script,
         );

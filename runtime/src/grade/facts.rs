@@ -1,14 +1,13 @@
 //! What grading and reports need to know about a task, apart from its oracle.
 
 use serde::{Deserialize, Serialize};
-use taskc_compiler::model::Task;
+use taskc_compiler::model::{Task, TaskKind};
 
 /// A task's id, kind, languages and repositories.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskFacts {
     pub id: String,
-    /// `bugfix` or `feature`.
-    pub kind: String,
+    pub kind: TaskKind,
     pub languages: Vec<String>,
     /// Target names, in declaration order.
     pub targets: Vec<String>,
@@ -20,7 +19,7 @@ impl From<&Task> for TaskFacts {
     fn from(t: &Task) -> TaskFacts {
         TaskFacts {
             id: t.id.clone(),
-            kind: t.kind.as_str().to_string(),
+            kind: t.kind,
             languages: t.languages.clone(),
             targets: t.targets().map(|r| r.name.clone()).collect(),
             contexts: t.contexts().map(|r| r.name.clone()).collect(),
@@ -67,7 +66,7 @@ mod tests {
     fn facts(langs: &[&str]) -> TaskFacts {
         TaskFacts {
             id: "t".into(),
-            kind: "bugfix".into(),
+            kind: TaskKind::Bugfix,
             languages: langs.iter().map(|s| s.to_string()).collect(),
             targets: vec![],
             contexts: vec![],

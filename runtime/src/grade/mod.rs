@@ -17,7 +17,8 @@ pub mod target;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use taskc_compiler::plan::{short_id, Plan, Run, ScoreMode};
+use taskc_compiler::model::TaskKind;
+use taskc_compiler::plan::{short_id, ScoreMode, ScorePlan};
 
 pub use attribution::{Attribution, Unresolved};
 pub use facts::{family_of, TaskFacts};
@@ -66,7 +67,7 @@ pub struct PredictionGrade {
     pub mode: ScoreMode,
     /// `pred-<16 hex>` of the prediction's digest.
     pub prediction: String,
-    pub kind: String,
+    pub kind: TaskKind,
     pub family: String,
     pub status: Status,
     /// Why the result is invalid: infrastructure errors, one line per reason with the
@@ -162,7 +163,7 @@ pub fn grade(
         model: prediction.model.clone(),
         mode,
         prediction: short_id("pred", &prediction.digest()),
-        kind: facts.kind.clone(),
+        kind: facts.kind,
         family: facts.family(),
         status,
         invalid,
@@ -179,17 +180,17 @@ pub fn grade(
     }
 }
 
-/// The scoring runs of `prediction` under `plan` (a score plan), with their results looked
-/// up by [`Prediction::result_key`] in `results` (repetitions merged: a test passes only if
-/// it passed every time).
+/// The runs of a score plan for `prediction`, with their results looked up by
+/// [`Prediction::result_key`] in `results` (repetitions merged: a test passes only if it
+/// passed every time).
 pub fn scored_runs(
-    plan: &Plan,
+    plan: &ScorePlan,
     prediction: &Prediction,
     results: &BTreeMap<String, Vec<RunResult>>,
 ) -> Vec<ScoredRun> {
     let (merged, _flaky) = merge_repetitions(results);
-    let runs: &[Run] = plan.score.as_ref().map_or(&[], |s| &s.runs);
-    runs.iter()
+    plan.runs
+        .iter()
         .map(|r| ScoredRun {
             run: r.id.clone(),
             under_test: r.under_test.clone(),

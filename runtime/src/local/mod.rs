@@ -21,6 +21,7 @@
 //! network namespace when `unshare` allows it.
 
 mod fs_tree;
+mod gc;
 mod process;
 mod sandbox;
 
@@ -32,14 +33,14 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use sha2::{Digest, Sha256};
 
 use crate::backend::{
-    check_container_path, Backend, BackendError, ImageBuild, LogBuffer, RunOutcome, RunRequest,
-    LOG_CAP,
+    check_container_path, Backend, BackendError, GcReport, ImageBuild, KeepImages, LogBuffer,
+    RunOutcome, RunRequest, LOG_CAP,
 };
 use fs_tree::{collect, copy_tree, map_path, write_file};
 use sandbox::{Mounts, Sandbox};
@@ -49,9 +50,6 @@ pub const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bi
 
 /// Marker file written last in a finished image folder.
 const READY_MARKER: &str = ".taskc-image-ready";
-
-/// Run folders older than this are removed by [`Backend::gc`].
-const STALE_AFTER: Duration = Duration::from_secs(24 * 3600);
 
 /// Runs scripts as local processes under a cache folder.
 #[derive(Debug, Clone)]
@@ -478,34 +476,27 @@ impl Backend for LocalBackend {
         })
     }
 
-    fn gc<'a>(&'a self, keep: &'a [String]) -> BoxFuture<'a, Result<usize, BackendError>> {
+    fn tag_image<'a>(
+        &'a self,
+        _image: &'a str,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<(), BackendError>> {
         Box::pin(async move {
-            let mut removed = 0;
-            let keep: Vec<String> = keep.iter().map(|t| folder_name(t)).collect();
-            for entry in entries(&self.cache.join("images"))? {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if !keep.contains(&name) {
-                    remove_dir(&entry.path())?;
-                    removed += 1;
-                }
-            }
-            let now = SystemTime::now();
-            for session in entries(&self.runs_dir())? {
-                for run in entries(&session.path())? {
-                    let age = run
-                        .metadata()
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|t| now.duration_since(t).ok())
-                        .unwrap_or_default();
-                    if age > STALE_AFTER {
-                        remove_dir(&run.path())?;
-                        removed += 1;
-                    }
-                }
-                let _ = fs::remove_dir(session.path());
-            }
-            Ok(removed)
+            Err(BackendError::Unsupported {
+                backend: "local",
+                op: format!(
+                    "tag an image as `{name}` (local images are folders, not named images)"
+                ),
+                help: "pass `--backend docker`".into(),
+            })
         })
+    }
+
+    fn gc<'a>(
+        &'a self,
+        keep: &'a KeepImages,
+        dry_run: bool,
+    ) -> BoxFuture<'a, Result<GcReport, BackendError>> {
+        Box::pin(async move { self.gc_inner(keep, dry_run) })
     }
 }

@@ -11,12 +11,13 @@ mod site;
 mod verify;
 mod workspace;
 
+pub use crate::backend::{session_is_live, GcItem, GcReport, BASE_IMAGE_PREFIX};
 pub use backend_choice::{open_backend, BackendChoice};
 pub use base_image::{
     ca_layer, read_ca_certificates, resolve_base, resolve_existing_base, CaCertificate, CA_LABEL,
 };
 pub use build_log::build_log_path;
-pub use gc::{gc, session_is_live, GcItem, GcKeep, GcReport, BASE_IMAGE_PREFIX};
+pub use gc::{gc, GcKeep};
 pub use images::prepare_images;
 pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use site::Site;
@@ -71,6 +72,13 @@ pub enum PipelineError {
         repo: String,
         #[source]
         source: RepoError,
+    },
+    /// An entry point was handed a plan of another kind (a caller's bug, reported, not a
+    /// panic).
+    #[error("expected a {expected} plan, got a {found} plan")]
+    PlanKind {
+        expected: taskc_compiler::plan::PlanKind,
+        found: taskc_compiler::plan::PlanKind,
     },
     #[error("cannot lower the task: {0}")]
     Lower(#[from] taskc_compiler::lower::LowerError),

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use taskc_compiler::lower::{lower_score, LowerOptions};
 use taskc_compiler::model::Task;
-use taskc_compiler::plan::ScoreMode;
+use taskc_compiler::plan::{PlanBody, PlanKind, ScoreMode};
 
 use super::{prepare_images, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
@@ -43,27 +43,29 @@ pub async fn score(
     let plan = lower_score(task, &lower, opts.mode)?;
     let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
     let store = ResultStore::new(&session.cache, session.backend.name());
-    let runs = plan
-        .score
-        .as_ref()
-        .map(|s| s.runs.clone())
-        .unwrap_or_default();
+    let PlanBody::Score { score: splan } = &plan.body else {
+        return Err(PipelineError::PlanKind {
+            expected: PlanKind::Score,
+            found: plan.kind(),
+        });
+    };
     let mut jobs = Vec::new();
     for p in predictions {
-        for r in &runs {
-            let key = p.result_key(&r.id);
-            if opts.rerun_invalid && store.get(&key, 0).is_some_and(|res| !res.is_valid()) {
-                store.forget(&key, 0).map_err(|source| PipelineError::Io {
+        for r in &splan.runs {
+            let job = Job {
+                run: r.clone(),
+                prediction: Some(p.short_id()),
+                predictions: p.patches.clone(),
+                untrusted: !p.is_baseline(task),
+            };
+            let key = job.key(0);
+            if opts.rerun_invalid && store.get(&key).is_some_and(|res| !res.is_valid()) {
+                store.forget(&key).map_err(|source| PipelineError::Io {
                     what: format!("cannot remove the stored invalid result {key}"),
                     source,
                 })?;
             }
-            jobs.push(Job {
-                run: r.clone(),
-                key,
-                predictions: p.patches.clone(),
-                untrusted: !p.is_baseline(task),
-            });
+            jobs.push(job);
         }
     }
     let exec = Executor {
@@ -80,7 +82,7 @@ pub async fn score(
     let grades = predictions
         .iter()
         .map(|p| {
-            let runs = scored_runs(&plan, p, &execution.results);
+            let runs = scored_runs(splan, p, &execution.results);
             grade(&facts, oracle, p, opts.mode, &runs)
         })
         .collect();

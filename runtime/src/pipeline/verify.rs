@@ -1,11 +1,10 @@
 //! `verify`: run a task's verification plan and decide its soundness.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use taskc_compiler::lower::{lower_verify, LowerOptions};
 use taskc_compiler::model::Task;
-use taskc_compiler::plan::Plan;
+use taskc_compiler::plan::{Plan, PlanBody, PlanKind};
 
 use super::{prepare_images, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
@@ -48,20 +47,13 @@ pub async fn verify(
         env: plan.images.environment.local.env.clone(),
         progress: session.progress.clone(),
     };
-    let vplan = plan
-        .verify
-        .clone()
-        .unwrap_or_else(|| unreachable_plan(&plan));
-    let jobs: Vec<Job> = vplan
-        .runs
-        .iter()
-        .map(|r| Job {
-            run: r.clone(),
-            key: r.id.clone(),
-            predictions: BTreeMap::new(),
-            untrusted: false,
-        })
-        .collect();
+    let PlanBody::Verify { verify: vplan } = &plan.body else {
+        return Err(PipelineError::PlanKind {
+            expected: PlanKind::Verify,
+            found: plan.kind(),
+        });
+    };
+    let jobs: Vec<Job> = vplan.runs.iter().map(Job::verify).collect();
     let execution = exec
         .execute(&image, &plan.blobs, jobs, opts.repeat.max(1))
         .await?;
@@ -69,22 +61,10 @@ pub async fn verify(
         .targets()
         .filter_map(|r| r.test.as_ref().map(|t| (r.name.clone(), t.expect.clone())))
         .collect();
-    let verification = evaluate(&vplan, &execution.results, &expects);
+    let verification = evaluate(vplan, &execution.results, &expects);
     Ok(VerifyOutcome {
         plan,
         execution,
         verification,
     })
-}
-
-/// `lower_verify` always sets `verify`; an empty plan keeps this total without a panic.
-fn unreachable_plan(plan: &Plan) -> taskc_compiler::plan::VerifyPlan {
-    taskc_compiler::plan::VerifyPlan {
-        strategy: taskc_compiler::plan::VerifyStrategy::Joint,
-        exhaustive: false,
-        targets: plan.task.targets.clone(),
-        closures: BTreeMap::new(),
-        runs: Vec::new(),
-        configurations: Vec::new(),
-    }
 }

@@ -9,8 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use taskc_compiler::model::Role;
 use taskc_compiler::model::Task;
-use taskc_compiler::plan::{Plan, RepoRole, Workspace, WorkspaceMode};
+use taskc_compiler::plan::{Plan, PlanBody, PlanKind, Workspace, WorkspaceMode};
 
 use super::{PipelineError, Session, Site};
 use crate::predictions::collect::WORKSPACE_FILE;
@@ -33,7 +34,7 @@ pub struct ExportedWorkspace {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExportedRepo {
     pub name: String,
-    pub role: RepoRole,
+    pub role: Role,
     /// The synthetic base commit (the same as in the task image).
     pub commit: String,
 }
@@ -59,10 +60,10 @@ pub fn export_workspaces(
     cache: &Path,
     out: &Path,
 ) -> Result<Vec<ExportedWorkspace>, PipelineError> {
-    let Some(ws) = &plan.workspace else {
-        return Err(PipelineError::Io {
-            what: "the plan is not a workspace plan".into(),
-            source: std::io::Error::other("lower it with `lower_workspace`"),
+    let PlanBody::Workspace { workspace: ws } = &plan.body else {
+        return Err(PipelineError::PlanKind {
+            expected: PlanKind::Workspace,
+            found: plan.kind(),
         });
     };
     let created = prepare_out(out)?;
@@ -83,8 +84,9 @@ pub fn export_workspaces(
     result
 }
 
-/// Build the task image of `plan` on the session's backend (Docker) and tag it `tag`, so an
-/// agent harness can `docker run <tag>`. Returns the content-addressed task image tag.
+/// Build the task image of `plan` on the session's backend and give it the name `tag`, so
+/// an agent harness can start it (`docker run <tag>`). Returns the content-addressed task
+/// image tag. A backend without named images (local) refuses once the image is built.
 pub async fn tag_task_image(
     session: &Session,
     plan: &Plan,
@@ -93,14 +95,6 @@ pub async fn tag_task_image(
     site: &Site,
     tag: &str,
 ) -> Result<String, PipelineError> {
-    if session.backend.name() != "docker" {
-        return Err(PipelineError::Io {
-            what: format!("cannot tag image `{tag}`"),
-            source: std::io::Error::other(
-                "`--image` needs the Docker backend; pass `--backend docker`",
-            ),
-        });
-    }
     // The images of `plan`, with the base image resolved on the backend (its content id
     // enters the image ids; the site's CA certificates are layered on it).
     let lower = taskc_compiler::lower::LowerOptions {
@@ -110,29 +104,8 @@ pub async fn tag_task_image(
     let lower = super::resolve_base(session, &lower, site, task).await?;
     let plan = &taskc_compiler::lower::lower_workspace(task, &lower, WorkspaceMode::Joint)?;
     let built = super::prepare_images(session, plan, task, spec_dir, site).await?;
-    let docker = crate::docker::DockerBackend::connect().await?;
-    let (repo, version) = split_tag(tag);
-    let options = bollard::image::TagImageOptions {
-        repo: repo.to_string(),
-        tag: version.to_string(),
-    };
-    docker
-        .client()
-        .tag_image(&built, Some(options))
-        .await
-        .map_err(|e| PipelineError::Io {
-            what: format!("cannot tag image `{built}` as `{tag}`"),
-            source: std::io::Error::other(e.to_string()),
-        })?;
+    session.backend.tag_image(&built, tag).await?;
     Ok(built)
-}
-
-/// `repo[:tag]` → (`repo`, `tag`), `latest` when no tag; a `:` in a registry port is kept.
-fn split_tag(tag: &str) -> (&str, &str) {
-    match tag.rsplit_once(':') {
-        Some((repo, version)) if !version.contains('/') => (repo, version),
-        _ => (tag, "latest"),
-    }
 }
 
 fn export_one(
@@ -242,20 +215,6 @@ fn clean_out(out: &Path, created: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tags_split_at_the_last_colon_but_not_a_registry_port() {
-        assert_eq!(split_tag("agent/task:v1"), ("agent/task", "v1"));
-        assert_eq!(split_tag("agent/task"), ("agent/task", "latest"));
-        assert_eq!(
-            split_tag("localhost:5000/agent/task"),
-            ("localhost:5000/agent/task", "latest")
-        );
-        assert_eq!(
-            split_tag("localhost:5000/agent:x"),
-            ("localhost:5000/agent", "x")
-        );
-    }
 
     #[test]
     fn a_non_empty_folder_is_refused_and_kept() {

@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use taskc_compiler::plan::{canonical_digest, short_id};
 
+use crate::exec::ResultKey;
+
 pub use builtin::{builtin, empty, gold, BUILTINS};
 pub use collect::{collect, CollectError};
 pub use jsonl::{parse_predictions, PredictionError};
@@ -44,10 +46,15 @@ impl Prediction {
         canonical_digest("taskc.prediction/1", self)
     }
 
-    /// The key a scoring run's result is stored under for this prediction:
-    /// `<run id>-pred-<first 16 hex of the digest>`.
+    /// `pred-<first 16 hex of the digest>`: the prediction's part of a [`ResultKey`].
+    pub fn short_id(&self) -> String {
+        short_id("pred", &self.digest())
+    }
+
+    /// What the results of scoring run `run` for this prediction are filed under (the
+    /// [`ResultKey::subject`] of every repetition).
     pub fn result_key(&self, run: &str) -> String {
-        format!("{run}-{}", short_id("pred", &self.digest()))
+        ResultKey::score(run, &self.short_id(), 0).subject()
     }
 
     /// Whether the prediction changes `repo` (a non-blank patch).

@@ -135,7 +135,7 @@ fn summary(model: &str, mode: &str, gs: &[&PredictionGrade]) -> Summary {
     let mut by_targets: BTreeMap<usize, Vec<&PredictionGrade>> = BTreeMap::new();
     let mut by_family: BTreeMap<String, Vec<&PredictionGrade>> = BTreeMap::new();
     for g in gs {
-        by_kind.entry(g.kind.clone()).or_default().push(g);
+        by_kind.entry(g.kind.to_string()).or_default().push(g);
         by_targets.entry(g.targets.len()).or_default().push(g);
         by_family.entry(g.family.clone()).or_default().push(g);
     }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use taskc_compiler::model::Expectations;
-use taskc_compiler::plan::{VerifyPlan, VerifyStrategy};
+use taskc_compiler::plan::{Verdict, VerifyPlan, VerifyStrategy};
 
 use crate::parsers::Outcome;
 use crate::results::RunResult;
@@ -30,7 +30,7 @@ pub struct FlakyTest {
 /// Everything `verify` concludes about one task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verification {
-    pub strategy: String,
+    pub strategy: VerifyStrategy,
     pub targets: Vec<String>,
     pub oracles: BTreeMap<String, RepoOracle>,
     pub rows: Vec<Row>,
@@ -184,7 +184,7 @@ pub fn evaluate(
         .map(|c| truth::row(c, &oracles, &merged))
         .collect();
     for row in rows.iter().filter(|r| !r.ok) {
-        if row.expected == "fail" && row.pass {
+        if row.expected == Verdict::Fail && row.pass {
             let what = match plan.strategy {
                 VerifyStrategy::Joint => "not jointly necessary",
                 VerifyStrategy::PerRepo => "the hidden tests do not fail at base",
@@ -193,7 +193,7 @@ pub fn evaluate(
                 "{what}: {}, every F2P and P2P test passes",
                 gold_label(&row.gold)
             ));
-        } else if row.expected == "pass" {
+        } else if row.expected == Verdict::Pass {
             let failing: Vec<String> = row
                 .cells
                 .iter()
@@ -232,10 +232,7 @@ pub fn evaluate(
     }
     problems.dedup();
     Verification {
-        strategy: match plan.strategy {
-            VerifyStrategy::Joint => "joint".into(),
-            VerifyStrategy::PerRepo => "per-repo".into(),
-        },
+        strategy: plan.strategy,
         targets: plan.targets.clone(),
         oracles,
         rows,

@@ -92,7 +92,7 @@ mod tests {
         ]);
         let drops = vec![DroppedTest {
             test: "p".into(),
-            rule: "unrequested".into(),
+            rule: taskc_compiler::model::Rule::Unrequested,
         }];
         let o = derive(&base, &gold, &drops);
         assert_eq!(o.f2p, vec!["a", "e"]);

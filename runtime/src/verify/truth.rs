@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use taskc_compiler::plan::{Configuration, Expect, Outcome as PlanOutcome};
+use taskc_compiler::plan::{Configuration, Expect, Verdict};
 
 use super::oracle::RepoOracle;
 use crate::results::RunResult;
@@ -20,7 +20,7 @@ pub struct Cell {
     pub failed: usize,
     /// Every oracle test passed (and the run was valid).
     pub pass: bool,
-    pub expected: String,
+    pub expected: Expect,
     /// The cell meets its expectation (`any` always does).
     pub ok: bool,
     /// Set when the deciding run is invalid.
@@ -35,8 +35,7 @@ pub struct Row {
     pub cells: BTreeMap<String, Cell>,
     /// Every target passed.
     pub pass: bool,
-    /// `pass` or `fail`.
-    pub expected: String,
+    pub expected: Verdict,
     pub ok: bool,
 }
 
@@ -65,16 +64,7 @@ pub fn row(
             Some(r) => r.failure_text(),
         };
         let pass = invalid.is_none() && failed == 0;
-        let ok = match check.expected {
-            Expect::Pass => pass,
-            Expect::Fail => !pass,
-            Expect::Any => true,
-        };
-        let expected = match check.expected {
-            Expect::Pass => "pass",
-            Expect::Fail => "fail",
-            Expect::Any => "any",
-        };
+        let ok = check.expected.met_by(pass);
         cells.insert(
             repo.clone(),
             Cell {
@@ -82,23 +72,19 @@ pub fn row(
                 passed,
                 failed,
                 pass,
-                expected: expected.to_string(),
+                expected: check.expected,
                 ok,
                 invalid,
             },
         );
     }
     let pass = cells.values().all(|c| c.pass);
-    let (expected, ok_overall) = match config.expected {
-        PlanOutcome::Pass => ("pass", pass),
-        PlanOutcome::Fail => ("fail", !pass),
-    };
-    let ok = ok_overall && cells.values().all(|c| c.ok);
+    let ok = (config.expected == Verdict::of(pass)) && cells.values().all(|c| c.ok);
     Row {
         gold: config.gold.clone(),
         cells,
         pass,
-        expected: expected.to_string(),
+        expected: config.expected,
         ok,
     }
 }
@@ -153,7 +139,7 @@ pub fn render(rows: &[Row], targets: &[String]) -> String {
         }
         line.push_str(&format!(
             "  {:<8}  {}",
-            r.expected,
+            r.expected.as_str(),
             if r.ok { "✓" } else { "✗" }
         ));
         out.push_str(&line);

@@ -1,0 +1,139 @@
+//! `Backend::gc` and `Backend::tag_image` on Docker: containers of sessions that no longer
+//! run and `taskc.image`-labelled images no kept plan uses; only objects taskc labelled are
+//! touched, the base image never.
+
+use bollard::container::{ListContainersOptions, RemoveContainerOptions};
+use bollard::image::{ListImagesOptions, RemoveImageOptions, TagImageOptions};
+
+use super::{docker_error, is_not_found, DockerBackend};
+use crate::backend::{
+    session_is_live, BackendError, GcItem, GcReport, KeepImages, IMAGE_LABEL, SESSION_LABEL,
+};
+
+impl DockerBackend {
+    pub(super) async fn gc_inner(
+        &self,
+        keep: &KeepImages,
+        dry_run: bool,
+    ) -> Result<GcReport, BackendError> {
+        let mut report = GcReport::new(dry_run);
+        let client = self.client();
+        let containers = client
+            .list_containers(Some(ListContainersOptions::<String> {
+                all: true,
+                filters: [("label".to_string(), vec![SESSION_LABEL.to_string()])].into(),
+                ..Default::default()
+            }))
+            .await
+            .map_err(|e| docker_error("list containers", "taskc containers", e))?;
+        for c in containers {
+            let (Some(id), Some(session)) = (
+                c.id.clone(),
+                c.labels
+                    .as_ref()
+                    .and_then(|l| l.get(SESSION_LABEL))
+                    .cloned(),
+            ) else {
+                continue;
+            };
+            if session_is_live(&session) {
+                continue;
+            }
+            if !dry_run {
+                let options = RemoveContainerOptions {
+                    force: true,
+                    v: true,
+                    ..Default::default()
+                };
+                if let Err(e) = client.remove_container(&id, Some(options)).await {
+                    if !is_not_found(&e) {
+                        report
+                            .skipped
+                            .push((GcItem::Container { id, session }, e.to_string()));
+                        continue;
+                    }
+                }
+            }
+            report.removed.push(GcItem::Container { id, session });
+        }
+
+        let images = client
+            .list_images(Some(ListImagesOptions::<String> {
+                all: false,
+                filters: [("label".to_string(), vec![IMAGE_LABEL.to_string()])].into(),
+                ..Default::default()
+            }))
+            .await
+            .map_err(|e| docker_error("list images", "taskc images", e))?;
+        for image in images {
+            let tags: Vec<&String> = image
+                .repo_tags
+                .iter()
+                .filter(|t| t.as_str() != "<none>:<none>")
+                .collect();
+            if tags.iter().any(|t| keep.keeps(t)) {
+                continue;
+            }
+            let names: Vec<String> = if tags.is_empty() {
+                vec![image.id.clone()]
+            } else {
+                tags.iter().map(|t| t.to_string()).collect()
+            };
+            for name in names {
+                if !dry_run {
+                    let options = RemoveImageOptions {
+                        force: false,
+                        noprune: false,
+                    };
+                    if let Err(e) = client.remove_image(&name, Some(options), None).await {
+                        if !is_not_found(&e) {
+                            report.skipped.push((GcItem::Image { name }, e.to_string()));
+                            continue;
+                        }
+                    }
+                }
+                report.removed.push(GcItem::Image { name });
+            }
+        }
+        Ok(report)
+    }
+
+    pub(super) async fn tag_inner(&self, image: &str, name: &str) -> Result<(), BackendError> {
+        let (repo, version) = split_tag(name);
+        let options = TagImageOptions {
+            repo: repo.to_string(),
+            tag: version.to_string(),
+        };
+        self.client()
+            .tag_image(image, Some(options))
+            .await
+            .map_err(|e| docker_error("tag image", image, e))
+    }
+}
+
+/// `repo[:tag]` → (`repo`, `tag`), `latest` when no tag; a `:` in a registry port is kept.
+fn split_tag(tag: &str) -> (&str, &str) {
+    match tag.rsplit_once(':') {
+        Some((repo, version)) if !version.contains('/') => (repo, version),
+        _ => (tag, "latest"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_split_at_the_last_colon_but_not_a_registry_port() {
+        assert_eq!(split_tag("agent/task:v1"), ("agent/task", "v1"));
+        assert_eq!(split_tag("agent/task"), ("agent/task", "latest"));
+        assert_eq!(
+            split_tag("localhost:5000/agent/task"),
+            ("localhost:5000/agent/task", "latest")
+        );
+        assert_eq!(
+            split_tag("localhost:5000/agent:x"),
+            ("localhost:5000/agent", "x")
+        );
+    }
+}
