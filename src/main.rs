@@ -46,6 +46,8 @@ enum Command {
     Image(commands::image::ImageArgs),
     /// Export what an agent gets: repositories at base, the prompt, no gold, no hidden tests.
     Workspace(commands::workspace::WorkspaceArgs),
+    /// Import WideSWE cases or SWE-bench instances as checked taskc specs.
+    Import(commands::import::ImportArgs),
     /// Remove stale taskc containers, images, local image folders and stored results.
     Gc(commands::gc::GcArgs),
 }
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Image(args) => commands::image::run(&args, &ctx),
         Command::Workspace(args) => commands::workspace::run(&args, &ctx),
         Command::Gc(args) => commands::gc::run(&args, &ctx),
+        Command::Import(args) => commands::import::run(&args, &ctx),
     };
     exit.into()
 }

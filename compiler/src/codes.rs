@@ -124,6 +124,18 @@ codes! {
     CollectBaseMissing     = "E1004", "collect-base-missing",     Error, "a repository no longer holds its recorded base commit";
     CollectGitFailed       = "E1005", "collect-git-failed",       Error, "git failed while collecting";
     CollectNotUtf8         = "E1006", "collect-not-utf8",         Error, "a collected change is not UTF-8 text";
+
+    // E11xx: importing other benchmarks' tasks (`taskc import`)
+    ImportFileMissing  = "E1100", "import-file-missing", Error, "a file the imported case needs does not exist or cannot be read";
+    ImportSyntax       = "E1101", "import-syntax",       Error, "a YAML or JSON file of the imported case does not parse";
+    ImportField        = "E1102", "import-field",        Error, "a field of the imported case is missing or has the wrong type";
+    ImportRole         = "E1103", "import-role",         Error, "a repository's role is not one the importer knows";
+    ImportProfile      = "E1104", "import-profile",      Error, "a test profile the importer cannot read";
+    ImportPatch        = "E1105", "import-patch",        Error, "a patch of the imported case does not parse or cannot be kept faithfully";
+    ImportOutExists    = "E1106", "import-out-exists",   Error, "the output folder already exists (pass --force to replace it)";
+    ImportSpecInvalid  = "E1107", "import-spec-invalid", Error, "the generated spec does not check clean";
+    ImportNote         = "W1108", "import-note",         Warning, "something was imported as a note a curator should review";
+    ImportEnvironment  = "E1109", "import-environment",  Error, "the case's environment cannot be expressed as a taskc recipe";
 }
 
 impl std::fmt::Display for Code {

@@ -49,6 +49,12 @@ pub enum ParamType {
     Bool,
     /// A list of strings.
     List,
+    /// `file("…")`: a file beside the spec, read by the checker; the template sees its text
+    /// and the image id hashes its bytes.
+    File,
+    /// `dir("…")`: a folder beside the spec sent as the Docker build context; the image id
+    /// hashes its tree.
+    Dir,
 }
 
 impl ParamType {
@@ -59,6 +65,8 @@ impl ParamType {
             ParamType::Int => "int",
             ParamType::Bool => "bool",
             ParamType::List => "list",
+            ParamType::File => "file",
+            ParamType::Dir => "dir",
         }
     }
 
@@ -69,6 +77,8 @@ impl ParamType {
             ParamType::Int => "an integer",
             ParamType::Bool => "`true` or `false`",
             ParamType::List => "a list of strings",
+            ParamType::File => "a file(\"…\")",
+            ParamType::Dir => "a dir(\"…\")",
         }
     }
 
@@ -78,6 +88,8 @@ impl ParamType {
             "int" => ParamType::Int,
             "bool" => ParamType::Bool,
             "list" => ParamType::List,
+            "file" => ParamType::File,
+            "dir" => ParamType::Dir,
             _ => return None,
         })
     }
@@ -222,7 +234,7 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
     }
     let ty = match t.get("type") {
         Some(toml::Value::String(s)) => ParamType::from_word(s).ok_or_else(|| {
-            format!("`params.{name}.type` = {s:?} is not string, int, bool or list")
+            format!("`params.{name}.type` = {s:?} is not string, int, bool, list, file or dir")
         })?,
         _ => return Err(format!("`params.{name}.type` is missing or not a string")),
     };

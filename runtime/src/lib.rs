@@ -12,6 +12,7 @@ pub mod exec;
 pub mod failure;
 pub mod fs_loader;
 pub mod grade;
+pub mod import;
 pub mod local;
 pub mod parsers;
 pub mod pipeline;

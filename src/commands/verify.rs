@@ -82,6 +82,10 @@ pub struct VerifyArgs {
     pub no_lock: bool,
     #[arg(long, value_enum, default_value_t = VerifyFormat::Human)]
     pub format: VerifyFormat,
+    /// Compare the derived oracle with an imported one (`<task>.oracle.toml`, written by
+    /// `taskc import`), per repository, counts and ids; exit 1 when they differ.
+    #[arg(long, value_name = "FILE")]
+    pub compare_oracle: Option<PathBuf>,
 }
 
 /// Open the session every executing command uses.
@@ -149,6 +153,22 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
     if loaded.is_empty() {
         return exit;
     }
+    let imported = match &args.compare_oracle {
+        None => None,
+        Some(_) if args.specs.len() > 1 => {
+            output::error(
+                "--compare-oracle takes one spec\n  help: verify the specs one at a time, each with its oracle file",
+            );
+            return Exit::Usage;
+        }
+        Some(path) => match super::oracle::load(path) {
+            Ok(o) => Some(o),
+            Err(e) => {
+                output::error(&e);
+                return Exit::Usage;
+            }
+        },
+    };
     let session = match open_session(&args.run, style).await {
         Ok(s) => s,
         Err(e) => {
@@ -173,6 +193,9 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
             Ok(outcome) => {
                 let sound = outcome.verification.is_sound();
                 report(l, &outcome, args);
+                if let Some(o) = &imported {
+                    exit = exit.max(super::oracle::compare(o, &outcome, args.format));
+                }
                 if sound && !args.no_lock {
                     match super::lockfile::write_lock(l, &outcome) {
                         Ok(path) if args.format == VerifyFormat::Human => {

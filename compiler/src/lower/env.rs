@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use crate::model::{Environment, ParamValue};
-use crate::plan::{canonical_digest, short_id, EnvImage, LocalEnv, Param};
+use crate::plan::{canonical_digest, short_id, BuildContext, EnvImage, LocalEnv, Param};
 
 use super::manifest::RecipeManifest;
 use super::{LowerError, LowerOptions};
@@ -15,6 +15,18 @@ fn to_param(v: &ParamValue) -> Param {
         ParamValue::Int(i) => Param::Int(*i),
         ParamValue::Bool(b) => Param::Bool(*b),
         ParamValue::List(l) => Param::List(l.clone()),
+        // A file or folder parameter is recorded by path in the plan; its bytes are hashed
+        // into the image id (the file through the rendered Dockerfile, the folder through
+        // `EnvImage::context`).
+        ParamValue::File { path, .. } | ParamValue::Dir { path, .. } => Param::Str(path.clone()),
+    }
+}
+
+/// What a template sees for a parameter: a file parameter's text, a folder's path.
+fn template_value(v: &ParamValue) -> Param {
+    match v {
+        ParamValue::File { text, .. } => Param::Str(text.clone()),
+        other => to_param(other),
     }
 }
 
@@ -59,9 +71,19 @@ pub(crate) fn env_image(
         .iter()
         .map(|(k, v)| (k.clone(), to_param(v)))
         .collect();
+    let mut values: BTreeMap<String, Param> = params.clone();
     for (k, v) in &env.params {
         params.insert(k.clone(), to_param(v));
+        values.insert(k.clone(), template_value(v));
     }
+    // At most one folder parameter: the build context.
+    let context = env.params.values().find_map(|v| match v {
+        ParamValue::Dir { path, digest } => Some(BuildContext {
+            path: path.clone(),
+            digest: digest.clone(),
+        }),
+        _ => None,
+    });
     let r = recipe.recipe;
     // One Dockerfile instruction per template line: a line break in a parameter (other than
     // code: the generic recipe's fragment) would smuggle in instructions. `check` reports
@@ -75,7 +97,8 @@ pub(crate) fn env_image(
             Param::List(l) => l.iter().map(String::as_str).collect(),
             Param::Int(_) | Param::Bool(_) => Vec::new(),
         };
-        if texts.iter().any(|t| t.contains(['\n', '\r'])) {
+        let is_file = matches!(env.params.get(k), Some(ParamValue::File { .. }));
+        if k != "dockerfile" && !is_file && texts.iter().any(|t| t.contains(['\n', '\r'])) {
             return Err(LowerError::Template {
                 recipe: r.name.clone(),
                 message: format!(
@@ -91,7 +114,7 @@ pub(crate) fn env_image(
 
     let mut ctx = tera::Context::new();
     ctx.insert("base_image", &base_image);
-    for (k, v) in &params {
+    for (k, v) in &values {
         ctx.insert(k.replace('-', "_"), v);
     }
     let dockerfile = render(&r.name, &r.template, &ctx).map_err(|e| {
@@ -107,9 +130,12 @@ pub(crate) fn env_image(
             message: msg,
         }
     })?;
-    let digest = match &opts.base_image_id {
-        None => canonical_digest("taskc.env-image/1", &dockerfile),
-        Some(id) => canonical_digest("taskc.env-image/2", &(&dockerfile, id)),
+    let digest = match (&context, &opts.base_image_id) {
+        (None, None) => canonical_digest("taskc.env-image/1", &dockerfile),
+        (None, Some(id)) => canonical_digest("taskc.env-image/2", &(&dockerfile, id)),
+        (Some(c), id) => {
+            canonical_digest("taskc.env-image/3", &(&dockerfile, id, &c.path, &c.digest))
+        }
     };
 
     let setup = match params.get("local-setup") {
@@ -128,6 +154,7 @@ pub(crate) fn env_image(
         base_image,
         base_image_id: opts.base_image_id.clone(),
         dockerfile,
+        context,
         local: LocalEnv {
             id: short_id("env", &local_digest),
             digest: local_digest,

@@ -19,7 +19,9 @@ use serde::{Deserialize, Serialize};
 use crate::model::TaskKind;
 
 pub use digest::{canonical_digest, sha256_hex, short_id};
-pub use image::{EnvImage, Images, LocalEnv, Param, RepoMaterial, SourceRef, TaskImage};
+pub use image::{
+    BuildContext, EnvImage, Images, LocalEnv, Param, RepoMaterial, SourceRef, TaskImage,
+};
 pub use run::{DroppedTest, Run, SelectHow, Step, TestSelection, TestStep};
 pub use score::{ScoreMode, ScorePlan};
 pub use verify::{
