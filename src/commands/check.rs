@@ -67,13 +67,20 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
                 continue;
             }
         };
+        let project = match super::spec::project(&spec_dir(path)) {
+            Ok(p) => p,
+            Err(e) => {
+                exit = exit.max(e);
+                continue;
+            }
+        };
         let mut result = check_spec(&name, &bytes, &FsLoader::new(spec_dir(path)));
         if let Some(task) = result
             .task
             .as_ref()
             .filter(|_| !result.diagnostics.has_errors())
         {
-            let base = super::spec::project_base_image(&spec_dir(path)).unwrap_or(None);
+            let base = project.base_image.clone();
             let lock =
                 super::lockfile::lock_diagnostics(path, &name, task, base, &mut result.sources);
             result.diagnostics.extend(lock);

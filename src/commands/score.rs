@@ -2,7 +2,6 @@
 //! agents' patches against each task's lock, and write the JSON, Markdown and HTML reports.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use taskc_compiler::lock::{lock_path_for, parse_lock};
@@ -231,10 +230,8 @@ fn write_reports(dir: &Path, report: &Report, md: &str) -> Result<(), String> {
         ("report.html", html),
     ] {
         let path = dir.join(name);
-        let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-        tmp.write_all(text.as_bytes()).map_err(fail)?;
-        tmp.persist(&path).map_err(|e| fail(e.error))?;
+        taskc_runtime::atomic::write_atomic(&path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 mod backend_choice;
 mod gc;
 mod images;
+mod project;
 mod score;
 mod site;
 mod verify;
@@ -13,6 +14,7 @@ pub use crate::backend::{session_is_live, GcItem, GcReport, BASE_IMAGE_PREFIX};
 pub use backend_choice::{open_backend, BackendChoice};
 pub use gc::{gc, GcKeep};
 pub use images::prepare_images;
+pub use project::{Project, ProjectError, ProjectWarning, PROJECT_FILE};
 pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use site::Site;
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
