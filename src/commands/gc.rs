@@ -69,16 +69,7 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
             }
         }
     }
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            output::error(&format!("cannot start the async runtime: {e}"));
-            return Exit::Usage;
-        }
-    };
+    let rt = &ctx.rt;
     rt.block_on(run_async(args, &keep))
 }
 

@@ -51,16 +51,7 @@ pub struct ScoreArgs {
 
 /// Run `taskc score`.
 pub fn run(args: &ScoreArgs, ctx: &Context) -> Exit {
-    match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt.block_on(run_async(args, ctx)),
-        Err(e) => {
-            output::error(&format!("cannot start the async runtime: {e}"));
-            Exit::Usage
-        }
-    }
+    ctx.rt.block_on(run_async(args, ctx))
 }
 
 fn oracle_of(l: &Loaded) -> Result<TaskOracle, String> {
@@ -197,7 +188,10 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             Ok(outcome) => rows.extend(outcome.grades),
             Err(e) => {
                 output::error(&format!("{}: scoring could not run: {e}", l.name));
-                exit = exit.max(Exit::Usage);
+                exit = exit.max(Exit::of_pipeline(&e));
+                if exit == Exit::Interrupted {
+                    return exit;
+                }
             }
         }
     }

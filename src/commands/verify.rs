@@ -115,16 +115,7 @@ pub fn human_progress() -> ProgressStyle {
 
 /// Run `taskc verify`.
 pub fn run(args: &VerifyArgs, ctx: &Context) -> Exit {
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            output::error(&format!("cannot start the async runtime: {e}"));
-            return Exit::Usage;
-        }
-    };
+    let rt = &ctx.rt;
     rt.block_on(run_async(args, ctx))
 }
 
@@ -184,7 +175,10 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
             }
             Err(e) => {
                 output::error(&format!("{}: verification could not run: {e}", l.name));
-                exit = exit.max(Exit::Usage);
+                exit = exit.max(Exit::of_pipeline(&e));
+                if exit == Exit::Interrupted {
+                    return exit;
+                }
             }
         }
     }

@@ -32,12 +32,33 @@ pub async fn open_backend(
         BackendChoice::Docker => Ok((Arc::new(DockerBackend::connect().await?), None)),
         BackendChoice::Auto => match DockerBackend::connect().await {
             Ok(d) => Ok((Arc::new(d), None)),
-            Err(e) => Ok((
-                local(),
-                Some(format!(
-                    "the Docker Engine does not answer ({e}); running on the local backend"
-                )),
-            )),
+            Err(e) => Ok((local(), Some(fallback_note(&e)))),
         },
+    }
+}
+
+/// One line saying that `--backend auto` fell back to local, and why.
+fn fallback_note(e: &BackendError) -> String {
+    let why = e.to_string();
+    let why = why.lines().next().unwrap_or("").trim();
+    format!("the Docker Engine does not answer ({why}); running on the local backend")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fallback_note_is_one_line() {
+        let e = BackendError::DockerUnreachable {
+            detail: "connection refused".into(),
+        };
+        let note = fallback_note(&e);
+        assert!(!note.contains('\n'), "{note}");
+        assert_eq!(
+            note,
+            "the Docker Engine does not answer (cannot reach the Docker daemon (connection \
+             refused)); running on the local backend"
+        );
     }
 }
