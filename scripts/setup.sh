@@ -13,6 +13,8 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium fonts-dejavu-core)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v go >/dev/null 2>&1 || need_apt+=(golang-go)
 command -v unshare >/dev/null 2>&1 || need_apt+=(util-linux)
+# The local backend sandboxes every run with bubblewrap (docs/security.md, defence 9).
+command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive

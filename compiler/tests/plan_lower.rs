@@ -180,6 +180,48 @@ fn base_image_override_changes_the_environment_id_only_through_the_dockerfile() 
 }
 
 #[test]
+fn the_base_image_content_id_enters_every_image_and_run_id() {
+    let t = cookie_split();
+    let by_name = lower_verify(&t, &opts()).unwrap();
+    let with = |id: &str| {
+        lower_verify(
+            &t,
+            &LowerOptions {
+                base_image_id: Some(id.to_string()),
+                ..opts()
+            },
+        )
+        .unwrap()
+    };
+    let a = with("sha256:aaaa");
+    let rebuilt = with("sha256:bbbb");
+    // Same Dockerfile (it names the base image by tag), different ids.
+    assert_eq!(
+        a.images.environment.dockerfile,
+        rebuilt.images.environment.dockerfile
+    );
+    assert_ne!(a.images.environment.id, rebuilt.images.environment.id);
+    assert_ne!(a.images.task.id, rebuilt.images.task.id);
+    let runs = |p: &taskc_compiler::plan::Plan| -> Vec<String> {
+        p.verify()
+            .unwrap()
+            .runs
+            .iter()
+            .map(|r| r.id.clone())
+            .collect()
+    };
+    assert!(runs(&a).iter().all(|r| !runs(&rebuilt).contains(r)));
+    assert_ne!(a.images.environment.id, by_name.images.environment.id);
+    // Deterministic given the same base image; recorded in the plan.
+    assert_eq!(a.to_json_pretty(), with("sha256:aaaa").to_json_pretty());
+    assert_eq!(
+        a.images.environment.base_image_id.as_deref(),
+        Some("sha256:aaaa")
+    );
+    assert!(!by_name.to_json_pretty().contains("base_image_id"));
+}
+
+#[test]
 fn lowering_is_byte_deterministic_across_working_directories_and_spec_paths() {
     let t = cookie_split();
     let first = lower_verify(&t, &opts()).unwrap().to_json_pretty();

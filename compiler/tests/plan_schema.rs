@@ -62,16 +62,29 @@ fn check(v: &Value, s: &Value, root: &Value, at: &str) -> Result<(), String> {
         s.get("properties").and_then(Value::as_object),
         v.as_object(),
     ) {
-        let want: Vec<&String> = props.keys().collect();
-        let have: Vec<&String> = obj.keys().collect();
-        let (mut w, mut h) = (want.clone(), have.clone());
-        w.sort();
-        h.sort();
-        if w != h {
-            return Err(format!("{at}: keys {h:?}, schema lists {w:?}"));
+        // Every key must be listed; every `required` key (all of them when the schema
+        // lists none) must be present.
+        let required: Vec<&str> = match s.get("required").and_then(Value::as_array) {
+            Some(r) => r.iter().filter_map(Value::as_str).collect(),
+            None => props.keys().map(String::as_str).collect(),
+        };
+        let mut extra: Vec<&String> = obj.keys().filter(|k| !props.contains_key(*k)).collect();
+        let mut missing: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|k| !obj.contains_key(*k))
+            .collect();
+        extra.sort();
+        missing.sort();
+        if !extra.is_empty() || !missing.is_empty() {
+            return Err(format!(
+                "{at}: keys not in the schema {extra:?}, required keys missing {missing:?}"
+            ));
         }
         for (k, sub) in props {
-            check(&obj[k], sub, root, &format!("{at}.{k}"))?;
+            if let Some(v) = obj.get(k) {
+                check(v, sub, root, &format!("{at}.{k}"))?;
+            }
         }
     } else if let (Some(extra), Some(obj)) = (s.get("additionalProperties"), v.as_object()) {
         if extra.is_object() {

@@ -352,3 +352,149 @@ async fn setup_runs_where_the_image_lives() {
     let out = f.backend.run(&req).await.unwrap();
     assert!(out.log_text().contains("from-setup"), "{}", out.log_text());
 }
+
+/// The sandbox is on where bubblewrap is installed (scripts/setup.sh installs it): these
+/// tests fail rather than skip without it.
+fn sandboxed(f: &Fixture) {
+    let status = f.backend.sandbox_status();
+    assert!(
+        status.is_sandboxed(),
+        "the local backend is not sandboxed here: {status:?} (run scripts/setup.sh)"
+    );
+}
+
+#[tokio::test]
+async fn a_sandboxed_run_sees_only_its_own_workspace() {
+    let f = fixture().await;
+    sandboxed(&f);
+    let image = f.backend.image_dir("taskc-test/local:v1");
+    let cache = f.cache.path().display().to_string();
+    let caller = std::env::current_dir().unwrap().display().to_string();
+    let script = format!(
+        r#"echo "hostname=$(hostname)"
+echo "pids=$(ls /proc | grep -c '^[0-9]')"
+echo "root=$TASKC_ROOT"
+for p in /var/run/docker.sock /run/docker.sock /sys /home /root '{caller}' '{cache}/images/.setup-x'; do
+  if [ -e "$p" ]; then echo "visible: $p"; fi
+done
+ls '{cache}/images'
+# writes into the cached image land in the run's copy
+echo rigged > "$TASKC_ROOT/opt/greeting.txt"
+# nothing else on the host is writable
+for p in /usr/rigged /etc/rigged /opt/rigged; do
+  if ( echo x > "$p" ) 2>/dev/null; then echo "wrote: $p"; fi
+done
+( mount -o remount,rw /usr ) 2>/dev/null && echo "remounted /usr"
+true"#
+    );
+    let out = f.backend.run(&request("view", &script)).await.unwrap();
+    let log = out.log_text();
+    assert_eq!(out.exit_code, Some(0), "{log}");
+    assert!(log.contains("hostname=taskc"), "{log}");
+    // bash, the pipeline's ls and grep, and bwrap's init: no host process.
+    let pids: usize = log
+        .lines()
+        .find_map(|l| l.strip_prefix("pids="))
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(pids <= 6, "{pids} processes visible: {log}");
+    assert!(log.contains(&format!("root={}", image.display())), "{log}");
+    assert!(!log.contains("visible:"), "{log}");
+    assert!(!log.contains("wrote:"), "{log}");
+    assert!(!log.contains("remounted"), "{log}");
+    // Of the cache, the run sees only the mount points of its own folders: `images/` holds
+    // its own copy and nothing else.
+    let listed: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("taskc-test"))
+        .collect();
+    assert_eq!(listed.len(), 1, "{log}");
+    assert_eq!(
+        std::fs::read_to_string(image.join("opt/greeting.txt")).unwrap(),
+        "hello from the context\n",
+        "the run wrote into the cached image"
+    );
+}
+
+#[tokio::test]
+async fn a_detached_process_dies_with_its_sandboxed_run() {
+    let f = fixture().await;
+    sandboxed(&f);
+    let marker = f.cache.path().join("outlived-probe");
+    // The daemon would write the marker (via the run's HOME, which is on the host) after
+    // the run ended; with the pid namespace gone it never does.
+    let script = r#"setsid bash -c 'sleep 2; echo alive > "$HOME/../../../../outlived-probe"; exec -a taskc-detached-probe sleep 300' >/dev/null 2>&1 < /dev/null &
+disown
+echo started"#;
+    let out = f.backend.run(&request("detach", script)).await.unwrap();
+    assert!(out.log_text().contains("started"), "{}", out.log_text());
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(!marker.exists());
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("taskc-detached-probe") || c.contains("outlived-probe"))
+        .collect();
+    assert!(
+        survivors.is_empty(),
+        "processes outlived the run: {survivors:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_harness_can_drop_to_an_unprivileged_test_user() {
+    let f = fixture().await;
+    sandboxed(&f);
+    let script = r#"mkdir -p "$TASKC_ROOT/work/repo" && chown -R 10001:10001 "$TASKC_ROOT/work/repo"
+setpriv --reuid 10001 --regid 10001 --clear-groups --no-new-privs -- bash -c '
+  echo "uid=$(id -u)"
+  touch "$TASKC_ROOT/work/repo/ok" && echo repo-writable
+  touch "$HOME/ok" && echo home-writable
+  touch "$TMPDIR/ok" /tmp/ok && echo tmp-writable
+  ( touch "$TASKC_ROOT/opt/x" ) 2>/dev/null && echo harness-writable
+  grep -q "^CapEff:.0000000000000000" /proc/self/status && echo no-caps
+'"#;
+    let out = f.backend.run(&request("drop", script)).await.unwrap();
+    let log = out.log_text();
+    for want in [
+        "uid=10001",
+        "repo-writable",
+        "home-writable",
+        "tmp-writable",
+        "no-caps",
+    ] {
+        assert!(log.contains(want), "no `{want}`: {log}");
+    }
+    assert!(!log.contains("harness-writable"), "{log}");
+}
+
+#[tokio::test]
+async fn unsandboxed_the_backend_refuses_a_predictions_code() {
+    let cache = tempfile::tempdir().unwrap();
+    let backend = LocalBackend::new(cache.path()).with_bwrap(None);
+    assert!(!backend.sandbox_status().is_sandboxed());
+    let build = ImageBuild {
+        tag: "taskc-test/unsandboxed:v1".into(),
+        ..Default::default()
+    };
+    backend.ensure_image(&build).await.unwrap();
+    let marker = cache.path().join("agent-code-ran");
+    let mut req = RunRequest::new(
+        "taskc-test/unsandboxed:v1",
+        "r",
+        "s",
+        format!("touch '{}'", marker.display()),
+    );
+    req.untrusted = true;
+    let err = backend.run(&req).await.unwrap_err();
+    assert!(matches!(err, BackendError::Unsandboxed { .. }), "{err}");
+    assert!(err.to_string().contains("bubblewrap"), "{err}");
+    assert!(!marker.exists());
+    // The spec's own baselines still run.
+    req.untrusted = false;
+    let out = backend.run(&req).await.unwrap();
+    assert_eq!(out.exit_code, Some(0), "{}", out.log_text());
+    assert!(marker.exists());
+}

@@ -32,9 +32,32 @@ pub struct GcArgs {
     pub keep: Vec<PathBuf>,
 }
 
+/// Keep the images and results of `task`'s plans lowered with `opts`.
+fn add_plans(keep: &mut GcKeep, task: &taskc_compiler::model::Task, opts: &LowerOptions) {
+    let exhaustive = LowerOptions {
+        exhaustive: true,
+        ..opts.clone()
+    };
+    let plans = [
+        lower_verify(task, opts),
+        lower_verify(task, &exhaustive),
+        lower_score(task, opts, ScoreMode::Joint),
+        lower_score(task, opts, ScoreMode::Independent),
+        lower_workspace(task, opts, WorkspaceMode::Joint),
+    ];
+    for plan in plans {
+        match plan {
+            Ok(p) => keep.add_plan(&p),
+            // Exhaustive verification may exceed the target limit: the others still count.
+            Err(_) => continue,
+        }
+    }
+}
+
 /// Run `taskc gc`.
 pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
     let mut keep = GcKeep::default();
+    let mut kept = Vec::new();
     for spec in &args.keep {
         let loaded = match load_checked(spec, ctx) {
             Ok(l) => l,
@@ -49,31 +72,19 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
         let opts = LowerOptions {
             base_image_override: loaded.base_image_override.clone(),
             exhaustive: false,
+            base_image_id: None,
         };
-        let exhaustive = LowerOptions {
-            exhaustive: true,
-            ..opts.clone()
-        };
-        let plans = [
-            lower_verify(&loaded.task, &opts),
-            lower_verify(&loaded.task, &exhaustive),
-            lower_score(&loaded.task, &opts, ScoreMode::Joint),
-            lower_score(&loaded.task, &opts, ScoreMode::Independent),
-            lower_workspace(&loaded.task, &opts, WorkspaceMode::Joint),
-        ];
-        for plan in plans {
-            match plan {
-                Ok(p) => keep.add_plan(&p),
-                // Exhaustive verification may exceed the target limit: the others still count.
-                Err(_) => continue,
-            }
-        }
+        add_plans(&mut keep, &loaded.task, &opts);
+        kept.push((loaded, opts));
     }
-    let rt = &ctx.rt;
-    rt.block_on(run_async(args, &keep))
+    ctx.rt.block_on(run_async(args, keep, &kept))
 }
 
-async fn run_async(args: &GcArgs, keep: &GcKeep) -> Exit {
+async fn run_async(
+    args: &GcArgs,
+    mut keep: GcKeep,
+    kept: &[(super::spec::Loaded, LowerOptions)],
+) -> Exit {
     let cache = args.cache.clone().unwrap_or_else(pipeline::default_cache);
     let backend = match pipeline::open_backend(args.backend.into(), &cache).await {
         Ok((backend, note)) => {
@@ -89,6 +100,23 @@ async fn run_async(args: &GcArgs, keep: &GcKeep) -> Exit {
             return Exit::Usage;
         }
     };
+    // Images and results carry ids that fold the base image's content id in.
+    for (loaded, opts) in kept {
+        match pipeline::resolve_existing_base(backend.as_ref(), opts, &loaded.site, &loaded.task)
+            .await
+        {
+            Ok(Some(resolved)) => add_plans(&mut keep, &loaded.task, &resolved),
+            Ok(None) => {}
+            Err(e) => {
+                output::error(&format!(
+                    "{}: cannot tell what it needs ({e}); nothing was removed",
+                    loaded.name
+                ));
+                return Exit::Usage;
+            }
+        }
+    }
+    let keep = &keep;
     let report = match pipeline::gc(backend.as_ref(), &cache, keep, args.dry_run).await {
         Ok(r) => r,
         Err(e) => {

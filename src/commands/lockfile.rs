@@ -20,6 +20,7 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
     let opts = LowerOptions {
         base_image_override: l.base_image_override.clone(),
         exhaustive: false,
+        base_image_id: None,
     };
     let inputs = lock_inputs(&l.task, &opts).map_err(|e| format!("{}: {e}", l.name))?;
     let mut lock = Lock::new(&l.task.id, inputs);
@@ -99,6 +100,7 @@ pub fn lock_diagnostics(
     let opts = LowerOptions {
         base_image_override,
         exhaustive: false,
+        base_image_id: None,
     };
     match stale_inputs_with(task, &lock, &opts) {
         Ok(stale) => stale_lock_diagnostic(&lock_name, name, id, &text, &stale)

@@ -50,6 +50,7 @@ pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
     let opts = LowerOptions {
         base_image_override: loaded.base_image_override.clone(),
         exhaustive: args.exhaustive,
+        base_image_id: None,
     };
     let plan = match args.mode {
         PlanMode::Verify => lower_verify(&loaded.task, &opts),

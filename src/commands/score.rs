@@ -179,6 +179,7 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             lower: LowerOptions {
                 base_image_override: l.base_image_override.clone(),
                 exhaustive: false,
+                base_image_id: None,
             },
             mode,
             rerun_invalid: args.rerun_invalid,

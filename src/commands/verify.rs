@@ -149,6 +149,7 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
             lower: LowerOptions {
                 base_image_override: l.base_image_override.clone(),
                 exhaustive: args.exhaustive,
+                base_image_id: None,
             },
             repeat: args.repeat as usize,
             site: l.site.clone(),

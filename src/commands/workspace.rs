@@ -61,6 +61,7 @@ pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Exit {
     let opts = LowerOptions {
         base_image_override: loaded.base_image_override.clone(),
         exhaustive: false,
+        base_image_id: None,
     };
     let plan = match lower_workspace(&loaded.task, &opts, args.mode.into()) {
         Ok(p) => p,

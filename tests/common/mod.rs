@@ -10,6 +10,7 @@ pub fn root() -> PathBuf {
 
 /// Whether the Docker tests run: they do unless `TASKC_SKIP_DOCKER=1`; when they should
 /// and the engine does not answer, the test FAILS (no silent skip).
+#[allow(dead_code)] // not every test binary runs Docker
 pub fn docker_or_skip() -> bool {
     if std::env::var_os("TASKC_SKIP_DOCKER").is_some_and(|v| v == "1") {
         eprintln!("TASKC_SKIP_DOCKER=1: skipping a Docker test");

@@ -75,11 +75,13 @@ pub fn spec_digest(task: &Task) -> String {
     canonical_digest("taskc.spec/1", &doc)
 }
 
-/// Every input of `task`'s verification. `opts.exhaustive` is ignored: the lock names the
-/// ordinary verification plan.
+/// Every input of `task`'s verification. `opts.exhaustive` and `opts.base_image_id` are
+/// ignored: the lock names the ordinary verification plan, the same on every machine (a
+/// base image's content id differs between machines that bootstrapped it).
 pub fn lock_inputs(task: &Task, opts: &LowerOptions) -> Result<Inputs, LowerError> {
     let plain = LowerOptions {
         exhaustive: false,
+        base_image_id: None,
         ..opts.clone()
     };
     let plan = lower_verify(task, &plain)?;

@@ -96,7 +96,10 @@ pub(crate) fn env_image(
             message: msg,
         }
     })?;
-    let digest = canonical_digest("taskc.env-image/1", &dockerfile);
+    let digest = match &opts.base_image_id {
+        None => canonical_digest("taskc.env-image/1", &dockerfile),
+        Some(id) => canonical_digest("taskc.env-image/2", &(&dockerfile, id)),
+    };
 
     let setup = match params.get("local-setup") {
         Some(Param::List(s)) => s.clone(),
@@ -112,6 +115,7 @@ pub(crate) fn env_image(
         recipe: r.name.clone(),
         params,
         base_image,
+        base_image_id: opts.base_image_id.clone(),
         dockerfile,
         local: LocalEnv {
             id: short_id("env", &local_digest),

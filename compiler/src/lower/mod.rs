@@ -28,6 +28,11 @@ pub struct LowerOptions {
     pub base_image_override: Option<String>,
     /// Verify every target against every gold subset (N·2^N runs) to check `uses`.
     pub exhaustive: bool,
+    /// The content id of the base image (the engine's image id, `sha256:…`), resolved by the
+    /// runtime before lowering: it enters the environment image's id, so rebuilding the base
+    /// image rebuilds every image and reruns every run on top of it. `None` (no engine, or the
+    /// local backend) leaves the id a function of the base image's name only.
+    pub base_image_id: Option<String>,
 }
 
 /// Why a task could not be lowered. The checker rules most of these out; they remain

@@ -19,12 +19,16 @@ pub struct Images {
 pub struct EnvImage {
     /// `img-<16 hex>`.
     pub id: String,
-    /// sha256 over the rendered Dockerfile (which names the base image).
+    /// sha256 over the rendered Dockerfile (which names the base image) and, when resolved,
+    /// the base image's content id.
     pub digest: String,
     pub recipe: String,
     /// Recipe parameters, defaults filled in.
     pub params: BTreeMap<String, Param>,
     pub base_image: String,
+    /// The base image's content id when the runtime resolved it (it then enters `digest`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_image_id: Option<String>,
     pub dockerfile: String,
     /// The same environment on the local backend (no containers).
     pub local: LocalEnv,

@@ -24,12 +24,16 @@ pub enum BackendError {
         help: String,
     },
 
-    /// An image build reported an error.
-    #[error("building image `{tag}` failed: {detail}\n--- last build output ---\n{log_tail}")]
+    /// An image build reported an error. `log` is the whole build output; the message shows
+    /// its first error lines (the pipeline also keeps the whole log in the cache).
+    #[error(
+        "building image `{tag}` failed: {detail}{}",
+        super::build_log::excerpt_block(log)
+    )]
     ImageBuild {
         tag: String,
         detail: String,
-        log_tail: String,
+        log: String,
     },
 
     /// A run named an image that was never built.
@@ -60,6 +64,14 @@ pub enum BackendError {
         #[source]
         source: std::io::Error,
     },
+
+    /// A prediction's code would run on the host: the local backend cannot sandbox here.
+    #[error(
+        "the local backend refuses to run the code of prediction run `{run_id}` unsandboxed: \
+         {reason}\n  help: install bubblewrap (`apt-get install bubblewrap`; scripts/setup.sh \
+         does), score on `--backend docker`, or score only the `gold`/`empty` baselines"
+    )]
+    Unsandboxed { run_id: String, reason: String },
 
     /// This backend cannot do what was asked (e.g. tag an image on the local backend).
     #[error("the {backend} backend cannot {op}\n  help: {help}")]

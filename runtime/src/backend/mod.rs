@@ -13,6 +13,7 @@
 //!   error or timeout;
 //! - a run's combined output is capped at [`LOG_CAP`] bytes, with a truncation marker.
 
+pub mod build_log;
 mod error;
 mod gc;
 mod log_buffer;
@@ -43,6 +44,17 @@ pub trait Backend: Send + Sync {
     /// Builds `build.tag` unless it already exists.
     fn ensure_image<'a>(&'a self, build: &'a ImageBuild)
         -> BoxFuture<'a, Result<(), BackendError>>;
+
+    /// The content id of the image tagged `tag` (Docker: its image id `sha256:…`), so that
+    /// ids built on it change when it is rebuilt; `None` for backends whose images do not
+    /// start from an engine image (local). A missing image is [`BackendError::ImageMissing`].
+    fn image_content_id<'a>(
+        &'a self,
+        tag: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, BackendError>> {
+        let _ = tag;
+        Box::pin(async { Ok(None) })
+    }
 
     /// Gives the built image `image` the extra name `name` (`repo[:tag]`), so an agent
     /// harness can start it. A backend without named images refuses with

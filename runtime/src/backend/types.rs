@@ -70,6 +70,10 @@ pub struct RunRequest {
     pub network: bool,
     /// Absolute container paths (files or folders) read back after the run.
     pub collect: Vec<String>,
+    /// The script applies patches that are not the spec's own (a prediction other than the
+    /// `gold`/`empty` baselines): an agent's code runs. A backend that cannot isolate it
+    /// (the local backend without bubblewrap) refuses the run.
+    pub untrusted: bool,
 }
 
 impl RunRequest {
@@ -92,6 +96,7 @@ impl RunRequest {
             limits: Limits::default(),
             network: false,
             collect: Vec::new(),
+            untrusted: false,
         }
     }
 }

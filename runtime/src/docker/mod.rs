@@ -92,7 +92,7 @@ impl DockerBackend {
                 detail: format!(
                     "the build context must not contain a file named `{DOCKERFILE_NAME}`"
                 ),
-                log_tail: String::new(),
+                log: String::new(),
             });
         }
         let mut files = vec![TarFile {
@@ -110,7 +110,7 @@ impl DockerBackend {
         let context = build_tar(&files).map_err(|e| BackendError::ImageBuild {
             tag: build.tag.clone(),
             detail: format!("cannot write the build context archive: {e}"),
-            log_tail: String::new(),
+            log: String::new(),
         })?;
         let mut labels: HashMap<String, String> = build
             .labels
@@ -425,12 +425,10 @@ impl DockerBackend {
 }
 
 fn build_failed(tag: &str, detail: String, log: &str) -> BackendError {
-    let tail: Vec<&str> = log.lines().rev().take(40).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
     BackendError::ImageBuild {
         tag: tag.to_string(),
         detail: detail.trim().to_string(),
-        log_tail: tail.join("\n"),
+        log: log.to_string(),
     }
 }
 
@@ -499,6 +497,24 @@ impl Backend for DockerBackend {
                 return Ok(());
             }
             self.build(build).await
+        })
+    }
+
+    fn image_content_id<'a>(
+        &'a self,
+        tag: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, BackendError>> {
+        Box::pin(async move {
+            match self.docker.inspect_image(tag).await {
+                Ok(image) => Ok(image.id),
+                Err(e) if is_not_found(&e) => Err(BackendError::ImageMissing {
+                    tag: tag.to_string(),
+                    help: "build the base image with `taskc image bootstrap`, or name one that \
+                           exists in `taskc.toml` (`[images] base`)"
+                        .into(),
+                }),
+                Err(e) => Err(docker_error("inspect image", tag, e)),
+            }
         })
     }
 

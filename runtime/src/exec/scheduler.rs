@@ -69,6 +69,8 @@ pub struct Job {
     /// The prediction's short id (`pred-<16 hex>`) when scoring.
     pub prediction: Option<String>,
     pub predictions: BTreeMap<String, String>,
+    /// The patches are not the spec's own: an agent's code runs (see `RunRequest::untrusted`).
+    pub untrusted: bool,
 }
 
 impl Job {
@@ -78,6 +80,7 @@ impl Job {
             run: run.clone(),
             prediction: None,
             predictions: BTreeMap::new(),
+            untrusted: false,
         }
     }
 
@@ -264,6 +267,7 @@ impl Executor {
         req.timeout = Duration::from_secs(timeout);
         req.limits = self.limits;
         req.network = job.run.network;
+        req.untrusted = job.untrusted;
         Ok((req, canaries))
     }
 }

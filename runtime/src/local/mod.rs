@@ -1,4 +1,5 @@
-//! The local backend: runs scripts as host processes in throw-away workspaces.
+//! The local backend: runs scripts with the host's toolchains in throw-away workspaces,
+//! each inside a bubblewrap sandbox ([`sandbox`]).
 //!
 //! An "image" is a folder `<cache>/images/<name>/` standing for the container's `/`: the
 //! build context files are written there and `local_setup` commands run in it once. A run
@@ -6,18 +7,32 @@
 //! path `/work/x` → `root/work/x`), and runs the script with a cleared environment:
 //! `PATH`, `LANG`, `LC_ALL`, `HOME` and `TMPDIR` (both inside the workspace) and
 //! `TASKC_ROOT` (the mapped `/`; the Docker backend sets it to the empty string, so scripts
-//! written as `"$TASKC_ROOT/work/x"` run unchanged on both). Nothing is written outside the
-//! cache folder. Runs with `network: false` get a network namespace of their own (loopback
-//! only) when `unshare` allows it. Not a sandbox: no memory, CPU or process limits.
+//! written as `"$TASKC_ROOT/work/x"` run unchanged on both). Inside the sandbox the run's
+//! copy is mounted at the image folder's path (`TASKC_ROOT` is that path), so absolute paths
+//! setup recorded resolve into the copy; the cached image itself, the rest of the cache,
+//! the caller's folder, other processes and the Docker socket are not visible, and the
+//! run's workspace is the only writable place. The script's output reaches taskc through a
+//! pipe. No memory or CPU limits.
+//!
+//! Without bubblewrap (or when the host refuses a namespace it needs) the backend runs
+//! unsandboxed: [`LocalBackend::sandbox_status`] says why, and a run marked
+//! [`RunRequest::untrusted`] (a prediction's code) is refused with
+//! [`BackendError::Unsandboxed`]. Unsandboxed runs with `network: false` still get a
+//! network namespace when `unshare` allows it.
 
 mod fs_tree;
 mod gc;
 mod process;
+mod sandbox;
+
+pub use sandbox::{SandboxStatus, BWRAP_VAR};
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
@@ -28,6 +43,7 @@ use crate::backend::{
     RunOutcome, RunRequest, LOG_CAP,
 };
 use fs_tree::{collect, copy_tree, map_path, write_file};
+use sandbox::{Mounts, Sandbox};
 
 /// The `PATH` runs and setup commands see unless changed with [`LocalBackend::with_path`].
 pub const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -40,8 +56,14 @@ const READY_MARKER: &str = ".taskc-image-ready";
 pub struct LocalBackend {
     cache: PathBuf,
     path_var: String,
-    /// Wrapper giving a run no network (`unshare --net --`), when the host allows it.
+    /// Wrapper giving an unsandboxed run no network (`unshare --net --`), when allowed.
     no_network: Option<Vec<String>>,
+    /// Folders no sandbox shows even below a shown folder (besides the cache).
+    hidden: Vec<PathBuf>,
+    /// The bubblewrap program chosen with [`LocalBackend::with_bwrap`] (`Some(None)`: none).
+    bwrap: Option<Option<PathBuf>>,
+    /// The sandbox, probed on first use (after the builder calls), or why there is none.
+    sandbox: Arc<OnceLock<Result<Sandbox, String>>>,
     /// Serialises image preparation within this process.
     build_lock: Arc<tokio::sync::Mutex<()>>,
 }
@@ -54,19 +76,59 @@ impl LocalBackend {
             cache: cache.into(),
             path_var: DEFAULT_PATH.to_string(),
             no_network: process::probe_network_isolation(),
+            hidden: Vec::new(),
+            bwrap: None,
+            sandbox: Arc::new(OnceLock::new()),
             build_lock: Arc::new(tokio::sync::Mutex::new(())),
         }
     }
 
-    /// Whether runs with `network: false` really have no network (a new network namespace
-    /// via `unshare`). When `false`, they run with the host's network: callers should warn.
+    /// Folders no run may see (e.g. the whole taskc cache, the spec's folder), besides this
+    /// backend's own cache folder, which is always hidden.
+    pub fn with_hidden(mut self, paths: impl IntoIterator<Item = PathBuf>) -> LocalBackend {
+        self.hidden.extend(paths);
+        self.sandbox = Arc::new(OnceLock::new());
+        self
+    }
+
+    /// Use this bubblewrap program (`None`: run unsandboxed) instead of `$TASKC_BWRAP` or
+    /// `bwrap` on `PATH`.
+    pub fn with_bwrap(mut self, program: Option<PathBuf>) -> LocalBackend {
+        self.bwrap = Some(program);
+        self.sandbox = Arc::new(OnceLock::new());
+        self
+    }
+
+    /// Whether runs are sandboxed with bubblewrap, and if not, why (probed once).
+    pub fn sandbox_status(&self) -> SandboxStatus {
+        match self.sandbox() {
+            Ok(s) => SandboxStatus::Sandboxed {
+                bwrap: s.program().to_path_buf(),
+            },
+            Err(reason) => SandboxStatus::Unsandboxed {
+                reason: reason.clone(),
+            },
+        }
+    }
+
+    fn sandbox(&self) -> &Result<Sandbox, String> {
+        self.sandbox.get_or_init(|| {
+            let mut hidden = vec![self.cache.clone()];
+            hidden.extend(self.hidden.iter().cloned());
+            Sandbox::probe(self.bwrap.clone(), &self.path_var, &hidden)
+        })
+    }
+
+    /// Whether runs with `network: false` really have no network (a new network namespace,
+    /// from the sandbox or `unshare`). When `false`, they run with the host's network.
     pub fn isolates_network(&self) -> bool {
-        self.no_network.is_some()
+        self.sandbox().is_ok() || self.no_network.is_some()
     }
 
     /// Replaces the `PATH` given to runs and used to check `local_requires`.
     pub fn with_path(mut self, path_var: impl Into<String>) -> LocalBackend {
         self.path_var = path_var.into();
+        self.sandbox = Arc::new(OnceLock::new());
         self
     }
 
@@ -157,7 +219,7 @@ impl LocalBackend {
             let target = map_path(root, &file.path).ok_or_else(|| BackendError::ImageBuild {
                 tag: build.tag.clone(),
                 detail: format!("context file `{}` escapes the image folder", file.path),
-                log_tail: String::new(),
+                log: String::new(),
             })?;
             write_file(&target, &file.bytes, file.mode)
                 .map_err(|e| BackendError::io("write context file", &target, e))?;
@@ -165,10 +227,30 @@ impl LocalBackend {
         let env = self.base_env(root, &home, &tmp);
         for command in &build.local_setup {
             let log = scratch.path().join("setup.log");
-            let finished =
-                process::run_script(&[], command, root, &env, &log, Duration::from_secs(3600))
-                    .await
-                    .map_err(|e| BackendError::io("run setup command in", root, e))?;
+            // Setup may use the network (package indexes); it sees and writes only its image
+            // folder and its scratch folder.
+            let (mut argv, cwd) = match self.sandbox() {
+                Ok(sandbox) => {
+                    let mounts = Mounts {
+                        rw: vec![(root, root), (scratch.path(), scratch.path())],
+                        chdir: root,
+                        network: true,
+                    };
+                    (sandbox.argv(&mounts), scratch.path())
+                }
+                Err(_) => (Vec::new(), root),
+            };
+            argv.extend(bash(command));
+            let finished = process::run_script(
+                &argv,
+                cwd,
+                &env,
+                &log,
+                Duration::from_secs(3600),
+                LOG_CAP as u64 + 1,
+            )
+            .await
+            .map_err(|e| BackendError::io("run setup command in", root, e))?;
             if finished.exit_code != Some(0) {
                 let output = fs::read(&log).unwrap_or_default();
                 return Err(BackendError::LocalSetup {
@@ -191,6 +273,13 @@ impl LocalBackend {
             run_id: req.run_id.clone(),
             detail,
         };
+        let sandbox = self.sandbox();
+        if let (true, Err(reason)) = (req.untrusted, sandbox) {
+            return Err(BackendError::Unsandboxed {
+                run_id: req.run_id.clone(),
+                reason: reason.clone(),
+            });
+        }
         for path in req
             .uploads
             .iter()
@@ -223,6 +312,9 @@ impl LocalBackend {
         let _ = fs::remove_file(root.join(READY_MARKER));
         for dir in [&home, &tmp] {
             fs::create_dir_all(dir).map_err(|e| BackendError::io("create folder", dir, e))?;
+            // The test user (not root) writes there too.
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o1777))
+                .map_err(|e| BackendError::io("set permissions of", dir, e))?;
         }
         for upload in &req.uploads {
             let target = map_path(&root, &upload.path)
@@ -233,17 +325,46 @@ impl LocalBackend {
         let cwd = map_path(&root, &req.workdir)
             .ok_or_else(|| invalid(format!("workdir `{}` escapes", req.workdir)))?;
         fs::create_dir_all(&cwd).map_err(|e| BackendError::io("create workdir", &cwd, e))?;
-        let mut env = self.base_env(&root, &home, &tmp);
-        env.extend(req.env.iter().map(|(k, v)| (k.clone(), v.clone())));
         let log_path = workspace.path().join("output.log");
-        let started = Instant::now();
-        let prefix = match (&self.no_network, req.network) {
-            (Some(prefix), false) => prefix.as_slice(),
-            _ => &[],
+        // Sandboxed, the run's copy is mounted where the image lives: TASKC_ROOT is the image
+        // folder's path, and paths setup recorded there resolve into the copy.
+        let (mut argv, env_root, outer_cwd) = match sandbox {
+            Ok(sandbox) => {
+                let inside_cwd = map_path(&image, &req.workdir)
+                    .ok_or_else(|| invalid(format!("workdir `{}` escapes", req.workdir)))?;
+                let mounts = Mounts {
+                    rw: vec![(&root, &image), (&home, &home), (&tmp, &tmp)],
+                    chdir: &inside_cwd,
+                    network: req.network,
+                };
+                (
+                    sandbox.argv(&mounts),
+                    image.clone(),
+                    workspace.path().to_path_buf(),
+                )
+            }
+            Err(_) => {
+                let prefix: Vec<OsString> = match (&self.no_network, req.network) {
+                    (Some(prefix), false) => prefix.iter().map(OsString::from).collect(),
+                    _ => Vec::new(),
+                };
+                (prefix, root.clone(), cwd.clone())
+            }
         };
-        let finished = process::run_script(prefix, &req.script, &cwd, &env, &log_path, req.timeout)
-            .await
-            .map_err(|e| BackendError::io("start bash in", &cwd, e))?;
+        argv.extend(bash(&req.script));
+        let mut env = self.base_env(&env_root, &home, &tmp);
+        env.extend(req.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let started = Instant::now();
+        let finished = process::run_script(
+            &argv,
+            &outer_cwd,
+            &env,
+            &log_path,
+            req.timeout,
+            LOG_CAP as u64 + 1,
+        )
+        .await
+        .map_err(|e| BackendError::io("start bash in", &cwd, e))?;
         let duration = started.elapsed();
         let (log, log_truncated) = read_capped(&log_path)?;
         let mut collected = BTreeMap::new();
@@ -267,6 +388,11 @@ impl LocalBackend {
             collected,
         })
     }
+}
+
+/// `bash -euo pipefail -c script`.
+fn bash(script: &str) -> [OsString; 5] {
+    ["bash", "-euo", "pipefail", "-c", script].map(OsString::from)
 }
 
 /// A file-system-safe, collision-free folder name for a tag or session.

@@ -1,5 +1,9 @@
-//! Running one script as its own process group, with a timeout that kills the whole group.
+//! Running one script as its own process group, with a timeout that kills the whole group,
+//! and its output read through a pipe (code in the run cannot seek, truncate or rewrite
+//! what taskc already received).
 
+use std::ffi::OsString;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -32,37 +36,62 @@ impl Drop for GroupGuard {
     }
 }
 
-/// Runs `[prefix…] bash -euo pipefail -c script` in `cwd` with exactly `env`, both output
-/// streams written to `log`; kills the process group on timeout and after exit (no leftovers).
-/// `prefix` is a wrapper that execs its arguments (e.g. `unshare --net --`).
+/// How long output still in the pipe is read after the script ended and its group was
+/// killed (an unsandboxed daemon could hold the pipe open for ever).
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// Runs `argv` (the program, then its arguments) in `cwd` with exactly `env`; both output
+/// streams go through one pipe into `log`, of which at most `cap` bytes are kept (the rest
+/// is read and dropped). Kills the process group on timeout and after exit (no leftovers).
 pub(crate) async fn run_script(
-    prefix: &[String],
-    script: &str,
+    argv: &[OsString],
     cwd: &Path,
     env: &[(String, String)],
     log: &Path,
     timeout: Duration,
+    cap: u64,
 ) -> std::io::Result<Finished> {
-    let out = std::fs::File::create(log)?;
-    let err = out.try_clone()?;
-    let mut cmd = match prefix.split_first() {
-        Some((program, args)) => {
-            let mut cmd = Command::new(program);
-            cmd.args(args).arg("bash");
-            cmd
-        }
-        None => Command::new("bash"),
+    let Some((program, args)) = argv.split_first() else {
+        return Err(std::io::Error::other("no program to run"));
     };
-    cmd.args(["-euo", "pipefail", "-c", script])
+    let (mut reader, writer) = std::io::pipe()?;
+    let mut file = std::fs::File::create(log)?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
         .current_dir(cwd)
         .env_clear()
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
-        .stdout(Stdio::from(out))
-        .stderr(Stdio::from(err))
+        .stdout(Stdio::from(writer.try_clone()?))
+        .stderr(Stdio::from(writer))
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = cmd.spawn()?;
+    let spawned = cmd.spawn();
+    // The parent's copies of the write end go with `cmd`: EOF comes when the run's close.
+    drop(cmd);
+    let mut child = spawned?;
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<std::io::Result<()>>();
+    std::thread::spawn(move || {
+        let mut kept: u64 = 0;
+        let mut buf = vec![0u8; 64 * 1024];
+        let result = loop {
+            match reader.read(&mut buf) {
+                Ok(0) => break Ok(()),
+                Ok(n) => {
+                    let room = cap.saturating_sub(kept).min(n as u64) as usize;
+                    if room > 0 {
+                        if let Err(e) = file.write_all(&buf[..room]) {
+                            break Err(e);
+                        }
+                        kept += room as u64;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        let _ = done_tx.send(result);
+    });
     let mut guard = GroupGuard(child.id().map(|p| p as i32));
     let finished = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(status) => {
@@ -86,11 +115,18 @@ pub(crate) async fn run_script(
         }
     };
     guard.kill();
+    match tokio::time::timeout(DRAIN, done_rx).await {
+        Ok(Ok(Err(e))) => return Err(e),
+        Ok(_) => {}
+        // Something outside the run still holds the pipe: what arrived so far is the log.
+        Err(_) => {}
+    }
     Ok(finished)
 }
 
 /// A wrapper that puts a command in a new network namespace with only loopback, if this
 /// host allows it (`unshare --net` as root, `unshare --map-root-user --net` otherwise).
+/// Used only when the sandbox is unavailable.
 pub(crate) fn probe_network_isolation() -> Option<Vec<String>> {
     let candidates: [&[&str]; 2] = [
         &["unshare", "--net", "--"],

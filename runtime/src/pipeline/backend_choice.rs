@@ -24,15 +24,38 @@ pub async fn open_backend(
     // The local backend runs the user's own toolchains: it keeps the caller's PATH (HOME,
     // TMPDIR and everything else are still redirected into each run's workspace).
     let path = std::env::var("PATH").unwrap_or_else(|_| crate::local::DEFAULT_PATH.to_string());
+    // Runs never see the cache (results, mirrors, other images) nor the folder taskc was
+    // started in (typically the spec's).
+    let hidden: Vec<std::path::PathBuf> = std::iter::once(cache.to_path_buf())
+        .chain(std::env::current_dir().ok())
+        .collect();
     let local = || {
-        Arc::new(LocalBackend::new(cache.join("local")).with_path(path.clone())) as Arc<dyn Backend>
+        let backend = LocalBackend::new(cache.join("local"))
+            .with_path(path.clone())
+            .with_hidden(hidden.clone());
+        let note = match backend.sandbox_status() {
+            crate::local::SandboxStatus::Sandboxed { .. } => None,
+            crate::local::SandboxStatus::Unsandboxed { reason } => Some(format!(
+                "the local backend runs unsandboxed ({reason}): only the gold/empty baselines \
+                 may be scored on it"
+            )),
+        };
+        (Arc::new(backend) as Arc<dyn Backend>, note)
     };
     match choice {
-        BackendChoice::Local => Ok((local(), None)),
+        BackendChoice::Local => Ok(local()),
         BackendChoice::Docker => Ok((Arc::new(DockerBackend::connect().await?), None)),
         BackendChoice::Auto => match DockerBackend::connect().await {
             Ok(d) => Ok((Arc::new(d), None)),
-            Err(e) => Ok((local(), Some(fallback_note(&e)))),
+            Err(e) => {
+                let (backend, sandbox) = local();
+                let fallback = fallback_note(&e);
+                let note = match sandbox {
+                    Some(s) => format!("{fallback}; {s}"),
+                    None => fallback,
+                };
+                Ok((backend, Some(note)))
+            }
         },
     }
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::Plan;
 
+use super::build_log::ensure_image_logged;
 use super::{PipelineError, Session, Site};
 use crate::exec::images::{env_build, task_build};
 use crate::repo::{materialize, RepoSource};
@@ -53,12 +54,13 @@ pub async fn prepare_images(
 
     let env = &plan.images.environment;
     let exec = executor_for_images(session);
-    exec.ensure_image(&env_build(plan, &env.base_image)).await?;
+    let cache = &session.cache;
+    ensure_image_logged(&exec, &env_build(plan, &env.base_image), cache).await?;
     let build = task_build(plan, &dirs).map_err(|source| PipelineError::Io {
         what: "reading the materialised repositories".into(),
         source,
     })?;
-    exec.ensure_image(&build).await?;
+    ensure_image_logged(&exec, &build, cache).await?;
     Ok(build.tag)
 }
 
@@ -70,7 +72,7 @@ fn ensure_dir(p: &Path) -> Result<&Path, PipelineError> {
     Ok(p)
 }
 
-fn executor_for_images(session: &Session) -> crate::exec::Executor {
+pub(crate) fn executor_for_images(session: &Session) -> crate::exec::Executor {
     crate::exec::Executor {
         backend: session.backend.clone(),
         store: crate::exec::ResultStore::new(&session.cache, session.backend.name()),

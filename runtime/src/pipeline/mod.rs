@@ -2,6 +2,8 @@
 //! images, and execute a verification (scoring and workspaces build on the same pieces).
 
 mod backend_choice;
+mod base_image;
+mod build_log;
 mod gc;
 mod images;
 mod project;
@@ -12,6 +14,10 @@ mod workspace;
 
 pub use crate::backend::{session_is_live, GcItem, GcReport, BASE_IMAGE_PREFIX};
 pub use backend_choice::{open_backend, BackendChoice};
+pub use base_image::{
+    ca_layer, read_ca_certificates, resolve_base, resolve_existing_base, CaCertificate, CA_LABEL,
+};
+pub use build_log::build_log_path;
 pub use gc::{gc, GcKeep};
 pub use images::prepare_images;
 pub use project::{Project, ProjectError, ProjectWarning, PROJECT_FILE};
@@ -55,6 +61,14 @@ pub enum PipelineError {
     Backend(#[from] BackendError),
     #[error(transparent)]
     Exec(#[from] ExecError),
+    #[error("building image `{tag}` failed: {detail}{excerpt}\n  full build log: {log_path}")]
+    ImageBuild {
+        tag: String,
+        detail: String,
+        /// The first error lines of the log, as a block (see `backend::build_log`).
+        excerpt: String,
+        log_path: String,
+    },
     #[error("cannot materialise repository `{repo}`: {source}")]
     Repo {
         repo: String,

@@ -7,7 +7,7 @@ use taskc_compiler::lower::{lower_score, LowerOptions};
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::{PlanBody, PlanKind, ScoreMode};
 
-use super::{prepare_images, PipelineError, Session, Site};
+use super::{prepare_images, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
 use crate::grade::{grade, scored_runs, PredictionGrade, TaskFacts, TaskOracle};
 use crate::predictions::Prediction;
@@ -39,7 +39,8 @@ pub async fn score(
     predictions: &[Prediction],
     opts: &ScoreOptions,
 ) -> Result<ScoreOutcome, PipelineError> {
-    let plan = lower_score(task, &opts.lower, opts.mode)?;
+    let lower = resolve_base(session, &opts.lower, &opts.site, task).await?;
+    let plan = lower_score(task, &lower, opts.mode)?;
     let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
     let store = ResultStore::new(&session.cache, session.backend.name());
     let PlanBody::Score { score: splan } = &plan.body else {
@@ -55,6 +56,7 @@ pub async fn score(
                 run: r.clone(),
                 prediction: Some(p.short_id()),
                 predictions: p.patches.clone(),
+                untrusted: !p.is_baseline(task),
             };
             let key = job.key(0);
             if opts.rerun_invalid && store.get(&key).is_some_and(|res| !res.is_valid()) {

@@ -6,7 +6,7 @@ use taskc_compiler::lower::{lower_verify, LowerOptions};
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::{Plan, PlanBody, PlanKind};
 
-use super::{prepare_images, PipelineError, Session, Site};
+use super::{prepare_images, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
 use crate::verify::{evaluate, Verification};
 
@@ -35,7 +35,8 @@ pub async fn verify(
     spec_dir: &Path,
     opts: &VerifyOptions,
 ) -> Result<VerifyOutcome, PipelineError> {
-    let plan = lower_verify(task, &opts.lower)?;
+    let lower = resolve_base(session, &opts.lower, &opts.site, task).await?;
+    let plan = lower_verify(task, &lower)?;
     let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
     let exec = Executor {
         backend: session.backend.clone(),

@@ -95,6 +95,14 @@ pub async fn tag_task_image(
     site: &Site,
     tag: &str,
 ) -> Result<String, PipelineError> {
+    // The images of `plan`, with the base image resolved on the backend (its content id
+    // enters the image ids; the site's CA certificates are layered on it).
+    let lower = taskc_compiler::lower::LowerOptions {
+        base_image_override: Some(plan.images.environment.base_image.clone()),
+        ..Default::default()
+    };
+    let lower = super::resolve_base(session, &lower, site, task).await?;
+    let plan = &taskc_compiler::lower::lower_workspace(task, &lower, WorkspaceMode::Joint)?;
     let built = super::prepare_images(session, plan, task, spec_dir, site).await?;
     session.backend.tag_image(&built, tag).await?;
     Ok(built)

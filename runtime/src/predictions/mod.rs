@@ -29,6 +29,18 @@ pub struct Prediction {
 }
 
 impl Prediction {
+    /// Whether every patch is empty or byte-for-byte the spec's own gold patch of its
+    /// repository (the `gold` and `empty` baselines): no agent-written code runs.
+    pub fn is_baseline(&self, task: &taskc_compiler::model::Task) -> bool {
+        self.patches.iter().all(|(repo, patch)| {
+            patch.trim().is_empty()
+                || task
+                    .repo(repo)
+                    .and_then(|r| r.gold.as_ref())
+                    .is_some_and(|g| g.text == *patch)
+        })
+    }
+
     /// sha256 over the task, the model and the patches (sorted by repository).
     pub fn digest(&self) -> String {
         canonical_digest("taskc.prediction/1", self)

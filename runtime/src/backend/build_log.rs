@@ -1,0 +1,98 @@
+//! What to show of a failed image build: the first lines that look like an error (the real
+//! cause is usually far above the end of the output), not the last lines.
+
+/// Most lines an excerpt shows.
+pub const EXCERPT_LINES: usize = 20;
+
+/// Lines of context shown before the first error line.
+const BEFORE: usize = 2;
+
+/// Whether `line` looks like the report of an error (apt, pip, the shell, compilers, Docker).
+fn is_error_line(line: &str) -> bool {
+    let t = line.trim_start();
+    // The builder echoes each instruction (`Step 3/7 : RUN …`); its text is not an error.
+    if t.starts_with("Step ") || t.starts_with("---> ") {
+        return false;
+    }
+    if t.starts_with("E: ") || t.starts_with("Traceback ") {
+        return true;
+    }
+    let lower = t.to_ascii_lowercase();
+    [
+        "error",
+        "fatal",
+        "failed",
+        "cannot ",
+        "can't ",
+        "could not",
+        "not found",
+        "no such file",
+        "permission denied",
+        "no matching distribution",
+        "returned a non-zero code",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+}
+
+/// The lines of `log` to show: from just before the first error line, at most
+/// [`EXCERPT_LINES`]; the last lines when no line looks like an error. Empty for an empty log.
+pub fn excerpt(log: &str) -> Vec<&str> {
+    let lines: Vec<&str> = log.lines().collect();
+    match lines.iter().position(|l| is_error_line(l)) {
+        Some(i) => {
+            let start = i.saturating_sub(BEFORE);
+            lines[start..].iter().take(EXCERPT_LINES).copied().collect()
+        }
+        None => {
+            let start = lines.len().saturating_sub(EXCERPT_LINES);
+            lines[start..].to_vec()
+        }
+    }
+}
+
+/// The excerpt as a block for a message (`\n--- first error lines of the build ---\n…`), or
+/// nothing for an empty log.
+pub fn excerpt_block(log: &str) -> String {
+    let lines = excerpt(log);
+    if lines.is_empty() {
+        return String::new();
+    }
+    let has_error = log.lines().any(is_error_line);
+    let title = if has_error {
+        "first error lines of the build"
+    } else {
+        "last lines of the build"
+    };
+    format!("\n--- {title} ---\n{}", lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_error_is_shown_even_with_noise_after_it() {
+        let mut log =
+            String::from("Step 1/3 : FROM x\n ---> abc\nStep 2/3 : RUN pip install 'x<1'\n");
+        log.push_str("Collecting x<1\nERROR: No matching distribution found for x<1\n");
+        for i in 0..200 {
+            log.push_str(&format!("noise {i}\n"));
+        }
+        let ex = excerpt(&log);
+        assert_eq!(ex[0], "Step 2/3 : RUN pip install 'x<1'");
+        assert_eq!(ex[2], "ERROR: No matching distribution found for x<1");
+        assert_eq!(ex.len(), EXCERPT_LINES);
+        assert!(excerpt_block(&log).contains("first error lines"));
+    }
+
+    #[test]
+    fn without_an_error_line_the_end_is_shown() {
+        let log: String = (0..50).map(|i| format!("line {i}\n")).collect();
+        let ex = excerpt(&log);
+        assert_eq!(ex.first(), Some(&"line 30"));
+        assert_eq!(ex.last(), Some(&"line 49"));
+        assert!(excerpt_block(&log).contains("last lines"));
+        assert_eq!(excerpt_block(""), "");
+    }
+}

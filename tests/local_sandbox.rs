@@ -1,0 +1,244 @@
+//! Attacks on the host through `--backend local` (issue 9, defence 9), with the real binary:
+//! code under test that looks for the `taskc` process in /proc to read the spec folder and
+//! the gold patches, writes the fix into the cached local image (so `empty` would later
+//! score solved), leaves a detached process behind, or reaches the Docker socket. Each
+//! attack wins (scores `solved`) if it succeeds; each must stay unsolved, leave no marker
+//! on the host, no process behind and the cached image as it was; `empty` still scores 0
+//! and `gold` 1 on the same cache. Without bubblewrap the same predictions are refused.
+//! Fixtures: tests/adversarial/host/.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
+const ATTACKS: &[&str] = &["proc_spec", "image_write", "detached", "docker_socket"];
+
+struct Lab {
+    tmp: tempfile::TempDir,
+}
+
+impl Lab {
+    fn new() -> Lab {
+        let lab = Lab {
+            tmp: tempfile::tempdir().unwrap(),
+        };
+        copy_dir(
+            &common::root().join("examples/cookie-split"),
+            &lab.spec_dir(),
+        );
+        lab
+    }
+
+    /// A copy of the example: the spec folder an attack would look for.
+    fn spec_dir(&self) -> PathBuf {
+        self.tmp.path().join("spec")
+    }
+
+    fn cache(&self) -> PathBuf {
+        self.tmp.path().join("cache")
+    }
+
+    fn marker(&self, attack: &str) -> PathBuf {
+        self.tmp.path().join(format!("host-marker-{attack}"))
+    }
+
+    fn taskc(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(TASKC);
+        cmd.args(args)
+            .args(["--backend", "local", "--cache"])
+            .arg(self.cache())
+            .current_dir(self.spec_dir());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+
+    /// An attack prediction, built the way an agent's would be: export, edit, collect.
+    fn prediction(&self, attack: &str) -> String {
+        let ws = self.tmp.path().join(format!("ws-{attack}"));
+        let o = Command::new(TASKC)
+            .args(["workspace", "--backend", "local", "--cache"])
+            .arg(self.cache())
+            .arg("--out")
+            .arg(&ws)
+            .arg(self.spec_dir().join("cookie-split.task"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        let gold = |repo: &str| {
+            let text = std::fs::read_to_string(self.spec_dir().join(format!("gold/{repo}.patch")))
+                .unwrap();
+            serde_json::to_string(&text).unwrap()
+        };
+        let source =
+            std::fs::read_to_string(common::root().join("tests/adversarial/host/attack.py"))
+                .unwrap()
+                .replace("@ATTACK@", attack)
+                .replace("@MARKER@", &self.marker(attack).display().to_string())
+                .replace(
+                    "@GOLD@",
+                    &format!(
+                        "\"proxy\": {}, \"gateway\": {}",
+                        gold("proxy"),
+                        gold("gateway")
+                    ),
+                );
+        std::fs::write(ws.join("proxy/proxy/_attack.py"), source).unwrap();
+        prepend(
+            &ws.join("proxy/proxy/__init__.py"),
+            "from . import _attack  # noqa\n",
+        );
+        prepend(
+            &ws.join("gateway/gateway/__init__.py"),
+            "import proxy._attack  # noqa\n",
+        );
+        let o = Command::new(TASKC)
+            .arg("collect")
+            .arg(&ws)
+            .args(["--model", attack])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        String::from_utf8(o.stdout).unwrap()
+    }
+
+    /// `taskc score` of `predictions`; returns the report's solved count per model.
+    fn score(&self, predictions: &str) -> Vec<(String, u64)> {
+        let out = self
+            .tmp
+            .path()
+            .join(format!("report-{}", predictions.len()));
+        let o = self.taskc(
+            &[
+                "score",
+                "cookie-split.task",
+                "--predictions",
+                predictions,
+                "--jobs",
+                "2",
+                "--color",
+                "never",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        report["summaries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["model"].as_str().unwrap().to_string(),
+                    s["metrics"]["solved"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    }
+}
+
+fn prepend(file: &Path, line: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    std::fs::write(file, format!("{line}{text}")).unwrap();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+/// Host processes whose command line names `needle`.
+fn processes(needle: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(needle))
+        .collect()
+}
+
+/// Every `proxy/cookies.py` in the cached local images.
+fn cached_cookies(cache: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let images = cache.join("local/images");
+    for e in std::fs::read_dir(&images).unwrap().flatten() {
+        let f = e.path().join("work/proxy/proxy/cookies.py");
+        if let Ok(text) = std::fs::read_to_string(&f) {
+            out.push((f, text));
+        }
+    }
+    out
+}
+
+#[test]
+fn attacks_on_the_host_fail_in_the_sandbox_and_are_refused_without_it() {
+    let lab = Lab::new();
+    let jsonl: String = ATTACKS.iter().map(|a| lab.prediction(a)).collect();
+    let file = lab.tmp.path().join("attacks.jsonl");
+    std::fs::write(&file, &jsonl).unwrap();
+    let base_cookies =
+        std::fs::read_to_string(lab.spec_dir().join("repos/proxy/proxy/cookies.py")).unwrap();
+
+    // Without bubblewrap, a prediction's code is refused before any of it runs.
+    let refused = lab.taskc(
+        &[
+            "score",
+            "cookie-split.task",
+            "--predictions",
+            file.to_str().unwrap(),
+            "--out",
+            lab.tmp.path().join("refused").to_str().unwrap(),
+        ],
+        &[("TASKC_BWRAP", "")],
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("runs unsandboxed"), "{stderr}");
+    assert!(stderr.contains("refuses to run the code"), "{stderr}");
+    for a in ATTACKS {
+        assert!(!lab.marker(a).exists(), "{a} ran unsandboxed");
+    }
+
+    // Sandboxed: every attack runs and fails.
+    let scored = lab.score(file.to_str().unwrap());
+    assert_eq!(scored.len(), ATTACKS.len(), "{scored:?}");
+    for (model, solved) in &scored {
+        assert_eq!(*solved, 0, "attack `{model}` scored solved: {scored:?}");
+    }
+    // The daemon would mark after 3 s.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    for a in ATTACKS {
+        let marker = lab.marker(a);
+        assert!(
+            !marker.exists(),
+            "{a} reached the host: {}",
+            std::fs::read_to_string(&marker).unwrap_or_default()
+        );
+    }
+    assert_eq!(processes("taskc-adversary-daemon"), Vec::<String>::new());
+    let cached = cached_cookies(&lab.cache());
+    assert!(!cached.is_empty(), "no cached local image found");
+    for (path, text) in cached {
+        assert_eq!(text, base_cookies, "{} was rigged", path.display());
+    }
+    // The gold patches in the spec folder are where they were, unread or not.
+    assert!(lab.spec_dir().join("gold/proxy.patch").is_file());
+
+    // The same cache still gives the baselines their true scores.
+    assert_eq!(lab.score("empty"), vec![("empty".to_string(), 0)]);
+    assert_eq!(lab.score("gold"), vec![("gold".to_string(), 1)]);
+}
