@@ -4,10 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use taskc_compiler::lock::{lock_path_for, parse_lock};
 use taskc_compiler::lower::LowerOptions;
 use taskc_compiler::plan::ScoreMode;
-use taskc_runtime::grade::{TargetOracle, TaskOracle};
 use taskc_runtime::pipeline::{self, ScoreOptions};
 use taskc_runtime::predictions::{self, parse_predictions, Prediction, PredictionError};
 use taskc_runtime::report::{html, markdown, Report};
@@ -45,6 +43,10 @@ pub struct ScoreArgs {
     /// Run again the runs whose stored result is invalid.
     #[arg(long)]
     pub rerun_invalid: bool,
+    /// Score against a lock whose inputs changed since `taskc verify` wrote it (a warning
+    /// instead of an error; the report records the lock's digest either way).
+    #[arg(long)]
+    pub allow_stale_lock: bool,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -52,32 +54,6 @@ pub struct ScoreArgs {
 /// Run `taskc score`.
 pub fn run(args: &ScoreArgs, ctx: &Context) -> Exit {
     ctx.rt.block_on(run_async(args, ctx))
-}
-
-fn oracle_of(l: &Loaded) -> Result<TaskOracle, String> {
-    let path = lock_path_for(&l.path.to_string_lossy());
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "{path}: cannot read the lock ({e})\n  help: run `taskc verify {}` first",
-            l.name
-        )
-    })?;
-    let lock = parse_lock(&text).map_err(|e| format!("{path}: {e}"))?;
-    Ok(TaskOracle {
-        targets: lock
-            .repos
-            .into_iter()
-            .map(|(k, r)| {
-                (
-                    k,
-                    TargetOracle {
-                        f2p: r.f2p,
-                        p2p: r.p2p,
-                    },
-                )
-            })
-            .collect(),
-    })
 }
 
 /// Predictions grouped by task id.
@@ -162,25 +138,38 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
         ModeArg::Independent => ScoreMode::Independent,
     };
     let mut rows = Vec::new();
+    let mut locks = BTreeMap::new();
     for l in &loaded {
         let Some(preds) = by_task.get(&l.task.id) else {
             output::err(&format!("note: no prediction for task `{}`\n", l.task.id));
             continue;
         };
-        let oracle = match oracle_of(l) {
+        let lower = LowerOptions {
+            base_image_override: l.base_image_override.clone(),
+            exhaustive: false,
+            base_image_id: None,
+        };
+        let locked = match pipeline::load_oracle(&l.path, &l.task, &lower, args.allow_stale_lock) {
             Ok(o) => o,
             Err(e) => {
-                output::error(&e);
+                output::error(&format!("{e}\n  help: {}", e.hint(&l.name)));
                 exit = exit.max(Exit::Usage);
                 continue;
             }
         };
+        if !locked.stale.is_empty() {
+            let names: Vec<&str> = locked.stale.iter().map(|s| s.name.as_str()).collect();
+            output::err(&format!(
+                "warning: {}: scoring against a stale lock (--allow-stale-lock): {} changed \
+                 since it was written\n",
+                locked.path.display(),
+                names.join(", ")
+            ));
+        }
+        let oracle = locked.oracle.clone();
+        locks.insert(l.task.id.clone(), locked.digest.clone());
         let opts = ScoreOptions {
-            lower: LowerOptions {
-                base_image_override: l.base_image_override.clone(),
-                exhaustive: false,
-                base_image_id: None,
-            },
+            lower,
             mode,
             rerun_invalid: args.rerun_invalid,
             site: l.site.clone(),
@@ -205,7 +194,8 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             "warning: predictions for task `{t}` skipped: no spec given for it\n"
         ));
     }
-    let report = Report::new(rows, skipped, None);
+    let mut report = Report::new(rows, skipped, None);
+    report.locks = locks;
     let md = markdown::render(&report);
     output::out(&md);
     if let Err(e) = write_reports(&args.out, &report, &md) {

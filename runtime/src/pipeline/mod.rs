@@ -6,6 +6,7 @@ mod base_image;
 mod build_log;
 mod gc;
 mod images;
+mod lock;
 mod project;
 mod score;
 mod site;
@@ -20,6 +21,7 @@ pub use base_image::{
 pub use build_log::build_log_path;
 pub use gc::{gc, GcKeep};
 pub use images::prepare_images;
+pub use lock::{load_oracle, LockUseError, LockedOracle};
 pub use project::{Project, ProjectError, ProjectWarning, PROJECT_FILE};
 pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use site::Site;

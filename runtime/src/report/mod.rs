@@ -62,6 +62,10 @@ pub struct Report {
     pub skipped: Vec<PredictionError>,
     /// One row per graded prediction, sorted by task, model, mode, prediction id.
     pub rows: Vec<PredictionGrade>,
+    /// Per task id: sha256 of the lock whose oracle graded it (absent when a caller graded
+    /// without a lock file).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub locks: BTreeMap<String, String>,
 }
 
 /// `joint` or `independent`.
@@ -106,6 +110,7 @@ impl Report {
             paired,
             skipped,
             rows,
+            locks: BTreeMap::new(),
         }
     }
 
