@@ -43,7 +43,11 @@ pub struct PlanArgs {
 
 /// Run `taskc plan`.
 pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
-    let loaded = match load_checked(&args.spec, ctx) {
+    let spec = match super::spec::one_spec(&args.spec) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let loaded = match load_checked(&spec, ctx) {
         Ok(l) => l,
         Err(exit) => return exit,
     };

@@ -108,7 +108,9 @@ fn read_predictions(
 async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
     let mut exit = Exit::Success;
     let mut loaded = Vec::new();
-    for spec in &args.specs {
+    let (specs, found) = super::spec::spec_files(&args.specs);
+    exit = exit.max(found);
+    for spec in &specs {
         match load_checked(spec, ctx) {
             Ok(l) => loaded.push(l),
             Err(e) => exit = exit.max(e),

@@ -90,3 +90,42 @@ fn once(text: &str) {
         output::err(text);
     }
 }
+
+/// The spec files named by `paths`, folders searched as `taskc check` searches them; every
+/// path that cannot be used is reported. `Err` when nothing usable was named.
+pub fn spec_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Exit) {
+    let (files, problems) = crate::discover::discover(paths);
+    let mut exit = Exit::Success;
+    for p in &problems {
+        output::error(&p.to_string());
+        exit = Exit::Usage;
+    }
+    if files.is_empty() && problems.is_empty() {
+        let names: Vec<String> = paths.iter().map(|p| display(p)).collect();
+        output::error(&format!(
+            "no `.task` files found in {}\n  help: name a spec file or a folder that holds one",
+            names.join(", ")
+        ));
+        exit = Exit::Usage;
+    }
+    (files, exit)
+}
+
+/// The one spec named by `path`: a file, or a folder holding exactly one `.task` file.
+pub fn one_spec(path: &Path) -> Result<PathBuf, Exit> {
+    let (files, exit) = spec_files(std::slice::from_ref(&path.to_path_buf()));
+    match files.as_slice() {
+        [one] if exit == Exit::Success => Ok(one.clone()),
+        [] => Err(Exit::Usage),
+        many => {
+            let names: Vec<String> = many.iter().map(|p| display(p)).collect();
+            output::error(&format!(
+                "{} holds {} specs ({}); name one of them",
+                display(path),
+                many.len(),
+                names.join(", ")
+            ));
+            Err(Exit::Usage)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! `verify`, `score` and `plan` accept folders like `check`: a folder stands for the specs
+//! under it (`plan`, which writes one plan, takes a folder holding exactly one).
+
+use std::path::Path;
+use std::process::Command;
+
+const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
+
+fn example(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}
+
+#[test]
+fn plan_takes_a_folder_with_one_spec_and_names_the_specs_of_a_fuller_one() {
+    let folder = Command::new(TASKC)
+        .arg("plan")
+        .arg(example("cookie-split"))
+        .output()
+        .unwrap();
+    let file = Command::new(TASKC)
+        .arg("plan")
+        .arg(example("cookie-split/cookie-split.task"))
+        .output()
+        .unwrap();
+    assert_eq!(folder.status.code(), Some(0));
+    assert_eq!(folder.stdout, file.stdout);
+    let many = Command::new(TASKC)
+        .arg("plan")
+        .arg(example(""))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&many.stderr);
+    assert_eq!(many.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("specs (") && stderr.contains("name one of them"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn verify_takes_a_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(TASKC)
+        .args(["verify", "--no-lock", "--backend", "local", "--cache"])
+        .arg(tmp.path())
+        .arg(example("cookie-split"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("verify ") && stdout.contains("sound"),
+        "{stdout}"
+    );
+    let none = Command::new(TASKC)
+        .args([
+            "score",
+            "--predictions",
+            "gold",
+            "--backend",
+            "local",
+            "--cache",
+        ])
+        .arg(tmp.path())
+        .arg(tmp.path().join("no-such-folder"))
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+}
