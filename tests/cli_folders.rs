@@ -59,6 +59,34 @@ fn verify_takes_a_folder() {
         stdout.contains("verify ") && stdout.contains("sound"),
         "{stdout}"
     );
+    // `--format json`: stdout is one object per spec per line, with spec, task and time.
+    let json = Command::new(TASKC)
+        .args([
+            "verify",
+            "--no-lock",
+            "--format",
+            "json",
+            "--backend",
+            "local",
+            "--cache",
+        ])
+        .arg(tmp.path())
+        .arg(example("cookie-split"))
+        .output()
+        .unwrap();
+    assert_eq!(json.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&json.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert!(v["spec"].as_str().unwrap().ends_with("cookie-split.task"));
+    assert_eq!(v["task"], "cookie-split");
+    let time = v["time"].as_str().unwrap();
+    assert!(
+        time.len() == 20 && time.ends_with('Z') && time.as_bytes()[10] == b'T',
+        "{time}"
+    );
+    assert_eq!(v["sound"], true);
     let none = Command::new(TASKC)
         .args([
             "score",

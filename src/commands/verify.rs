@@ -194,6 +194,7 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
         let value = serde_json::json!({
             "spec": l.name,
             "task": l.task.id,
+            "time": output::now_rfc3339(),
             "sound": v.is_sound(),
             "verification": v,
             "runs": { "executed": o.execution.executed, "cached": o.execution.cached },
