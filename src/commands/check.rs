@@ -74,19 +74,23 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
                 continue;
             }
         };
-        let rewrites = super::spec::project_settings(&spec_dir(path))
-            .map(|(_, site)| site.rewrites)
-            .unwrap_or_default();
+        let project = match super::spec::project(&spec_dir(path)) {
+            Ok(p) => p,
+            Err(e) => {
+                exit = exit.max(e);
+                continue;
+            }
+        };
         let loader = FsLoader::new(spec_dir(path))
             .with_cache(&cache)
-            .with_rewrites(rewrites);
+            .with_rewrites(project.site.rewrites.clone());
         let mut result = check_spec(&name, &bytes, &loader);
         if let Some(task) = result
             .task
             .as_ref()
             .filter(|_| !result.diagnostics.has_errors())
         {
-            let base = super::spec::project_base_image(&spec_dir(path)).unwrap_or(None);
+            let base = project.base_image.clone();
             let lock =
                 super::lockfile::lock_diagnostics(path, &name, task, base, &mut result.sources);
             let accepted: Vec<_> = lock.into_iter().filter(|d| !result.is_allowed(d)).collect();

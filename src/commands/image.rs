@@ -47,17 +47,8 @@ pub struct BootstrapArgs {
 }
 
 /// Run `taskc image …`.
-pub fn run(args: &ImageArgs, _ctx: &Context) -> Exit {
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            output::error(&format!("cannot start the async runtime: {e}"));
-            return Exit::Usage;
-        }
-    };
+pub fn run(args: &ImageArgs, ctx: &Context) -> Exit {
+    let rt = &ctx.rt;
     match &args.command {
         ImageCommand::Bootstrap(b) => rt.block_on(bootstrap(b)),
     }

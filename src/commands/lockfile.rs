@@ -2,7 +2,6 @@
 //! the truth table and the digests of every input, `docs/lock.md`), and checked for
 //! staleness by `taskc check`.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use taskc_compiler::lock::{
@@ -91,11 +90,8 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
 pub fn write_lock(l: &Loaded, o: &VerifyOutcome) -> Result<PathBuf, String> {
     let lock = lock_of(l, o)?;
     let path = PathBuf::from(lock_path_for(&l.path.to_string_lossy()));
-    let dir = l.dir.clone();
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(fail)?;
-    tmp.write_all(lock.to_toml().as_bytes()).map_err(fail)?;
-    tmp.persist(&path).map_err(|e| fail(e.error))?;
+    taskc_runtime::atomic::write_atomic(&path, lock.to_toml().as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
 }
 

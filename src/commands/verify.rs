@@ -124,16 +124,7 @@ pub fn human_progress() -> ProgressStyle {
 
 /// Run `taskc verify`.
 pub fn run(args: &VerifyArgs, ctx: &Context) -> Exit {
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            output::error(&format!("cannot start the async runtime: {e}"));
-            return Exit::Usage;
-        }
-    };
+    let rt = &ctx.rt;
     rt.block_on(run_async(args, ctx))
 }
 
@@ -144,7 +135,9 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
     };
     let mut exit = Exit::Success;
     let mut loaded = Vec::new();
-    for spec in &args.specs {
+    let (specs, found) = super::spec::spec_files(&args.specs);
+    exit = exit.max(found);
+    for spec in &specs {
         match load_checked(spec, ctx) {
             Ok(l) => loaded.push(l),
             Err(e) => exit = exit.max(e),
@@ -214,7 +207,10 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
             }
             Err(e) => {
                 output::error(&format!("{}: verification could not run: {e}", l.name));
-                exit = exit.max(Exit::Usage);
+                exit = exit.max(Exit::of_pipeline(&e));
+                if exit == Exit::Interrupted {
+                    return exit;
+                }
             }
         }
     }
@@ -228,6 +224,7 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
         let value = serde_json::json!({
             "spec": l.name,
             "task": l.task.id,
+            "time": output::now_rfc3339(),
             "sound": v.is_sound(),
             "verification": v,
             "canaries": canaries,

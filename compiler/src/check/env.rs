@@ -219,6 +219,8 @@ fn safe_words(cx: &mut Cx<'_>, recipe: &str, pname: &str, v: &Value) -> bool {
         );
     }
     ok
+}
+
 /// What reading a `file(…)` / `dir(…)` parameter gave.
 enum Loaded {
     Value(ParamValue),

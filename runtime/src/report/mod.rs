@@ -67,6 +67,10 @@ pub struct Report {
     /// Prediction lines not scored: an earlier line has the same task and model.
     #[serde(default)]
     pub duplicates: Vec<Duplicate>,
+    /// Per task id: sha256 of the lock whose oracle graded it (absent when a caller graded
+    /// without a lock file).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub locks: BTreeMap<String, String>,
 }
 
 /// `joint` or `independent`.
@@ -112,6 +116,7 @@ impl Report {
             skipped,
             rows,
             duplicates: Vec::new(),
+            locks: BTreeMap::new(),
         }
     }
 
