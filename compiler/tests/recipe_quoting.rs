@@ -72,6 +72,10 @@ fn hostile_values_render_as_one_safe_word_in_every_recipe() {
     let mut checked = 0;
     let mut shown = String::new();
     for r in recipes() {
+        // The `dockerfile` recipe has no data parameters: its file and context are code.
+        if r.name == "dockerfile" {
+            continue;
+        }
         let mut defaults = BTreeMap::new();
         if r.name == "generic" {
             defaults.insert(
