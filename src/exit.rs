@@ -13,12 +13,28 @@ pub enum Exit {
     /// 2: taskc could not do what was asked: bad usage, a path that does not exist, a file
     /// or folder it cannot read or write, or infrastructure (Docker, an image build) failed.
     Usage = 2,
+    /// 130 (128 + SIGINT): interrupted by Ctrl-C; every finished run result was kept and
+    /// a re-run resumes.
+    Interrupted = 130,
 }
 
 impl Exit {
     /// The worse of two outcomes: usage errors outrank findings, findings outrank success.
     pub fn max(self, other: Exit) -> Exit {
         std::cmp::max(self, other)
+    }
+}
+
+impl Exit {
+    /// The exit code of a runtime failure: 130 when Ctrl-C interrupted it, else 2 (taskc
+    /// could not do what was asked). The one place a runtime error becomes an exit code.
+    pub fn of_pipeline(e: &taskc_runtime::pipeline::PipelineError) -> Exit {
+        use taskc_runtime::exec::ExecError;
+        use taskc_runtime::pipeline::PipelineError;
+        match e {
+            PipelineError::Exec(ExecError::Interrupted { .. }) => Exit::Interrupted,
+            _ => Exit::Usage,
+        }
     }
 }
 
@@ -37,5 +53,6 @@ Exit codes:
      files that would change; `fmt` refused a file with syntax errors; `verify`: a task
      is unsound
   2  usage, I/O or infrastructure error: bad arguments, a path that does not exist, a
-     file or folder that cannot be read or written, the Docker Engine unreachable, an
-     image that does not build";
+     file or folder that cannot be read or written, a malformed taskc.toml, the Docker
+     Engine unreachable, an image that does not build
+  130 interrupted (Ctrl-C): finished runs are kept; run the command again to resume";

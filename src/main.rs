@@ -13,9 +13,18 @@ use clap::{Parser, Subcommand};
 
 use commands::{ColorChoice, Context};
 
+/// `taskc --version`: the crate version and the git commit it was built from (`unknown`
+/// outside a git checkout; see `build.rs`).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("TASKC_COMMIT"),
+    ")"
+);
+
 /// A declarative task-spec compiler for cross-repository coding benchmarks.
 #[derive(Debug, Parser)]
-#[command(name = "taskc", version, about, after_help = exit::HELP)]
+#[command(name = "taskc", version = VERSION, about, after_help = exit::HELP)]
 struct Cli {
     /// When to colour diagnostics: `auto` colours when stderr is a terminal and NO_COLOR
     /// is unset.
@@ -46,13 +55,27 @@ enum Command {
     Image(commands::image::ImageArgs),
     /// Export what an agent gets: repositories at base, the prompt, no gold, no hidden tests.
     Workspace(commands::workspace::WorkspaceArgs),
+    /// Import WideSWE cases or SWE-bench instances as checked taskc specs.
+    Import(commands::import::ImportArgs),
     /// Remove stale taskc containers, images, local image folders and stored results.
     Gc(commands::gc::GcArgs),
+    /// Print the shell completion script (bash, zsh or fish).
+    Completions(commands::completions::CompletionsArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let ctx = Context::new(cli.color);
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            output::error(&format!("cannot start the async runtime: {e}"));
+            return exit::Exit::Usage.into();
+        }
+    };
+    let ctx = Context::new(cli.color, rt);
     let exit = match cli.command {
         Command::Check(args) => commands::check::run(&args, &ctx),
         Command::Collect(args) => commands::collect::run(&args, &ctx),
@@ -64,6 +87,8 @@ fn main() -> ExitCode {
         Command::Image(args) => commands::image::run(&args, &ctx),
         Command::Workspace(args) => commands::workspace::run(&args, &ctx),
         Command::Gc(args) => commands::gc::run(&args, &ctx),
+        Command::Import(args) => commands::import::run(&args, &ctx),
+        Command::Completions(args) => commands::completions::run::<Cli>(&args),
     };
     exit.into()
 }

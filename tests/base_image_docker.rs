@@ -297,3 +297,74 @@ fn ca_certificates_from_taskc_toml_reach_the_task_images_trust_store() {
         "{err}"
     );
 }
+
+#[test]
+fn bootstrap_with_a_ca_cert_layers_it_on_an_existing_plain_image() {
+    if !docker_or_skip() {
+        return;
+    }
+    let u = unique();
+    let tag = format!("curator-real-test/boot:{u}");
+    // A copy (same content id label) of the plain base image under the test's own tag.
+    docker_ok(&["tag", "taskc/base:bookworm", &tag]);
+    let _cleanup = Cleanup {
+        bases: vec![],
+        tags: vec![tag.clone()],
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let pem = make_ca(tmp.path());
+    let bootstrap = || {
+        Command::new(env!("CARGO_BIN_EXE_taskc"))
+            .args(["image", "bootstrap", "--tag", &tag, "--ca-cert"])
+            .arg(&pem)
+            .output()
+            .unwrap()
+    };
+    let o = bootstrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains(" built in ") && out.contains("ca-certificates"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("debootstrap"),
+        "the plain image was reused: {out}"
+    );
+    let bundle = docker_ok(&[
+        "run",
+        "--rm",
+        "--network",
+        "none",
+        &tag,
+        "cat",
+        "/etc/ssl/certs/ca-certificates.crt",
+    ]);
+    assert!(bundle.contains(&pem_body(&pem)));
+    let plain = docker_ok(&[
+        "image",
+        "inspect",
+        "-f",
+        "{{index .Config.Labels \"taskc.base.content-id\"}}",
+        "taskc/base:bookworm",
+    ]);
+    let with_ca = docker_ok(&[
+        "image",
+        "inspect",
+        "-f",
+        "{{index .Config.Labels \"taskc.base.content-id\"}}",
+        &tag,
+    ]);
+    assert_ne!(plain, with_ca, "the certificate enters the content id");
+    // The same certificate again: nothing to do.
+    let again = bootstrap();
+    let out = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(
+        again.status.success() && out.contains("already present, reused"),
+        "{out}"
+    );
+}

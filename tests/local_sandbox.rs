@@ -7,8 +7,6 @@
 //! and `gold` 1 on the same cache. Without bubblewrap the same predictions are refused.
 //! Fixtures: tests/adversarial/host/.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -24,10 +22,7 @@ impl Lab {
         let lab = Lab {
             tmp: tempfile::tempdir().unwrap(),
         };
-        copy_dir(
-            &common::root().join("examples/cookie-split"),
-            &lab.spec_dir(),
-        );
+        copy_dir(&root().join("examples/cookie-split"), &lab.spec_dir());
         lab
     }
 
@@ -73,19 +68,18 @@ impl Lab {
                 .unwrap();
             serde_json::to_string(&text).unwrap()
         };
-        let source =
-            std::fs::read_to_string(common::root().join("tests/adversarial/host/attack.py"))
-                .unwrap()
-                .replace("@ATTACK@", attack)
-                .replace("@MARKER@", &self.marker(attack).display().to_string())
-                .replace(
-                    "@GOLD@",
-                    &format!(
-                        "\"proxy\": {}, \"gateway\": {}",
-                        gold("proxy"),
-                        gold("gateway")
-                    ),
-                );
+        let source = std::fs::read_to_string(root().join("tests/adversarial/host/attack.py"))
+            .unwrap()
+            .replace("@ATTACK@", attack)
+            .replace("@MARKER@", &self.marker(attack).display().to_string())
+            .replace(
+                "@GOLD@",
+                &format!(
+                    "\"proxy\": {}, \"gateway\": {}",
+                    gold("proxy"),
+                    gold("gateway")
+                ),
+            );
         std::fs::write(ws.join("proxy/proxy/_attack.py"), source).unwrap();
         prepend(
             &ws.join("proxy/proxy/__init__.py"),
@@ -141,6 +135,11 @@ impl Lab {
             })
             .collect()
     }
+}
+
+/// The repository's root (the examples and fixtures are under it).
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn prepend(file: &Path, line: &str) {
@@ -212,6 +211,29 @@ fn attacks_on_the_host_fail_in_the_sandbox_and_are_refused_without_it() {
     for a in ATTACKS {
         assert!(!lab.marker(a).exists(), "{a} ran unsandboxed");
     }
+
+    // `verify` runs the spec's own patches unsandboxed, and says so on one line.
+    let verify = lab.taskc(
+        &[
+            "verify",
+            "cookie-split.task",
+            "--no-lock",
+            "--color",
+            "never",
+        ],
+        &[("TASKC_BWRAP", "")],
+    );
+    let stderr = String::from_utf8_lossy(&verify.stderr);
+    assert_eq!(verify.status.code(), Some(0), "{stderr}");
+    let notes: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("unsandboxed"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{stderr}");
+    assert!(
+        notes[0].starts_with("note: the local backend runs unsandboxed"),
+        "{stderr}"
+    );
 
     // Sandboxed: every attack runs and fails.
     let scored = lab.score(file.to_str().unwrap());

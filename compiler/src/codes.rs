@@ -61,6 +61,8 @@ codes! {
     InvalidName        = "E0206", "invalid-name",        Error, "a name is not a valid identifier";
     UnknownKeyword     = "E0207", "unknown-keyword",     Error, "a value is not one of the words this field accepts";
     TaskCount          = "E0208", "task-count",          Error, "a spec file must hold exactly one `task` block";
+    AllowUnknownCode   = "E0209", "allow-unknown-code",  Error, "an `allow` names no warning code";
+    AllowMissingReason = "E0210", "allow-missing-reason", Error, "an `allow` gives no reason";
 
     // E03xx: sources and files
     BaseNotFullSha     = "E0300", "base-not-full-sha",   Error, "a base commit is not a full 40-hex SHA";
@@ -68,6 +70,8 @@ codes! {
     PathEscapes        = "E0302", "path-escapes",        Error, "a path leaves the spec's folder";
     MissingBase        = "E0303", "missing-base",        Error, "a git or bundle source has no base commit";
     FileUnreadable     = "E0304", "file-unreadable",     Error, "a file named by the spec cannot be read as text";
+    BaseNotInSource    = "E0305", "base-not-in-source",  Error, "the source holds no commit `base`";
+    BaseUnreadable     = "N0306", "base-unreadable",     Note,  "the repository cannot be read at base here: checks against the base were skipped";
     InvalidGlob        = "E0310", "invalid-glob",        Error, "a `protect` glob cannot name files inside the repository";
 
     // E04xx: patches
@@ -75,6 +79,10 @@ codes! {
     TestPatchTouchesCode = "W0401", "test-patch-touches-code", Warning, "a hidden test patch changes files that are not tests";
     GoldTouchesOnlyTests = "W0402", "gold-touches-only-tests", Warning, "a gold patch changes only test files";
     EmptyPatch         = "E0403", "empty-patch",         Error, "a patch file changes nothing";
+    PatchDoesNotApply  = "E0404", "patch-does-not-apply", Error, "a hunk of a patch does not match the file at base";
+    PatchFileMissing   = "E0405", "patch-file-missing",  Error, "a patch changes, deletes or renames a file that does not exist at base";
+    PatchFileExists    = "E0406", "patch-file-exists",   Error, "a patch creates a file that already exists at base";
+    PatchColourCodes   = "E0407", "patch-colour-codes",  Error, "a patch file was saved with terminal colour codes";
 
     // E05xx: repositories and their graph
     TooFewTargets      = "E0500", "too-few-targets",     Error, "joint verification needs at least two target repositories";
@@ -99,6 +107,7 @@ codes! {
     ParamType          = "E0702", "param-type",          Error, "a recipe parameter has the wrong type";
     MissingParam       = "E0703", "missing-param",       Error, "a required recipe parameter is missing";
     UnknownParser      = "E0704", "unknown-parser",      Error, "a test block names no known log parser";
+    ParamUnsafe        = "E0705", "param-unsafe",        Error, "a recipe parameter's value cannot be written into the recipe as one safe word";
 
     // W08xx: lints
     PromptLeak         = "W0800", "prompt-leak",         Warning, "the prompt names an identifier that only the gold patch introduces";
@@ -115,6 +124,18 @@ codes! {
     CollectBaseMissing     = "E1004", "collect-base-missing",     Error, "a repository no longer holds its recorded base commit";
     CollectGitFailed       = "E1005", "collect-git-failed",       Error, "git failed while collecting";
     CollectNotUtf8         = "E1006", "collect-not-utf8",         Error, "a collected change is not UTF-8 text";
+
+    // E11xx: importing other benchmarks' tasks (`taskc import`)
+    ImportFileMissing  = "E1100", "import-file-missing", Error, "a file the imported case needs does not exist or cannot be read";
+    ImportSyntax       = "E1101", "import-syntax",       Error, "a YAML or JSON file of the imported case does not parse";
+    ImportField        = "E1102", "import-field",        Error, "a field of the imported case is missing or has the wrong type";
+    ImportRole         = "E1103", "import-role",         Error, "a repository's role is not one the importer knows";
+    ImportProfile      = "E1104", "import-profile",      Error, "a test profile the importer cannot read";
+    ImportPatch        = "E1105", "import-patch",        Error, "a patch of the imported case does not parse or cannot be kept faithfully";
+    ImportOutExists    = "E1106", "import-out-exists",   Error, "the output folder already exists (pass --force to replace it)";
+    ImportSpecInvalid  = "E1107", "import-spec-invalid", Error, "the generated spec does not check clean";
+    ImportNote         = "W1108", "import-note",         Warning, "something was imported as a note a curator should review";
+    ImportEnvironment  = "E1109", "import-environment",  Error, "the case's environment cannot be expressed as a taskc recipe";
 }
 
 impl std::fmt::Display for Code {
@@ -135,6 +156,7 @@ mod tests {
             let want = match c.severity() {
                 Severity::Error => 'E',
                 Severity::Warning => 'W',
+                Severity::Note => 'N',
             };
             assert!(c.as_str().starts_with(want), "{} prefix", c.as_str());
             assert_eq!(Code::from_code(c.as_str()), Some(*c));

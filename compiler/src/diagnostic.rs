@@ -7,6 +7,9 @@ use crate::span::{SourceId, Span};
 pub enum Severity {
     Error,
     Warning,
+    /// Something the checker could not check, said so that silence is not read as a pass.
+    /// Never fails a check, not even with `--deny-warnings`.
+    Note,
 }
 
 impl Severity {
@@ -14,6 +17,7 @@ impl Severity {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         }
     }
 }

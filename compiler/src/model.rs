@@ -90,6 +90,18 @@ pub enum ParamValue {
     Int(u64),
     Bool(bool),
     List(Vec<String>),
+    /// A `file("…")` parameter: path relative to the spec's folder, its text, its sha256.
+    File {
+        path: String,
+        text: String,
+        digest: String,
+    },
+    /// A `dir("…")` parameter (a build context): path relative to the spec's folder and the
+    /// digest of its tree.
+    Dir {
+        path: String,
+        digest: String,
+    },
 }
 
 /// Whether a repository is scored (in specs, plans and workspaces alike).

@@ -36,6 +36,9 @@ pub struct ParamDecl {
     pub default: Option<ParamValue>,
     pub required: bool,
     pub doc: String,
+    /// The value is code (a Dockerfile fragment, shell commands), written as it is; every
+    /// other value is data, written into the recipe as one shell-quoted word per item.
+    pub code: bool,
 }
 
 /// The type of a recipe parameter.
@@ -46,6 +49,12 @@ pub enum ParamType {
     Bool,
     /// A list of strings.
     List,
+    /// `file("…")`: a file beside the spec, read by the checker; the template sees its text
+    /// and the image id hashes its bytes.
+    File,
+    /// `dir("…")`: a folder beside the spec sent as the Docker build context; the image id
+    /// hashes its tree.
+    Dir,
 }
 
 impl ParamType {
@@ -56,6 +65,8 @@ impl ParamType {
             ParamType::Int => "int",
             ParamType::Bool => "bool",
             ParamType::List => "list",
+            ParamType::File => "file",
+            ParamType::Dir => "dir",
         }
     }
 
@@ -66,6 +77,8 @@ impl ParamType {
             ParamType::Int => "an integer",
             ParamType::Bool => "`true` or `false`",
             ParamType::List => "a list of strings",
+            ParamType::File => "a file(\"…\")",
+            ParamType::Dir => "a dir(\"…\")",
         }
     }
 
@@ -75,6 +88,8 @@ impl ParamType {
             "int" => ParamType::Int,
             "bool" => ParamType::Bool,
             "list" => ParamType::List,
+            "file" => ParamType::File,
+            "dir" => ParamType::Dir,
             _ => return None,
         })
     }
@@ -213,13 +228,13 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
         return Err(format!("`params.{name}` must be a table"));
     };
     for key in t.keys() {
-        if !["type", "default", "required", "doc"].contains(&key.as_str()) {
+        if !["type", "default", "required", "doc", "code"].contains(&key.as_str()) {
             return Err(format!("unknown key `params.{name}.{key}`"));
         }
     }
     let ty = match t.get("type") {
         Some(toml::Value::String(s)) => ParamType::from_word(s).ok_or_else(|| {
-            format!("`params.{name}.type` = {s:?} is not string, int, bool or list")
+            format!("`params.{name}.type` = {s:?} is not string, int, bool, list, file or dir")
         })?,
         _ => return Err(format!("`params.{name}.type` is missing or not a string")),
     };
@@ -227,6 +242,11 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
         None => false,
         Some(toml::Value::Boolean(b)) => *b,
         Some(_) => return Err(format!("`params.{name}.required` must be true or false")),
+    };
+    let code = match t.get("code") {
+        None => false,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(_) => return Err(format!("`params.{name}.code` must be true or false")),
     };
     let doc = match t.get("doc") {
         None => String::new(),
@@ -251,6 +271,7 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
         default,
         required,
         doc,
+        code,
     })
 }
 

@@ -65,6 +65,10 @@ const BASE_FILES: &[(&str, &str)] = &[
         "def greet(name):\n    return \"hi \" + name\n",
     ),
     ("repos/b/src/b.py", "from a import greet as hi\n"),
+    (
+        "repos/b/tests/test_b.py",
+        "def test_b():\n    assert True\n",
+    ),
 ];
 
 /// A valid two-target spec; cases edit it with `replace`.
@@ -226,7 +230,9 @@ fn full_spec_reads_every_field() {
             ("b.bundle", "bundle bytes"),
         ],
     );
-    assert!(checked.diagnostics.is_empty(), "{out}");
+    // Neither the remote nor the bundle (not a real one) can be read at base: notes, not findings.
+    let codes: Vec<Code> = checked.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::BaseUnreadable], "{out}");
     let task = checked.task.expect("task");
     assert_eq!(task.title.as_deref(), Some("Say hello"));
     assert_eq!(task.kind, TaskKind::Feature);
@@ -633,6 +639,65 @@ fn e0702_param_type() {
     );
 }
 
+const DOCKERFILE_ENV: &str =
+    "env dockerfile {\n    dockerfile file(\"env/Dockerfile\")\n    context dir(\"env\")\n  }";
+
+#[test]
+fn dockerfile_recipe_reads_its_file_and_hashes_its_context() {
+    let own = [
+        (
+            "env/Dockerfile",
+            "FROM taskc/base:bookworm\nCOPY files/a /a\n",
+        ),
+        ("env/files/a", "1\n"),
+    ];
+    let (checked, out) = case(&edit("env python", DOCKERFILE_ENV), &own);
+    assert!(checked.diagnostics.is_empty(), "{out}");
+    let task = checked.task.expect("task");
+    assert_eq!(task.env.recipe, "dockerfile");
+    match task.env.params.get("dockerfile") {
+        Some(ParamValue::File { path, text, .. }) => {
+            assert_eq!(path, "env/Dockerfile");
+            assert!(text.starts_with("FROM taskc/base:bookworm"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let opts = taskc_compiler::lower::LowerOptions::default();
+    let plan = taskc_compiler::lower::lower_verify(&task, &opts).expect("lower");
+    let env = &plan.images.environment;
+    assert_eq!(
+        env.dockerfile,
+        "FROM taskc/base:bookworm\nCOPY files/a /a\n"
+    );
+    assert_eq!(env.context.as_ref().map(|c| c.path.as_str()), Some("env"));
+    // A changed byte in the build context is a different image.
+    let own2 = [own[0], ("env/files/a", "2\n")];
+    let (checked2, _) = case(&edit("env python", DOCKERFILE_ENV), &own2);
+    let plan2 =
+        taskc_compiler::lower::lower_verify(&checked2.task.expect("task"), &opts).expect("lower");
+    assert_ne!(plan2.images.environment.id, env.id);
+    assert_eq!(plan2.images.environment.dockerfile, env.dockerfile);
+}
+
+#[test]
+fn dockerfile_recipe_diagnostics() {
+    snap!(
+        "dockerfile_recipe_diagnostics",
+        edit(
+            "env python",
+            "env dockerfile {\n    dockerfile \"env/Dockerfile\"\n    context dir(\"nowhere\")\n  }"
+        ),
+        &[],
+        [ParamType, FileNotFound]
+    );
+    snap!(
+        "dockerfile_recipe_missing_file",
+        edit("env python", DOCKERFILE_ENV),
+        &[("env/other", "x")],
+        [FileNotFound]
+    );
+}
+
 #[test]
 fn e0703_missing_param() {
     snap!(
@@ -811,6 +876,13 @@ impl taskc_compiler::loader::Loader for SymlinkOut {
     }
     fn dir_digest(&self, path: &str) -> Result<String, taskc_compiler::loader::LoadError> {
         self.0.dir_digest(path)
+    }
+    fn base_tree(
+        &self,
+        source: &taskc_compiler::loader::RepoSource<'_>,
+        base: Option<&str>,
+    ) -> taskc_compiler::loader::BaseTree {
+        self.0.base_tree(source, base)
     }
 }
 

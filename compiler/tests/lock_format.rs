@@ -25,6 +25,8 @@ fn sample() -> Lock {
                 "tests/test_proxy.py::test_empty".into(),
             ],
             dropped: Vec::new(),
+            skipped: vec!["tests/test_proxy.py::test_needs_network".into()],
+            skipped_unnamed: 2,
         },
     );
     lock.repos.insert(
@@ -36,9 +38,14 @@ fn sample() -> Lock {
                 test: "tests/test_gateway.py::test_extra_presets".into(),
                 rule: Rule::Unrequested,
             }],
+            ..RepoLock::default()
         },
     );
-    let cell = |passed, failed| TruthCell { passed, failed };
+    let cell = |passed, failed| TruthCell {
+        passed,
+        failed,
+        targeted: false,
+    };
     for (gold, p, g) in [
         (vec![], (2, 1), (0, 1)),
         (vec!["proxy"], (3, 0), (0, 1)),
@@ -57,6 +64,22 @@ fn sample() -> Lock {
             repos,
         });
     }
+    // {proxy} alone: gateway's run kept only its F2P tests.
+    if let Some(c) = lock.truth[1].repos.get_mut("gateway") {
+        c.targeted = true;
+    }
+    lock.provenance = Provenance {
+        backend: "docker".into(),
+        taskc: "0.1.0".into(),
+        images: [("environment", "img-1"), ("task", "img-2")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        tools: [("proxy", "Python 3.11.2, pytest-8.3.3, pluggy-1.5.0")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    };
     lock
 }
 

@@ -55,8 +55,15 @@ fn workspace_plans_snapshot() {
 fn joint_runs_are_deduplicated_by_the_uses_closure() {
     let plan = lower_verify(&cookie_split(), &opts()).unwrap();
     let v = plan.verify().unwrap();
-    // proxy: 2^1, gateway (uses proxy): 2^2.
-    assert_eq!(v.runs.len(), 2 + 4);
+    // proxy: 2^1 + 2 `uses` checks (gateway at gold), gateway (uses proxy): 2^2. Phase 1
+    // holds base and closure-gold per target; the other four are narrowed in phase 2.
+    assert_eq!(v.runs.len() + v.targeted.len(), 2 + 2 + 4);
+    assert_eq!(v.runs.len(), 4);
+    assert_eq!(v.uses_checks.len(), 2);
+    assert!(v
+        .uses_checks
+        .iter()
+        .all(|u| u.target == "proxy" && u.others == ["gateway"]));
     assert_eq!(v.configurations.len(), 4);
     let full = v.configurations.last().unwrap();
     assert_eq!(full.expected, Verdict::Pass);

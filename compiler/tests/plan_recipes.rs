@@ -29,6 +29,16 @@ fn every_recipe_renders_with_its_defaults() {
                 ParamValue::Str("RUN apt-get update && apt-get install -y make".to_string()),
             );
         }
+        if src.name == "dockerfile" {
+            params.insert(
+                "dockerfile".to_string(),
+                ParamValue::File {
+                    path: "env/Dockerfile".to_string(),
+                    text: "FROM taskc/base:bookworm\nRUN true\n".to_string(),
+                    digest: "0".repeat(64),
+                },
+            );
+        }
         out.push_str(&format!(
             "=== {} (defaults)\n{}\n",
             src.name,

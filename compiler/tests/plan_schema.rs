@@ -62,16 +62,26 @@ fn check(v: &Value, s: &Value, root: &Value, at: &str) -> Result<(), String> {
         s.get("properties").and_then(Value::as_object),
         v.as_object(),
     ) {
-        let want: Vec<&String> = props.keys().collect();
-        let have: Vec<&String> = obj.keys().collect();
-        let (mut w, mut h) = (want.clone(), have.clone());
-        w.sort();
+        // Every key the object has is listed; every listed key is present unless the schema
+        // leaves it out of `required` (an optional key, e.g. `base_image_id`).
+        let required: Vec<&str> = s
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_else(|| props.keys().map(String::as_str).collect());
+        let mut h: Vec<&String> = obj.keys().collect();
         h.sort();
-        if w != h {
-            return Err(format!("{at}: keys {h:?}, schema lists {w:?}"));
+        let unlisted: Vec<&&String> = h.iter().filter(|k| !props.contains_key(**k)).collect();
+        let missing: Vec<&&str> = required.iter().filter(|k| !obj.contains_key(**k)).collect();
+        if !unlisted.is_empty() || !missing.is_empty() {
+            return Err(format!(
+                "{at}: keys {h:?}; not in the schema: {unlisted:?}; required but absent: {missing:?}"
+            ));
         }
         for (k, sub) in props {
-            check(&obj[k], sub, root, &format!("{at}.{k}"))?;
+            if let Some(x) = obj.get(k) {
+                check(x, sub, root, &format!("{at}.{k}"))?;
+            }
         }
     } else if let (Some(extra), Some(obj)) = (s.get("additionalProperties"), v.as_object()) {
         if extra.is_object() {
@@ -94,9 +104,14 @@ fn all_plans(t: &Task) -> Vec<Plan> {
         exhaustive: true,
         ..LowerOptions::default()
     };
+    let resolved = LowerOptions {
+        base_image_id: Some("sha256:0123".into()),
+        ..LowerOptions::default()
+    };
     vec![
         lower_verify(t, &o).unwrap(),
         lower_verify(t, &ex).unwrap(),
+        lower_verify(t, &resolved).unwrap(),
         lower_score(t, &o, ScoreMode::Joint).unwrap(),
         lower_score(t, &o, ScoreMode::Independent).unwrap(),
         lower_workspace(t, &o, WorkspaceMode::Joint).unwrap(),

@@ -3,17 +3,41 @@
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use taskc_compiler::loader::{EntryKind, LoadError, Loader};
+use taskc_compiler::loader::{BaseTree, EntryKind, LoadError, Loader, RepoSource};
+
+use crate::base_tree;
+use crate::repo::Rewrites;
 
 /// Reads files below `root` (a spec's folder); refuses anything that resolves outside it.
+/// Repositories at base are read from folders, bundles and, with a cache, cached git
+/// mirrors, never fetched.
 #[derive(Debug, Clone)]
 pub struct FsLoader {
     root: PathBuf,
+    cache: Option<PathBuf>,
+    rewrites: Rewrites,
 }
 
 impl FsLoader {
     pub fn new(root: impl Into<PathBuf>) -> FsLoader {
-        FsLoader { root: root.into() }
+        FsLoader {
+            root: root.into(),
+            cache: None,
+            rewrites: Rewrites::none(),
+        }
+    }
+
+    /// Reads `git` sources from where the site's URL rewrites (`[sources] rewrite` in
+    /// `taskc.toml`) point them, as `verify` fetches them.
+    pub fn with_rewrites(mut self, rewrites: Rewrites) -> FsLoader {
+        self.rewrites = rewrites;
+        self
+    }
+
+    /// Reads `git` sources at base from the mirrors cached under `cache` (read-only).
+    pub fn with_cache(mut self, cache: impl Into<PathBuf>) -> FsLoader {
+        self.cache = Some(cache.into());
+        self
     }
 
     fn resolve(&self, rel: &str) -> Result<PathBuf, LoadError> {
@@ -82,6 +106,57 @@ impl Loader for FsLoader {
             h.update(&bytes);
         }
         Ok(hex::encode(h.finalize()))
+    }
+
+    fn list_dir(&self, path: &str) -> Result<Vec<String>, LoadError> {
+        let dir = if path.is_empty() {
+            self.root.clone()
+        } else {
+            self.resolve(path)?
+        };
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map_err(io_err)?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    fn base_tree(&self, source: &RepoSource<'_>, base: Option<&str>) -> BaseTree {
+        let unreadable = |e: LoadError| BaseTree::Unreadable {
+            why: match e {
+                LoadError::NotFound => "not found".into(),
+                LoadError::Escapes => "it leaves the spec's folder".into(),
+                LoadError::Other(m) => m,
+            },
+        };
+        match (source, base) {
+            (RepoSource::Dir(path), base) => match self.resolve(path) {
+                Ok(dir) => base_tree::dir(&dir, base),
+                Err(e) => unreadable(e),
+            },
+            (RepoSource::Bundle(path), Some(base)) => match self.resolve(path) {
+                Ok(file) => base_tree::bundle(&file, base),
+                Err(e) => unreadable(e),
+            },
+            (RepoSource::Git(url), Some(base)) => {
+                let model = taskc_compiler::model::Source::Git {
+                    url: url.to_string(),
+                };
+                match crate::repo::RepoSource::resolve(&model, &self.root, &self.rewrites) {
+                    crate::repo::RepoSource::Git(resolved) => {
+                        base_tree::git(self.cache.as_deref(), &resolved, base)
+                    }
+                    _ => BaseTree::Unreadable {
+                        why: "not a git URL".into(),
+                    },
+                }
+            }
+            (_, None) => BaseTree::Unreadable {
+                why: "no base commit".into(),
+            },
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod atomic;
 pub mod backend;
+mod base_tree;
 pub mod bootstrap;
 pub mod canary;
 pub mod docker;
@@ -11,6 +12,7 @@ pub mod exec;
 pub mod failure;
 pub mod fs_loader;
 pub mod grade;
+pub mod import;
 pub mod local;
 pub mod parsers;
 pub mod pipeline;

@@ -27,6 +27,10 @@ pub struct RunResult {
     pub repos: BTreeMap<String, RepoTests>,
     /// Wall time of the run as the backend measures it (Docker: start → exit), milliseconds.
     pub wall_ms: u64,
+    /// Where the stored logs of this run are: `run` (the script's own output) and each
+    /// repository under test → path. Filled when the result is stored.
+    #[serde(default)]
+    pub logs: BTreeMap<String, String>,
 }
 
 /// One repository's test results in one run.
@@ -37,6 +41,12 @@ pub struct RepoTests {
     /// Wall time of the raw test command alone, measured inside the run, milliseconds.
     pub test_ms: u64,
     pub duplicates: Vec<String>,
+    /// Skipped tests the log counts without naming them.
+    #[serde(default)]
+    pub unnamed_skipped: u64,
+    /// The test tool's version as the log names it (pytest's session header), if it does.
+    #[serde(default)]
+    pub tool: Option<String>,
     /// What the run's canary tests showed (`None` in results stored before canaries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canaries: Option<CanaryCheck>,
@@ -60,6 +70,16 @@ impl RunResult {
     /// The failure as one line, for tables and messages.
     pub fn failure_text(&self) -> Option<String> {
         self.failure.as_ref().map(ToString::to_string)
+    }
+
+    /// The path of the log that best explains an invalid run: the first repository's test
+    /// log if there is one, else the script's own log.
+    pub fn main_log(&self) -> Option<&str> {
+        self.repos
+            .keys()
+            .find_map(|r| self.logs.get(r))
+            .or_else(|| self.logs.get("run"))
+            .map(String::as_str)
     }
 
     /// The outcome of `test` of `repo`, if the run reported it.

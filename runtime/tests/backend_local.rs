@@ -314,20 +314,29 @@ async fn run_overhead_is_small() {
 }
 
 #[tokio::test]
-async fn huge_output_is_capped_with_a_marker() {
+async fn huge_output_is_capped_with_a_marker_and_stops_the_run() {
     let f = fixture().await;
+    // Endless output: the run is stopped at the cap, long before its 30 s timeout.
+    let started = std::time::Instant::now();
     let out = f
         .backend
-        .run(&request("huge", "head -c 70000000 /dev/zero; echo done"))
+        .run(&request("huge", "yes taskc-flood; echo done"))
         .await
         .unwrap();
-    assert_eq!(out.exit_code, Some(0));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!out.timed_out);
+    assert_ne!(out.exit_code, Some(0), "the run was not stopped");
     assert!(out.log_truncated);
     assert_eq!(
         out.log.len(),
         taskc_runtime::backend::LOG_CAP + taskc_runtime::backend::TRUNCATION_MARKER.len()
     );
     assert!(out.log.ends_with(taskc_runtime::backend::TRUNCATION_MARKER));
+    assert!(!out.log_text().contains("done"));
 }
 
 #[tokio::test]
@@ -385,6 +394,9 @@ for p in /usr/rigged /etc/rigged /opt/rigged; do
   if ( echo x > "$p" ) 2>/dev/null; then echo "wrote: $p"; fi
 done
 ( mount -o remount,rw /usr ) 2>/dev/null && echo "remounted /usr"
+# host-wide sysctls (rewritten with their own value: harmless if this ever succeeds)
+v=$(cat /proc/sys/kernel/core_pattern)
+( printf '%s\n' "$v" > /proc/sys/kernel/core_pattern ) 2>/dev/null && echo "wrote: /proc/sys"
 true"#
     );
     let out = f.backend.run(&request("view", &script)).await.unwrap();
@@ -497,4 +509,30 @@ async fn unsandboxed_the_backend_refuses_a_predictions_code() {
     let out = backend.run(&req).await.unwrap();
     assert_eq!(out.exit_code, Some(0), "{}", out.log_text());
     assert!(marker.exists());
+}
+
+#[tokio::test]
+async fn the_test_user_runs_the_callers_toolchains() {
+    // The caller's PATH (pyenv shims, ~/.cargo/bin, …) is shown read-only, and the folders on
+    // the way are traversable for the unprivileged test user.
+    let cache = tempfile::tempdir().unwrap();
+    let path = std::env::var("PATH").unwrap();
+    let backend = LocalBackend::new(cache.path()).with_path(path);
+    assert!(backend.sandbox_status().is_sandboxed());
+    let build = ImageBuild {
+        tag: "taskc-test/tools:v1".into(),
+        ..Default::default()
+    };
+    backend.ensure_image(&build).await.unwrap();
+    let script = r#"setpriv --reuid 10001 --regid 10001 --clear-groups --no-new-privs -- \
+  python3 -c 'import os, pytest; print("tools-ok", os.getuid())'"#;
+    let out = backend
+        .run(&RunRequest::new("taskc-test/tools:v1", "r", "s", script))
+        .await
+        .unwrap();
+    assert!(
+        out.log_text().contains("tools-ok 10001"),
+        "{}",
+        out.log_text()
+    );
 }

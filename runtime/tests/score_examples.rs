@@ -83,6 +83,7 @@ fn results(plan: &taskc_compiler::plan::Plan, p: &Prediction) -> BTreeMap<String
             failure: None,
             repos,
             wall_ms: 1,
+            logs: BTreeMap::new(),
         };
         out.insert(key, vec![r]);
     }

@@ -207,6 +207,7 @@ pub fn graded(
                                 test_ms: 10,
                                 duplicates: vec![],
                                 canaries: None,
+                                ..RepoTests::default()
                             },
                         )
                     })
@@ -214,6 +215,7 @@ pub fn graded(
             },
             failure: why,
             wall_ms: 100,
+            logs: BTreeMap::new(),
         }
     };
     let runs: Vec<ScoredRun> = match mode {

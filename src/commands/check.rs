@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use taskc_compiler::check::check_spec;
 use taskc_compiler::Severity;
 use taskc_runtime::fs_loader::FsLoader;
+use taskc_runtime::pipeline;
 
 use super::Context;
 use crate::discover::{discover, display, io_message};
@@ -36,6 +37,11 @@ pub struct CheckArgs {
     /// Fail (exit 1) on warnings too.
     #[arg(long)]
     pub deny_warnings: bool,
+
+    /// Cache folder whose git mirrors `git` sources are read from at base, read-only
+    /// (default: $TASKC_CACHE, else $XDG_CACHE_HOME/taskc, else ~/.cache/taskc).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
 }
 
 /// Run `taskc check`.
@@ -55,6 +61,7 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
         return Exit::Usage;
     }
 
+    let cache = args.cache.clone().unwrap_or_else(pipeline::default_cache);
     let renderer = human::Human::new(ctx.color);
     let (mut checked, mut errors, mut warnings) = (0, 0, 0);
     for path in &files {
@@ -67,22 +74,34 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
                 continue;
             }
         };
-        let mut result = check_spec(&name, &bytes, &FsLoader::new(spec_dir(path)));
+        let project = match super::spec::project(&spec_dir(path)) {
+            Ok(p) => p,
+            Err(e) => {
+                exit = exit.max(e);
+                continue;
+            }
+        };
+        let loader = FsLoader::new(spec_dir(path))
+            .with_cache(&cache)
+            .with_rewrites(project.site.rewrites.clone());
+        let mut result = check_spec(&name, &bytes, &loader);
         if let Some(task) = result
             .task
             .as_ref()
             .filter(|_| !result.diagnostics.has_errors())
         {
-            let base = super::spec::project_base_image(&spec_dir(path)).unwrap_or(None);
+            let base = project.base_image.clone();
             let lock =
                 super::lockfile::lock_diagnostics(path, &name, task, base, &mut result.sources);
-            result.diagnostics.extend(lock);
+            let accepted: Vec<_> = lock.into_iter().filter(|d| !result.is_allowed(d)).collect();
+            result.diagnostics.extend(accepted);
         }
         checked += 1;
         for d in result.diagnostics.sorted() {
             match d.severity() {
                 Severity::Error => errors += 1,
                 Severity::Warning => warnings += 1,
+                Severity::Note => {}
             }
             match args.format {
                 Format::Human => {

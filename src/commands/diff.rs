@@ -163,6 +163,7 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> Exit {
     let opts = LowerOptions {
         base_image_override: base,
         exhaustive: false,
+        full: false,
         base_image_id: None,
     };
     let plans = lower_verify(&old, &opts).and_then(|o| Ok((o, lower_verify(&new, &opts)?)));

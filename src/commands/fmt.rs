@@ -1,6 +1,5 @@
 //! `taskc fmt [--check] [PATH...]`: lay specs out in the canonical format.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use taskc_compiler::syntax::decode;
@@ -115,7 +114,7 @@ fn format_one(path: &Path, check: bool, renderer: &Human) -> Outcome {
         output::out(&diff(&name, &text, &formatted));
         return Outcome::Changed;
     }
-    match write_atomically(path, formatted.as_bytes()) {
+    match taskc_runtime::atomic::write_atomic(path, formatted.as_bytes()) {
         Ok(()) => Outcome::Changed,
         Err(e) => {
             output::error(&format!("{name}: cannot write: {}", io_message(&e)));
@@ -132,21 +131,4 @@ pub fn diff(name: &str, old: &str, new: &str) -> String {
         .header(&format!("a/{name}"), &format!("b/{name}"));
     u.missing_newline_hint(true);
     u.to_string()
-}
-
-/// Replace `path` with `bytes` by writing a temporary file in the same folder and renaming
-/// it over the original, keeping the original's permissions. The original is untouched if
-/// anything fails.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = crate::commands::check::spec_dir(path);
-    let perms = std::fs::metadata(path)?.permissions();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".taskc-fmt-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.as_file().set_permissions(perms)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }

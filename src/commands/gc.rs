@@ -72,22 +72,13 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Exit {
         let opts = LowerOptions {
             base_image_override: loaded.base_image_override.clone(),
             exhaustive: false,
+            full: false,
             base_image_id: None,
         };
         add_plans(&mut keep, &loaded.task, &opts);
         kept.push((loaded, opts));
     }
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            output::error(&format!("cannot start the async runtime: {e}"));
-            return Exit::Usage;
-        }
-    };
-    rt.block_on(run_async(args, keep, &kept))
+    ctx.rt.block_on(run_async(args, keep, &kept))
 }
 
 async fn run_async(

@@ -36,20 +36,19 @@ pub struct BootstrapArgs {
     /// Folder for the temporary root file system (default: the system temp folder).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
+    /// A CA certificate file (PEM) to add to the image's trust store (repeatable), for
+    /// builds behind a TLS-intercepting proxy; its bytes enter the content id.
+    #[arg(long = "ca-cert", value_name = "FILE")]
+    pub ca_certs: Vec<PathBuf>,
+    /// The image tag to create (default: taskc/base:bookworm; name another in `taskc.toml`
+    /// `[images] base`).
+    #[arg(long)]
+    pub tag: Option<String>,
 }
 
 /// Run `taskc image …`.
-pub fn run(args: &ImageArgs, _ctx: &Context) -> Exit {
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            output::error(&format!("cannot start the async runtime: {e}"));
-            return Exit::Usage;
-        }
-    };
+pub fn run(args: &ImageArgs, ctx: &Context) -> Exit {
+    let rt = &ctx.rt;
     match &args.command {
         ImageCommand::Bootstrap(b) => rt.block_on(bootstrap(b)),
     }
@@ -64,6 +63,10 @@ async fn bootstrap(args: &BootstrapArgs) -> Exit {
     if let Some(mirror) = &args.mirror {
         opts.mirror = mirror.clone();
     }
+    if let Some(tag) = &args.tag {
+        opts.tag = tag.clone();
+    }
+    opts.ca_certificates = args.ca_certs.clone();
     output::err(&format!(
         "{}: reused if present with the same content id, else built with debootstrap \
          (a few minutes) ...\n",

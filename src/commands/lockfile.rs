@@ -2,12 +2,11 @@
 //! the truth table and the digests of every input, `docs/lock.md`), and checked for
 //! staleness by `taskc check`.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use taskc_compiler::lock::{
     invalid_lock_diagnostic, lock_inputs, lock_path_for, parse_lock, stale_inputs_with,
-    stale_lock_diagnostic, DroppedLock, Lock, RepoLock, TruthCell, TruthRow,
+    stale_lock_diagnostic, DroppedLock, Lock, Provenance, RepoLock, TruthCell, TruthRow,
 };
 use taskc_compiler::lower::LowerOptions;
 use taskc_compiler::model::Task;
@@ -21,6 +20,7 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
     let opts = LowerOptions {
         base_image_override: l.base_image_override.clone(),
         exhaustive: false,
+        full: false,
         base_image_id: None,
     };
     let inputs = lock_inputs(&l.task, &opts).map_err(|e| format!("{}: {e}", l.name))?;
@@ -40,9 +40,25 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
                         rule: d.rule,
                     })
                     .collect(),
+                skipped: oracle.skipped.clone(),
+                skipped_unnamed: oracle.skipped_unnamed,
             },
         );
     }
+    let images = &o.plan.images;
+    lock.provenance = Provenance {
+        backend: o.backend.clone(),
+        taskc: env!("CARGO_PKG_VERSION").to_string(),
+        images: [
+            ("base", images.environment.base_image.clone()),
+            ("environment", images.environment.id.clone()),
+            ("task", images.task.id.clone()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect(),
+        tools: v.tools.clone(),
+    };
     lock.truth = v
         .rows
         .iter()
@@ -60,6 +76,7 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
                         TruthCell {
                             passed: c.passed as u64,
                             failed: c.failed as u64,
+                            targeted: c.targeted,
                         },
                     )
                 })
@@ -73,11 +90,8 @@ pub fn lock_of(l: &Loaded, o: &VerifyOutcome) -> Result<Lock, String> {
 pub fn write_lock(l: &Loaded, o: &VerifyOutcome) -> Result<PathBuf, String> {
     let lock = lock_of(l, o)?;
     let path = PathBuf::from(lock_path_for(&l.path.to_string_lossy()));
-    let dir = l.dir.clone();
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(fail)?;
-    tmp.write_all(lock.to_toml().as_bytes()).map_err(fail)?;
-    tmp.persist(&path).map_err(|e| fail(e.error))?;
+    taskc_runtime::atomic::write_atomic(&path, lock.to_toml().as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
 }
 
@@ -104,6 +118,7 @@ pub fn lock_diagnostics(
     let opts = LowerOptions {
         base_image_override,
         exhaustive: false,
+        full: false,
         base_image_id: None,
     };
     match stale_inputs_with(task, &lock, &opts) {

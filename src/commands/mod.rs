@@ -2,11 +2,14 @@
 
 pub mod check;
 pub mod collect;
+pub mod completions;
 pub mod diff;
 pub mod fmt;
 pub mod gc;
 pub mod image;
+pub mod import;
 pub mod lockfile;
+pub mod oracle;
 pub mod plan;
 pub mod score;
 pub mod spec;
@@ -23,16 +26,19 @@ pub enum ColorChoice {
     Never,
 }
 
-/// Options every command shares, resolved once.
+/// Options every command shares, resolved once, and the process's one async runtime.
 #[derive(Debug, Clone)]
 pub struct Context {
     /// Colour diagnostics written to stderr.
     pub color: bool,
+    /// The one tokio runtime of this process: every command that talks to a backend runs
+    /// on it.
+    pub rt: std::sync::Arc<tokio::runtime::Runtime>,
 }
 
 impl Context {
     /// Resolve `--color auto` against the terminal and `NO_COLOR`.
-    pub fn new(color: ColorChoice) -> Context {
+    pub fn new(color: ColorChoice, rt: tokio::runtime::Runtime) -> Context {
         let color = match color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -41,6 +47,9 @@ impl Context {
                     && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             }
         };
-        Context { color }
+        Context {
+            color,
+            rt: std::sync::Arc::new(rt),
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! `taskc plan SPEC`: check a spec and print (or write) one of its plans as JSON.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use taskc_compiler::lower::{lower_score, lower_verify, lower_workspace, LowerOptions};
 use taskc_compiler::plan::{ScoreMode, WorkspaceMode};
@@ -41,32 +41,20 @@ pub struct PlanArgs {
     pub output: Option<PathBuf>,
 }
 
-/// Write `text` to `path` atomically (temp file beside it, then rename).
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
-}
-
 /// Run `taskc plan`.
 pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
-    let loaded = match load_checked(&args.spec, ctx) {
+    let spec = match super::spec::one_spec(&args.spec) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let loaded = match load_checked(&spec, ctx) {
         Ok(l) => l,
         Err(exit) => return exit,
     };
     let opts = LowerOptions {
         base_image_override: loaded.base_image_override.clone(),
         exhaustive: args.exhaustive,
+        full: false,
         base_image_id: None,
     };
     let plan = match args.mode {
@@ -101,7 +89,7 @@ pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
     match &args.output {
         None => output::out(&json),
         Some(path) => {
-            if let Err(e) = write_atomic(path, &json) {
+            if let Err(e) = taskc_runtime::atomic::write_atomic(path, json.as_bytes()) {
                 output::error(&format!(
                     "{}: cannot write: {}",
                     path.display(),

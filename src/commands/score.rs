@@ -2,13 +2,10 @@
 //! agents' patches against each task's lock, and write the JSON, Markdown and HTML reports.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use taskc_compiler::lock::{lock_path_for, parse_lock};
 use taskc_compiler::lower::LowerOptions;
 use taskc_compiler::plan::ScoreMode;
-use taskc_runtime::grade::{TargetOracle, TaskOracle};
 use taskc_runtime::pipeline::{self, ScoreOptions};
 use taskc_runtime::predictions::{self, parse_predictions, Prediction, PredictionError};
 use taskc_runtime::report::{html, markdown, Report};
@@ -38,56 +35,31 @@ pub struct ScoreArgs {
     /// A JSONL file of predictions, or `gold` / `empty` for the built-in baselines.
     #[arg(long)]
     pub predictions: String,
-    #[arg(long, value_enum, default_value_t = ModeArg::Joint)]
-    pub mode: ModeArg,
+    /// Scoring mode; `joint,independent` scores both and reports the paired table.
+    #[arg(
+        long = "mode",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "joint"
+    )]
+    pub modes: Vec<ModeArg>,
     /// Folder for `report.json`, `report.md` and `report.html`.
     #[arg(long, default_value = "taskc-report")]
     pub out: PathBuf,
     /// Run again the runs whose stored result is invalid.
     #[arg(long)]
     pub rerun_invalid: bool,
+    /// Score against a lock whose inputs changed since `taskc verify` wrote it (a warning
+    /// instead of an error; the report records the lock's digest either way).
+    #[arg(long)]
+    pub allow_stale_lock: bool,
     #[command(flatten)]
     pub run: RunArgs,
 }
 
 /// Run `taskc score`.
 pub fn run(args: &ScoreArgs, ctx: &Context) -> Exit {
-    match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt.block_on(run_async(args, ctx)),
-        Err(e) => {
-            output::error(&format!("cannot start the async runtime: {e}"));
-            Exit::Usage
-        }
-    }
-}
-
-fn oracle_of(l: &Loaded) -> Result<TaskOracle, String> {
-    let path = lock_path_for(&l.path.to_string_lossy());
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "{path}: cannot read the lock ({e})\n  help: run `taskc verify {}` first",
-            l.name
-        )
-    })?;
-    let lock = parse_lock(&text).map_err(|e| format!("{path}: {e}"))?;
-    Ok(TaskOracle {
-        targets: lock
-            .repos
-            .into_iter()
-            .map(|(k, r)| {
-                (
-                    k,
-                    TargetOracle {
-                        f2p: r.f2p,
-                        p2p: r.p2p,
-                    },
-                )
-            })
-            .collect(),
-    })
+    ctx.rt.block_on(run_async(args, ctx))
 }
 
 /// Predictions grouped by task id.
@@ -142,7 +114,9 @@ fn read_predictions(
 async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
     let mut exit = Exit::Success;
     let mut loaded = Vec::new();
-    for spec in &args.specs {
+    let (specs, found) = super::spec::spec_files(&args.specs);
+    exit = exit.max(found);
+    for spec in &specs {
         match load_checked(spec, ctx) {
             Ok(l) => loaded.push(l),
             Err(e) => exit = exit.max(e),
@@ -167,39 +141,72 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             return Exit::Usage;
         }
     };
-    let mode = match args.mode {
-        ModeArg::Joint => ScoreMode::Joint,
-        ModeArg::Independent => ScoreMode::Independent,
-    };
+    let mut modes: Vec<ScoreMode> = Vec::new();
+    for m in &args.modes {
+        let m = match m {
+            ModeArg::Joint => ScoreMode::Joint,
+            ModeArg::Independent => ScoreMode::Independent,
+        };
+        if !modes.contains(&m) {
+            modes.push(m);
+        }
+    }
     let mut rows = Vec::new();
-    for l in &loaded {
+    let mut duplicates = Vec::new();
+    let mut locks = BTreeMap::new();
+    for (l, mode) in loaded
+        .iter()
+        .flat_map(|l| modes.iter().map(move |m| (l, *m)))
+    {
         let Some(preds) = by_task.get(&l.task.id) else {
             output::err(&format!("note: no prediction for task `{}`\n", l.task.id));
             continue;
         };
-        let oracle = match oracle_of(l) {
+        let lower = LowerOptions {
+            base_image_override: l.base_image_override.clone(),
+            exhaustive: false,
+            full: false,
+            base_image_id: None,
+        };
+        let locked = match pipeline::load_oracle(&l.path, &l.task, &lower, args.allow_stale_lock) {
             Ok(o) => o,
             Err(e) => {
-                output::error(&e);
+                output::error(&format!("{e}\n  help: {}", e.hint(&l.name)));
                 exit = exit.max(Exit::Usage);
                 continue;
             }
         };
+        if !locked.stale.is_empty() {
+            let names: Vec<&str> = locked.stale.iter().map(|s| s.name.as_str()).collect();
+            output::err(&format!(
+                "warning: {}: scoring against a stale lock (--allow-stale-lock): {} changed \
+                 since it was written\n",
+                locked.path.display(),
+                names.join(", ")
+            ));
+        }
+        let oracle = locked.oracle.clone();
+        locks.insert(l.task.id.clone(), locked.digest.clone());
         let opts = ScoreOptions {
-            lower: LowerOptions {
-                base_image_override: l.base_image_override.clone(),
-                exhaustive: false,
-                base_image_id: None,
-            },
+            lower: lower.clone(),
             mode,
             rerun_invalid: args.rerun_invalid,
             site: l.site.clone(),
         };
         match pipeline::score(&session, &l.task, &l.dir, &oracle, preds, &opts).await {
-            Ok(outcome) => rows.extend(outcome.grades),
+            Ok(outcome) => {
+                for d in &outcome.duplicates {
+                    output::err(&format!("warning: {}\n", d.warning()));
+                }
+                duplicates.extend(outcome.duplicates);
+                rows.extend(outcome.grades);
+            }
             Err(e) => {
                 output::error(&format!("{}: scoring could not run: {e}", l.name));
-                exit = exit.max(Exit::Usage);
+                exit = exit.max(Exit::of_pipeline(&e));
+                if exit == Exit::Interrupted {
+                    return exit;
+                }
             }
         }
     }
@@ -212,7 +219,9 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
             "warning: predictions for task `{t}` skipped: no spec given for it\n"
         ));
     }
-    let report = Report::new(rows, skipped, None);
+    let mut report = Report::new(rows, skipped, None);
+    report.duplicates = duplicates;
+    report.locks = locks;
     let md = markdown::render(&report);
     output::out(&md);
     if let Err(e) = write_reports(&args.out, &report, &md) {
@@ -232,10 +241,8 @@ fn write_reports(dir: &Path, report: &Report, md: &str) -> Result<(), String> {
         ("report.html", html),
     ] {
         let path = dir.join(name);
-        let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-        tmp.write_all(text.as_bytes()).map_err(fail)?;
-        tmp.persist(&path).map_err(|e| fail(e.error))?;
+        taskc_runtime::atomic::write_atomic(&path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
 }

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use taskc_compiler::check::check_spec;
 use taskc_compiler::model::Task;
 use taskc_runtime::fs_loader::FsLoader;
-use taskc_runtime::pipeline::Site;
-use taskc_runtime::repo::{Rewrites, UrlRewrite};
+use taskc_runtime::pipeline::{Project, Site};
 
 use super::check::spec_dir;
 use super::Context;
@@ -39,7 +38,11 @@ pub fn load_checked(path: &Path, ctx: &Context) -> Result<Loaded, Exit> {
         Exit::Usage
     })?;
     let dir = spec_dir(path);
-    let checked = check_spec(&name, &bytes, &FsLoader::new(&dir));
+    let project = project(&dir)?;
+    let loader = FsLoader::new(&dir)
+        .with_cache(taskc_runtime::pipeline::default_cache())
+        .with_rewrites(project.site.rewrites.clone());
+    let checked = check_spec(&name, &bytes, &loader);
     let renderer = human::Human::new(ctx.color);
     for d in checked.diagnostics.clone().sorted() {
         output::err(&format!("{}\n", renderer.render(&d, &checked.sources)));
@@ -50,95 +53,82 @@ pub fn load_checked(path: &Path, ctx: &Context) -> Result<Loaded, Exit> {
         ));
         return Err(Exit::Findings);
     };
-    let (base_image_override, site) = project_settings(&dir)?;
     Ok(Loaded {
         name,
         path: path.to_path_buf(),
         dir,
         task,
-        base_image_override,
-        site,
+        base_image_override: project.base_image,
+        site: project.site,
     })
 }
 
-/// `[images] base = "…"` from the nearest `taskc.toml` in the spec's folder or above.
-pub fn project_base_image(dir: &Path) -> Result<Option<String>, Exit> {
-    Ok(project_settings(dir)?.0)
-}
-
-/// `[images] base` and the site settings (`[sources] rewrite`, `[images] ca_certificates`)
-/// of the nearest `taskc.toml` in the spec's folder or above; relative paths in it are taken
-/// from its folder.
-pub fn project_settings(dir: &Path) -> Result<(Option<String>, Site), Exit> {
-    let start = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    for d in start.ancestors() {
-        let f = d.join("taskc.toml");
-        let Ok(text) = std::fs::read_to_string(&f) else {
-            continue;
-        };
-        let value: toml::Value = toml::from_str(&text).map_err(|e| {
-            output::error(&format!(
-                "{}: not valid TOML: {e}\n  help: see docs/cli.md, section `taskc.toml`",
-                f.display()
-            ));
-            Exit::Usage
-        })?;
-        let base = value
-            .get("images")
-            .and_then(|i| i.get("base"))
-            .and_then(|b| b.as_str())
-            .map(str::to_string);
-        let site = site_settings(&value, d).map_err(|msg| {
-            output::error(&format!(
-                "{}: {msg}\n  help: see docs/cli.md, section `taskc.toml`",
-                f.display()
-            ));
-            Exit::Usage
-        })?;
-        return Ok((base, site));
-    }
-    Ok((None, Site::default()))
-}
-
-/// `[sources] rewrite = [{ prefix = "…", to = "…" }, …]` and
-/// `[images] ca_certificates = ["…", …]` of a parsed `taskc.toml` in folder `dir`.
-fn site_settings(value: &toml::Value, dir: &Path) -> Result<Site, String> {
-    let mut rules = Vec::new();
-    if let Some(list) = value.get("sources").and_then(|s| s.get("rewrite")) {
-        let items = list
-            .as_array()
-            .ok_or("`[sources] rewrite` must be a list of `{ prefix = \"…\", to = \"…\" }`")?;
-        for (i, item) in items.iter().enumerate() {
-            let field = |key: &str| {
-                item.get(key)
-                    .and_then(toml::Value::as_str)
-                    .filter(|v| !v.is_empty())
-                    .map(str::to_string)
-                    .ok_or(format!(
-                        "`[sources] rewrite` item {} needs a non-empty string `{key}`",
-                        i + 1
-                    ))
-            };
-            rules.push(UrlRewrite {
-                prefix: field("prefix")?,
-                to: field("to")?,
-            });
+/// The nearest `taskc.toml` of the spec folder `dir`, its warnings printed; a malformed
+/// file is a usage error (exit 2) from every command that reads specs.
+pub fn project(dir: &Path) -> Result<Project, Exit> {
+    match Project::find(dir) {
+        Ok(p) => {
+            for w in &p.warnings {
+                once(&format!("warning: {w}\n"));
+            }
+            Ok(p)
+        }
+        Err(e) => {
+            once(&format!("error: {e}\n  help: {}\n", e.hint));
+            Err(Exit::Usage)
         }
     }
-    let mut ca_certificates = Vec::new();
-    if let Some(list) = value.get("images").and_then(|s| s.get("ca_certificates")) {
-        let items = list
-            .as_array()
-            .ok_or("`[images] ca_certificates` must be a list of file paths")?;
-        for item in items {
-            let path = item
-                .as_str()
-                .ok_or("`[images] ca_certificates` must be a list of file paths")?;
-            ca_certificates.push(dir.join(path));
+}
+
+/// Print `text` on stderr unless this process printed it already (specs of one folder
+/// share their `taskc.toml`: its warnings are shown once).
+fn once(text: &str) {
+    static SHOWN: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let fresh = SHOWN
+        .lock()
+        .map(|mut s| s.insert(text.to_string()))
+        .unwrap_or(true);
+    if fresh {
+        output::err(text);
+    }
+}
+
+/// The spec files named by `paths`, folders searched as `taskc check` searches them; every
+/// path that cannot be used is reported. `Err` when nothing usable was named.
+pub fn spec_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Exit) {
+    let (files, problems) = crate::discover::discover(paths);
+    let mut exit = Exit::Success;
+    for p in &problems {
+        output::error(&p.to_string());
+        exit = Exit::Usage;
+    }
+    if files.is_empty() && problems.is_empty() {
+        let names: Vec<String> = paths.iter().map(|p| display(p)).collect();
+        output::error(&format!(
+            "no `.task` files found in {}\n  help: name a spec file or a folder that holds one",
+            names.join(", ")
+        ));
+        exit = Exit::Usage;
+    }
+    (files, exit)
+}
+
+/// The one spec named by `path`: a file, or a folder holding exactly one `.task` file.
+pub fn one_spec(path: &Path) -> Result<PathBuf, Exit> {
+    let (files, exit) = spec_files(std::slice::from_ref(&path.to_path_buf()));
+    match files.as_slice() {
+        [one] if exit == Exit::Success => Ok(one.clone()),
+        [] => Err(Exit::Usage),
+        many => {
+            let names: Vec<String> = many.iter().map(|p| display(p)).collect();
+            output::error(&format!(
+                "{} holds {} specs ({}); name one of them",
+                display(path),
+                many.len(),
+                names.join(", ")
+            ));
+            Err(Exit::Usage)
         }
     }
-    Ok(Site {
-        rewrites: Rewrites::new(rules, dir),
-        ca_certificates,
-    })
 }

@@ -69,14 +69,23 @@ pub struct VerifyArgs {
     /// Run every run K times and report tests whose outcome changes (flaky).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
-    /// Check the `uses` declarations too: every target against every gold subset.
+    /// Check the `uses` declarations too: every target against every gold subset (runs the
+    /// full suite everywhere).
     #[arg(long)]
     pub exhaustive: bool,
+    /// Run the full hidden-test command in every configuration, not only at base and gold
+    /// (proper subsets otherwise run only the target's F2P tests).
+    #[arg(long)]
+    pub full: bool,
     /// Do not write the lock file.
     #[arg(long)]
     pub no_lock: bool,
     #[arg(long, value_enum, default_value_t = VerifyFormat::Human)]
     pub format: VerifyFormat,
+    /// Compare the derived oracle with an imported one (`<task>.oracle.toml`, written by
+    /// `taskc import`), per repository, counts and ids; exit 1 when they differ.
+    #[arg(long, value_name = "FILE")]
+    pub compare_oracle: Option<PathBuf>,
 }
 
 /// Open the session every executing command uses.
@@ -115,16 +124,7 @@ pub fn human_progress() -> ProgressStyle {
 
 /// Run `taskc verify`.
 pub fn run(args: &VerifyArgs, ctx: &Context) -> Exit {
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            output::error(&format!("cannot start the async runtime: {e}"));
-            return Exit::Usage;
-        }
-    };
+    let rt = &ctx.rt;
     rt.block_on(run_async(args, ctx))
 }
 
@@ -135,7 +135,9 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
     };
     let mut exit = Exit::Success;
     let mut loaded = Vec::new();
-    for spec in &args.specs {
+    let (specs, found) = super::spec::spec_files(&args.specs);
+    exit = exit.max(found);
+    for spec in &specs {
         match load_checked(spec, ctx) {
             Ok(l) => loaded.push(l),
             Err(e) => exit = exit.max(e),
@@ -144,6 +146,22 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
     if loaded.is_empty() {
         return exit;
     }
+    let imported = match &args.compare_oracle {
+        None => None,
+        Some(_) if args.specs.len() > 1 => {
+            output::error(
+                "--compare-oracle takes one spec\n  help: verify the specs one at a time, each with its oracle file",
+            );
+            return Exit::Usage;
+        }
+        Some(path) => match super::oracle::load(path) {
+            Ok(o) => Some(o),
+            Err(e) => {
+                output::error(&e);
+                return Exit::Usage;
+            }
+        },
+    };
     let session = match open_session(&args.run, style).await {
         Ok(s) => s,
         Err(e) => {
@@ -158,6 +176,7 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
             lower: LowerOptions {
                 base_image_override: l.base_image_override.clone(),
                 exhaustive: args.exhaustive,
+                full: args.full,
                 base_image_id: None,
             },
             repeat: args.repeat as usize,
@@ -167,6 +186,9 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
             Ok(outcome) => {
                 let sound = outcome.verification.is_sound();
                 report(l, &outcome, args);
+                if let Some(o) = &imported {
+                    exit = exit.max(super::oracle::compare(o, &outcome, args.format));
+                }
                 if sound && !args.no_lock {
                     match super::lockfile::write_lock(l, &outcome) {
                         Ok(path) if args.format == VerifyFormat::Human => {
@@ -185,7 +207,10 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
             }
             Err(e) => {
                 output::error(&format!("{}: verification could not run: {e}", l.name));
-                exit = exit.max(Exit::Usage);
+                exit = exit.max(Exit::of_pipeline(&e));
+                if exit == Exit::Interrupted {
+                    return exit;
+                }
             }
         }
     }
@@ -194,12 +219,15 @@ async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
 
 fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
     let v = &o.verification;
+    let canaries = taskc_runtime::canary::summarise(&o.execution.results);
     if args.format == VerifyFormat::Json {
         let value = serde_json::json!({
             "spec": l.name,
             "task": l.task.id,
+            "time": output::now_rfc3339(),
             "sound": v.is_sound(),
             "verification": v,
+            "canaries": canaries,
             "runs": { "executed": o.execution.executed, "cached": o.execution.cached },
         });
         output::out(&format!("{value}\n"));
@@ -217,6 +245,16 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
         o.execution.wall.as_secs_f64(),
     ));
     s.push_str(&truth::render(&v.rows, &v.targets));
+    if v.rows.iter().any(|r| r.cells.values().any(|c| c.targeted)) {
+        s.push_str("(`F2P`: a proper subset ran only the target's F2P tests, stopping at the first failure; `--full` runs every test)\n");
+    }
+    if let Some(vp) = o.plan.verify() {
+        for (t, why) in &vp.full_suite {
+            s.push_str(&format!(
+                "note: `{t}`'s proper subsets ran its full suite: {why}\n"
+            ));
+        }
+    }
     s.push('\n');
     for (t, o) in &v.oracles {
         let dropped = if o.dropped.is_empty() {
@@ -229,11 +267,22 @@ fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
                 .collect();
             format!(", dropped: {}", rules.join(", "))
         };
+        let skipped = match (o.skipped.len(), o.skipped_unnamed) {
+            (0, 0) => String::new(),
+            (n, 0) => format!(", {n} skipped at gold"),
+            (n, u) => format!(
+                ", {} skipped at gold ({u} not named by the log: add `-v` to a pytest command)",
+                n as u64 + u
+            ),
+        };
         s.push_str(&format!(
-            "{t}: {} F2P, {} P2P{dropped}\n",
+            "{t}: {} F2P, {} P2P{dropped}{skipped}\n",
             o.f2p.len(),
             o.p2p.len()
         ));
+    }
+    for (repo, c) in &canaries {
+        s.push_str(&format!("canaries: {repo}: {}\n", c.text()));
     }
     for f in &v.flaky {
         s.push_str(&format!(

@@ -61,6 +61,7 @@ pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Exit {
     let opts = LowerOptions {
         base_image_override: loaded.base_image_override.clone(),
         exhaustive: false,
+        full: false,
         base_image_id: None,
     };
     let plan = match lower_workspace(&loaded.task, &opts, args.mode.into()) {
@@ -103,26 +104,18 @@ pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Exit {
     }
     match &args.image {
         None => Exit::Success,
-        Some(tag) => tag_image(args, &loaded, &plan, tag),
+        Some(tag) => tag_image(args, ctx, &loaded, &plan, tag),
     }
 }
 
 fn tag_image(
     args: &WorkspaceArgs,
+    ctx: &Context,
     loaded: &Loaded,
     plan: &taskc_compiler::plan::Plan,
     tag: &str,
 ) -> Exit {
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            output::error(&format!("cannot start the async runtime: {e}"));
-            return Exit::Usage;
-        }
-    };
+    let rt = &ctx.rt;
     rt.block_on(async {
         let session = match open_session(&args.run, ProgressStyle::Lines).await {
             Ok(s) => s,
@@ -142,7 +135,7 @@ fn tag_image(
             }
             Err(e) => {
                 output::error(&format!("{}: {e}", loaded.name));
-                Exit::Usage
+                Exit::of_pipeline(&e)
             }
         }
     })

@@ -61,6 +61,7 @@ impl Report {
             severity: match d.severity() {
                 Severity::Error => miette::Severity::Error,
                 Severity::Warning => miette::Severity::Warning,
+                Severity::Note => miette::Severity::Advice,
             },
             help: d.help.as_deref().map(|h| printable(h).into_owned()),
             source,

@@ -11,11 +11,11 @@ use std::ops::Range;
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
 /// Lines longer than this (in bytes) are shortened.
-pub const MAX_LINE: usize = 120;
+pub const MAX_LINE: usize = 180;
 /// Bytes kept on each side of a label point on a long line.
-const AROUND: usize = 30;
+const AROUND: usize = 50;
 /// Bytes kept at the start of a long line with no label point on it.
-const HEAD: usize = 80;
+const HEAD: usize = 120;
 /// What stands for the bytes left out.
 const ELLIPSIS: &str = "…";
 
@@ -131,7 +131,7 @@ fn windows(text: &str, start: usize, end: usize, points: &[usize]) -> Vec<Range<
         }
     }
     if keep.is_empty() {
-        keep.push(start..floor(text, start + HEAD));
+        keep.extend(std::iter::once(start..floor(text, start + HEAD)));
     }
     keep
 }

@@ -25,6 +25,7 @@ macro_rules! recipe {
 
 /// Every recipe, sorted by name.
 pub const RECIPES: &[RecipeSource] = &[
+    recipe!("dockerfile"),
     recipe!("generic"),
     recipe!("go"),
     recipe!("java"),

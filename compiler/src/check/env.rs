@@ -99,8 +99,22 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
             ok = false;
             continue;
         };
-        match typed(decl.ty, v) {
+        let value = match decl.ty {
+            ParamType::File | ParamType::Dir => match file_param(cx, decl.ty, pname, v) {
+                Loaded::Value(value) => Some(value),
+                Loaded::Reported => {
+                    ok = false;
+                    continue;
+                }
+                Loaded::WrongShape => None,
+            },
+            _ => typed(decl.ty, v),
+        };
+        match value {
             Some(value) => {
+                if !decl.code && !safe_words(cx, name, pname, v) {
+                    ok = false;
+                }
                 given.insert(pname.to_string(), (value, p));
             }
             None => {
@@ -124,6 +138,13 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
             }
         }
     }
+    // Parameters written but wrong were reported already: no "missing" on top.
+    let written: Vec<&str> = stmt
+        .block
+        .iter()
+        .flat_map(|b| b.statements.iter())
+        .map(|p| p.name.name.as_str())
+        .collect();
     let mut params: BTreeMap<String, ParamValue> =
         given.into_iter().map(|(k, (v, _))| (k, v)).collect();
     for decl in &recipe.params {
@@ -134,7 +155,7 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
             params.insert(decl.name.clone(), d.clone());
         } else if decl.required {
             ok = false;
-            if !cx.syntax_errors {
+            if !cx.syntax_errors && !written.contains(&decl.name.as_str()) {
                 cx.emit(
                     Diagnostic::new(
                         Code::MissingParam,
@@ -155,6 +176,114 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
         recipe: name.to_string(),
         params,
     })
+}
+
+/// Whether every string in `v` (a data parameter) can be written into the recipe as one
+/// shell-quoted word; E0705 for each that cannot: a line break or control character would
+/// end the Dockerfile instruction, and a list item starting with `-` would be read as an
+/// option by the installer (apt-get, pip, npm, …).
+fn safe_words(cx: &mut Cx<'_>, recipe: &str, pname: &str, v: &Value) -> bool {
+    let items: Vec<(&str, crate::span::Span, bool)> = match v {
+        Value::Str(s) => vec![(s.value.as_str(), s.span, false)],
+        Value::List(l) => l
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Value::Str(s) => Some((s.value.as_str(), s.span, true)),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut ok = true;
+    for (text, span, item) in items {
+        let why = if text.contains(['\n', '\r']) {
+            "contains a line break"
+        } else if text.chars().any(|c| c.is_control() && c != '\t') {
+            "contains a control character"
+        } else if item && text.trim().is_empty() {
+            "is empty"
+        } else if item && text.starts_with('-') {
+            "starts with `-`, so the installer would read it as an option"
+        } else {
+            continue;
+        };
+        ok = false;
+        cx.emit(
+            Diagnostic::new(
+                Code::ParamUnsafe,
+                format!("a value of parameter `{pname}` of recipe `{recipe}` {why}"),
+                cx.label(span, "cannot be written as one word"),
+            )
+            .with_help("each item is passed to the installer as one quoted word: give one requirement or package per list item, e.g. `packages [\"pytest<9\", \"numpy==1.26.4\"]`; options and commands belong in `setup`"),
+        );
+    }
+    ok
+}
+
+/// What reading a `file(…)` / `dir(…)` parameter gave.
+enum Loaded {
+    Value(ParamValue),
+    /// The call was right but the path was not (already reported).
+    Reported,
+    /// Not a call of the right name: reported as a type error by the caller.
+    WrongShape,
+}
+
+/// A `file("…")` or `dir("…")` parameter: read (or hash) it through the loader.
+fn file_param(cx: &mut Cx<'_>, ty: ParamType, pname: &str, v: &Value) -> Loaded {
+    let want = if ty == ParamType::File { "file" } else { "dir" };
+    let Value::Call(c) = v else {
+        return Loaded::WrongShape;
+    };
+    if c.name.name != want {
+        return Loaded::WrongShape;
+    }
+    let [Value::Str(s)] = c.args.as_slice() else {
+        cx.invalid(
+            c.span,
+            format!("`{want}(…)` takes one string: the path"),
+            "expected one path",
+            format!("write `{pname} {want}(\"relative/path\")`"),
+        );
+        return Loaded::Reported;
+    };
+    if ty == ParamType::File {
+        let Some(f) = cx.read_text(&s.value, s.span, "recipe file") else {
+            return Loaded::Reported;
+        };
+        let digest = super::task::sha256_hex(f.text.as_bytes());
+        return Loaded::Value(ParamValue::File {
+            path: f.path,
+            text: f.text,
+            digest,
+        });
+    }
+    let Some(rel) = cx.checked_path(&s.value, s.span, "build context") else {
+        return Loaded::Reported;
+    };
+    match cx.loader.kind(&rel) {
+        Ok(crate::loader::EntryKind::Dir) => match cx.loader.dir_digest(&rel) {
+            Ok(digest) => Loaded::Value(ParamValue::Dir { path: rel, digest }),
+            Err(e) => {
+                cx.load_error(e, &rel, s.span, "build context");
+                Loaded::Reported
+            }
+        },
+        Ok(crate::loader::EntryKind::File) => {
+            cx.invalid(
+                s.span,
+                format!("the build context `{rel}` is a file, not a folder"),
+                "not a folder",
+                "name the folder that holds the files the Dockerfile copies".into(),
+            );
+            Loaded::Reported
+        }
+        Err(e) => {
+            cx.load_error(e, &rel, s.span, "build context");
+            Loaded::Reported
+        }
+    }
 }
 
 fn typed(ty: ParamType, v: &Value) -> Option<ParamValue> {
@@ -192,6 +321,8 @@ fn example(ty: ParamType) -> &'static str {
         ParamType::Int => "8",
         ParamType::Bool => "true",
         ParamType::List => "[\"…\", \"…\"]",
+        ParamType::File => "file(\"…\")",
+        ParamType::Dir => "dir(\"…\")",
     }
 }
 

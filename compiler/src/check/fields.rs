@@ -83,10 +83,14 @@ pub(crate) fn read<'d>(
     schema: &[Field],
 ) -> Fields<'d> {
     let mut fields = Fields::default();
+    // Fields an unknown one was taken for (`promt` → `prompt`): their absence is that typo,
+    // already reported, not another error.
+    let mut suggested: Vec<&str> = Vec::new();
     for stmt in stmts {
         let name = stmt.name.name.as_str();
         let Some(field) = schema.iter().find(|f| f.name == name) else {
             let names = schema.iter().map(|f| f.name);
+            suggested.extend(suggest::closest(name, names.clone()));
             let help = format!(
                 "{}{} accepts: {}",
                 suggest::did_you_mean(name, names.clone()),
@@ -121,7 +125,8 @@ pub(crate) fn read<'d>(
         entry.push(stmt);
     }
     for field in schema.iter().filter(|f| f.required) {
-        if fields.one(field.name).is_none() && !cx.syntax_errors {
+        if fields.one(field.name).is_none() && !cx.syntax_errors && !suggested.contains(&field.name)
+        {
             cx.emit(
                 Diagnostic::new(
                     Code::MissingField,

@@ -2,8 +2,10 @@
 //! introduces, so the prompt gives away part of the solution.
 //!
 //! A candidate is a code-looking identifier (`[A-Za-z_][A-Za-z0-9_]{3,}` with an `_` or a
-//! camelCase hump) on an added line of a gold patch that occurs on no removed or context
-//! line of any gold patch (the base is not readable here; those lines stand in for it).
+//! camelCase hump) on an added line of a gold patch — outside its test files — that occurs
+//! on no removed or context line of any gold patch, is no language builtin (`ValueError`,
+//! `isinstance`, `NullPointerException`, …) and, where the repositories are readable at
+//! base, occurs in none of their files of the languages the gold patches change.
 //! A plain word counts only when an added line defines it as a function (`def name(`,
 //! `fn name(`, `func name(`, …) and the prompt writes it as code too (in backticks or
 //! followed by `(`), so English words never warn.
@@ -15,6 +17,8 @@ use crate::diagnostic::{Diagnostic, Label};
 use crate::patch::LineKind;
 use crate::span::{SourceId, Span};
 
+use super::base::BaseTrees;
+use super::patches::is_test_path;
 use super::repo::RepoDraft;
 use super::task::PromptDraft;
 use super::Cx;
@@ -100,20 +104,34 @@ fn looks_like_code(id: &str) -> bool {
         })
 }
 
-pub(crate) fn check_prompt_leak(cx: &mut Cx<'_>, prompt: &PromptDraft, repos: &[RepoDraft]) {
+pub(crate) fn check_prompt_leak(
+    cx: &mut Cx<'_>,
+    prompt: &PromptDraft,
+    repos: &[RepoDraft],
+    bases: &BaseTrees,
+) {
     let mut known: HashSet<&str> = HashSet::new();
     let mut added: HashMap<&str, Introduced> = HashMap::new();
+    let mut extensions: HashSet<&str> = HashSet::new();
     for r in repos {
         let Some(g) = &r.gold else {
             continue;
         };
         for f in &g.file.patch.files {
+            // A gold patch's tests are not the solution the prompt could give away.
+            let test_file = is_test_path(f.path());
+            if !test_file {
+                extensions.insert(extension(f.path()));
+            }
             for h in &f.hunks {
                 for l in &h.lines {
                     if l.kind != LineKind::Added {
                         for (_, id) in identifiers(&l.text) {
                             known.insert(id);
                         }
+                        continue;
+                    }
+                    if test_file {
                         continue;
                     }
                     for (off, id) in identifiers(&l.text) {
@@ -147,12 +165,12 @@ pub(crate) fn check_prompt_leak(cx: &mut Cx<'_>, prompt: &PromptDraft, repos: &[
         return;
     }
     let text = prompt.prompt.text.as_str();
-    let mut reported: HashSet<&str> = HashSet::new();
+    let mut candidates: Vec<(usize, &str)> = Vec::new();
     for (off, id) in identifiers(text) {
         let Some(intro) = added.get(id) else {
             continue;
         };
-        if known.contains(id) || reported.contains(id) {
+        if known.contains(id) || is_builtin(id) || candidates.iter().any(|(_, c)| *c == id) {
             continue;
         }
         let code_like = looks_like_code(id)
@@ -161,10 +179,18 @@ pub(crate) fn check_prompt_leak(cx: &mut Cx<'_>, prompt: &PromptDraft, repos: &[
                 let after = text[off + id.len()..].chars().next();
                 before == Some('`') || after == Some('(') || after == Some('`')
             };
-        if !code_like {
+        if code_like {
+            candidates.push((off, id));
+        }
+    }
+    let at_base = in_base_trees(bases, &extensions, &candidates);
+    for (off, id) in candidates {
+        if at_base.contains(id) {
             continue;
         }
-        reported.insert(id);
+        let Some(intro) = added.get(id) else {
+            continue;
+        };
         let at = prompt_span(cx, prompt, off, id);
         cx.emit(
             Diagnostic::new(
@@ -173,9 +199,136 @@ pub(crate) fn check_prompt_leak(cx: &mut Cx<'_>, prompt: &PromptDraft, repos: &[
                 Label::new(prompt.source, at, "named in the prompt"),
             )
             .with_label(Label::new(intro.source, intro.at, "introduced by the gold patch here"))
-            .with_help("describe the behaviour instead of naming the solution's identifiers; if the name is part of the requested interface, keep it and say so in the prompt"),
+            .with_help("describe the behaviour instead of naming the solution's identifiers; if the name is part of the requested interface, keep it and accept the warning with `allow W0800 \"<why>\"`"),
         );
     }
+}
+
+/// `path`'s extension (`""` for none).
+fn extension(path: &str) -> &str {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.rsplit_once('.').map_or("", |(_, e)| e)
+}
+
+/// Files larger than this are not searched for names (generated or vendored code).
+const MAX_SEARCHED_FILE: usize = 2 << 20;
+
+/// The candidates that occur, as whole words, in a base tree's files of the gold patches'
+/// languages (by extension).
+fn in_base_trees<'c>(
+    bases: &BaseTrees,
+    extensions: &HashSet<&str>,
+    candidates: &[(usize, &'c str)],
+) -> HashSet<&'c str> {
+    let mut found: HashSet<&'c str> = HashSet::new();
+    if candidates.is_empty() {
+        return found;
+    }
+    for (_, tree) in &bases.trees {
+        let files: Vec<&str> = tree
+            .paths()
+            .iter()
+            .map(String::as_str)
+            .filter(|p| extensions.contains(extension(p)))
+            .collect();
+        for chunk in files.chunks(256) {
+            for bytes in tree.read_many(chunk).into_iter().flatten() {
+                if bytes.len() > MAX_SEARCHED_FILE {
+                    continue;
+                }
+                let text = String::from_utf8_lossy(&bytes);
+                for (_, id) in candidates {
+                    if !found.contains(id) && has_word(&text, id) {
+                        found.insert(id);
+                    }
+                }
+                if found.len() == candidates.len() {
+                    return found;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Whether `word` occurs in `text` as a whole identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = text.as_bytes();
+    text.match_indices(word).any(|(i, _)| {
+        let before = i.checked_sub(1).and_then(|k| bytes.get(k)).copied();
+        let after = bytes.get(i + word.len()).copied();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
+
+/// Names every program in the language can use without defining them: exceptions and
+/// functions of Python, JavaScript/TypeScript, Java, Go and Rust that look like code.
+#[rustfmt::skip]
+const BUILTINS: &[&str] = &[
+    // Python
+    "ArithmeticError", "AssertionError", "AttributeError", "BaseException",
+    "BaseExceptionGroup", "BlockingIOError", "BrokenPipeError", "BufferError",
+    "BytesWarning", "ChildProcessError", "ConnectionAbortedError", "ConnectionError",
+    "ConnectionRefusedError", "ConnectionResetError", "DeprecationWarning", "EOFError",
+    "EncodingWarning", "EnvironmentError", "ExceptionGroup", "FileExistsError",
+    "FileNotFoundError", "FloatingPointError", "FutureWarning", "GeneratorExit",
+    "ImportError", "ImportWarning", "IndentationError", "IndexError", "InterruptedError",
+    "IsADirectoryError", "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError",
+    "ModuleNotFoundError", "NameError", "NotADirectoryError", "NotImplemented",
+    "NotImplementedError", "OSError", "OverflowError", "PendingDeprecationWarning",
+    "PermissionError", "ProcessLookupError", "RecursionError", "ReferenceError",
+    "ResourceWarning", "RuntimeError", "RuntimeWarning", "StopAsyncIteration",
+    "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError", "SystemExit",
+    "TabError", "TimeoutError", "TypeError", "UnboundLocalError", "UnicodeDecodeError",
+    "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError", "UnicodeWarning",
+    "UserWarning", "ValueError", "ZeroDivisionError", "__init__", "__name__", "__main__",
+    "__file__", "__dict__", "__repr__", "__str__", "__eq__", "__hash__", "__call__",
+    "__enter__", "__exit__", "__iter__", "__next__", "__len__", "__getitem__",
+    "__setitem__", "__contains__", "__all__", "__slots__", "__class__", "__post_init__",
+    "__future__", "__version__", "__new__", "__del__", "__getattr__", "__setattr__",
+    "__aenter__", "__aexit__", "__await__", "__bool__", "__doc__", "__module__",
+    "__qualname__", "__annotations__", "__wrapped__",
+    // JavaScript / TypeScript
+    "EvalError", "RangeError", "URIError", "AggregateError", "ReadonlyArray",
+    "setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate",
+    "parseInt", "parseFloat", "isNaN", "isFinite", "encodeURIComponent",
+    "decodeURIComponent", "encodeURI", "decodeURI", "structuredClone", "queueMicrotask",
+    "toString", "valueOf", "hasOwnProperty", "addEventListener", "removeEventListener",
+    "ArrayBuffer", "SharedArrayBuffer", "DataView", "WeakMap", "WeakSet", "WeakRef",
+    "BigInt", "AbortController", "AbortSignal", "TextEncoder", "TextDecoder",
+    "ReadableStream", "WritableStream", "URLSearchParams", "FormData", "XMLHttpRequest",
+    "Uint8Array", "Int8Array", "Uint16Array", "Int16Array", "Uint32Array", "Int32Array",
+    "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array", "PromiseLike",
+    "NonNullable", "ReturnType", "InstanceType",
+    // Java
+    "NullPointerException", "IllegalArgumentException", "IllegalStateException",
+    "RuntimeException", "IndexOutOfBoundsException", "ArrayIndexOutOfBoundsException",
+    "UnsupportedOperationException", "ClassCastException", "NumberFormatException",
+    "ArithmeticException", "InterruptedException", "IOException", "FileNotFoundException",
+    "UncheckedIOException", "NoSuchElementException", "ConcurrentModificationException",
+    "CloneNotSupportedException", "OutOfMemoryError", "StackOverflowError",
+    "AssertionError", "StringBuilder", "HashMap", "HashSet", "ArrayList", "LinkedList",
+    "TreeMap", "TreeSet", "LinkedHashMap", "LinkedHashSet", "hashCode", "getClass",
+    "compareTo", "CompletableFuture",
+    // Go
+    "ErrUnexpectedEOF", "ErrClosed", "ErrNotExist", "ErrExist", "ErrPermission",
+    "ErrInvalid", "ErrDeadlineExceeded", "DeadlineExceeded", "WithCancel",
+    "WithTimeout", "WithDeadline", "WithValue", "TODO", "Errorf", "Sprintf", "Printf",
+    "Println", "Fprintf", "Sprint", "ReadAll", "WriteString", "NewReader", "NewWriter",
+    "NewDecoder", "NewEncoder", "MarshalJSON", "UnmarshalJSON",
+    // Rust
+    "HashMap", "HashSet", "BTreeMap", "BTreeSet", "VecDeque", "BinaryHeap", "RefCell",
+    "OnceCell", "OnceLock", "PhantomData", "ToString", "ToOwned", "AsRef", "AsMut",
+    "TryFrom", "TryInto", "FromStr", "PartialEq", "PartialOrd", "DerefMut", "IntoIterator",
+    "DoubleEndedIterator", "ExactSizeIterator", "unwrap_or", "unwrap_or_else",
+    "unwrap_or_default", "map_err", "ok_or", "ok_or_else", "and_then", "to_string",
+    "to_owned", "as_ref", "as_str", "into_iter", "iter_mut", "is_some", "is_none",
+    "is_ok", "is_err",
+];
+
+fn is_builtin(id: &str) -> bool {
+    BUILTINS.contains(&id)
 }
 
 /// Where the prompt's `id` at byte `off` of the prompt text is, in the prompt's source.

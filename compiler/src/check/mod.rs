@@ -3,8 +3,10 @@
 //! One file per concept: [`fields`] reads blocks against a schema, [`values`] reads field
 //! values, [`task`] the task block, [`repo`] repositories and tests, [`env`] recipes,
 //! [`paths`] file names and reads, [`patches`] patch files and the test-file heuristic,
-//! [`graph`] `uses` edges, [`relax`] relaxations, [`leak`] the prompt-leak lint.
+//! [`graph`] `uses` edges, [`base`] checks against the repositories at base, [`relax`] relaxations, [`leak`] the prompt-leak lint.
 
+mod allow;
+mod base;
 mod env;
 mod fields;
 mod graph;
@@ -14,7 +16,7 @@ mod paths;
 mod protect;
 mod relax;
 mod repo;
-mod suggest;
+pub mod suggest;
 mod task;
 mod values;
 
@@ -36,6 +38,16 @@ pub struct Checked {
     pub sources: SourceMap,
     pub task: Option<Task>,
     pub diagnostics: Diagnostics,
+    /// Warning codes the spec accepts (`allow W0800 "…"`): already left out of
+    /// `diagnostics`; the caller leaves them out of its own (lock) warnings too.
+    pub allowed: Vec<crate::codes::Code>,
+}
+
+impl Checked {
+    /// Whether `d` is a warning the spec accepts.
+    pub fn is_allowed(&self, d: &Diagnostic) -> bool {
+        d.severity() == crate::diagnostic::Severity::Warning && self.allowed.contains(&d.code)
+    }
 }
 
 /// Check the spec at display path `spec_path` whose bytes are `bytes`. `loader` is rooted
@@ -57,6 +69,7 @@ pub fn check_spec(spec_path: &str, bytes: &[u8], loader: &dyn Loader) -> Checked
                 sources,
                 task: None,
                 diagnostics: Diagnostics(vec![d]),
+                allowed: Vec::new(),
             };
         }
     };
@@ -75,13 +88,20 @@ pub fn check_spec(spec_path: &str, bytes: &[u8], loader: &dyn Loader) -> Checked
         spec,
         spec_dir,
         text_cache: HashMap::new(),
+        allowed: Vec::new(),
     };
     let task = task::check_document(&mut cx, &parsed.document, &spec_path, bytes);
     let task = if cx.diags.has_errors() { None } else { task };
+    let allowed = cx.allowed;
+    let mut diagnostics = cx.diags.sorted();
+    diagnostics.0.retain(|d| {
+        d.severity() != crate::diagnostic::Severity::Warning || !allowed.contains(&d.code)
+    });
     Checked {
         sources: cx.sources,
         task,
-        diagnostics: cx.diags.sorted(),
+        diagnostics,
+        allowed,
     }
 }
 
@@ -99,6 +119,8 @@ pub(crate) struct Cx<'a> {
     /// The parser reported errors: statements may be missing, so "missing field"-style
     /// diagnostics are held back (they would only echo the syntax error).
     pub syntax_errors: bool,
+    /// Warning codes accepted by `allow` statements.
+    pub allowed: Vec<crate::codes::Code>,
 }
 
 impl Cx<'_> {

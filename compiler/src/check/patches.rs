@@ -25,6 +25,21 @@ impl Cx<'_> {
     /// Read and parse the patch `path` named at `span` (`what`: "gold patch", "hidden test patch").
     pub(crate) fn load_patch(&mut self, path: &str, span: Span, what: &str) -> Option<LoadedPatch> {
         let f = self.read_text(path, span, what)?;
+        if let Some(at) = colour_code(&f.text) {
+            self.emit(
+                Diagnostic::new(
+                    Code::PatchColourCodes,
+                    format!(
+                        "the {what} `{}` was saved with terminal colour codes",
+                        f.path
+                    ),
+                    Label::new(f.source, at, "a colour code (ANSI escape)"),
+                )
+                .with_label(self.label(span, "patch named here"))
+                .with_help("write the patch without colours: `git diff --no-color <base> > file.patch` (a pager or `color.ui=always` adds them)"),
+            );
+            return None;
+        }
         let patch = match parse_patch(&f.text) {
             Ok(p) => p,
             Err(e) => {
@@ -115,8 +130,34 @@ impl Cx<'_> {
     }
 }
 
+/// The first colour code (`ESC [ … m`) that starts a line or follows one, as written by
+/// `git diff --color`; an escape elsewhere in a line may be file content and is left alone.
+fn colour_code(text: &str) -> Option<Span> {
+    /// The length of the colour code `s` starts with.
+    fn sgr(s: &str) -> Option<usize> {
+        let rest = s.strip_prefix("\u{1b}[")?;
+        let n = rest.find(|c: char| !(c.is_ascii_digit() || c == ';'))?;
+        rest[n..].starts_with('m').then_some(2 + n + 1)
+    }
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        // At the line's start, or after a marker (`+ESC[32m`).
+        for lead in [0, 1] {
+            if lead == 1 && !line.starts_with(['+', '-', ' ']) {
+                continue;
+            }
+            if let Some(len) = line.get(lead..).and_then(sgr) {
+                let start = line_start + lead;
+                return Some(Span::new(start, start + len));
+            }
+        }
+        line_start += line.len();
+    }
+    None
+}
+
 /// The first line of a file patch's span (its `diff --git` or `---` line).
-fn header_line(text: &str, span: Span) -> Span {
+pub(crate) fn header_line(text: &str, span: Span) -> Span {
     let start = span.start as usize;
     let end = text
         .get(start..span.end as usize)

@@ -115,7 +115,11 @@ impl Cx<'_> {
                 self.label(span, "not found"),
             )
             .with_help(format!(
-                "paths are resolved relative to the spec's folder{}; check the spelling",
+                "{}paths are resolved relative to the spec's folder{}; check the spelling",
+                match self.closest_path(rel) {
+                    Some(p) => format!("did you mean `{p}`? "),
+                    None => String::new(),
+                },
                 if self.spec_dir.is_empty() { String::new() } else { format!(" `{}`", self.spec_dir) }
             )),
             LoadError::Escapes => Diagnostic::new(
@@ -132,6 +136,25 @@ impl Cx<'_> {
             .with_help("check the file's permissions"),
         };
         self.emit(d);
+    }
+
+    /// The existing path closest to the missing `rel`: each component that does not exist
+    /// replaced by the closest name in its folder (listed through the loader).
+    pub(crate) fn closest_path(&self, rel: &str) -> Option<String> {
+        let mut found = String::new();
+        for part in rel.split('/') {
+            let names = self.loader.list_dir(&found).ok()?;
+            let name = if names.iter().any(|n| n == part) {
+                part
+            } else {
+                super::suggest::closest(part, names.iter().map(String::as_str))?
+            };
+            if !found.is_empty() {
+                found.push('/');
+            }
+            found.push_str(name);
+        }
+        (found != rel && self.loader.kind(&found).is_ok()).then_some(found)
     }
 
     /// Read a text file (prompt, patch) named at `span`, add it to the source map.

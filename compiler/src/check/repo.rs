@@ -44,7 +44,11 @@ pub(crate) struct RepoDraft {
     pub role: Role,
     pub span: Span,
     pub source: Option<Source>,
+    /// The `source` statement (or the block's header when it is missing).
+    pub source_span: Span,
     pub base: Option<String>,
+    /// The `base` string.
+    pub base_span: Option<Span>,
     pub gold: Option<LoadedPatch>,
     pub setup: Vec<String>,
     pub uses: Vec<(String, Span)>,
@@ -59,7 +63,10 @@ pub(crate) struct RepoDraft {
 /// A `test { … }` block as read.
 #[derive(Debug, Clone)]
 pub(crate) struct TestDraft {
+    /// The hidden tests as applied: the one patch, or the stacked ones as one text.
     pub patch: Option<LoadedPatch>,
+    /// The patch files, in the order they are applied (one, unless stacked).
+    pub parts: Vec<LoadedPatch>,
     pub run: Option<String>,
     pub parser: Option<String>,
     pub timeout_secs: u64,
@@ -127,9 +134,13 @@ pub(crate) fn check_repo(cx: &mut Cx<'_>, stmt: &Statement, role: Role) -> Optio
     let source_span = f.one("source").map(header_span).unwrap_or(header);
     complete &= source.is_some();
 
+    let mut base_span = None;
     let base = match f.one("base") {
         Some(s) => {
-            let b = cx.string(s).and_then(|(b, span)| base_sha(cx, &b, span));
+            let b = cx.string(s).and_then(|(b, span)| {
+                base_span = Some(span);
+                base_sha(cx, &b, span)
+            });
             complete &= b.is_some();
             b
         }
@@ -254,7 +265,9 @@ pub(crate) fn check_repo(cx: &mut Cx<'_>, stmt: &Statement, role: Role) -> Optio
         role,
         span: stmt.span,
         source,
+        source_span,
         base,
+        base_span,
         gold,
         setup,
         uses,
@@ -440,15 +453,10 @@ fn test_block(cx: &mut Cx<'_>, repo: &str, stmt: &Statement) -> Option<TestDraft
     let owner = format!("the `test` block of `{repo}`");
     let f = fields::read(cx, &owner, stmt.name.span, &block.statements, TEST_FIELDS);
     let mut ok = true;
-    let patch = f.one("patch").and_then(|s| {
-        cx.no_block(s);
-        let v = cx.single(s, "file(\"….patch\")")?;
-        let (p, span) = cx.file_call("patch", v)?;
-        cx.load_patch(&p, span, "hidden test patch")
-    });
-    if let Some(p) = &patch {
-        cx.lint_test_patch(repo, p);
-    }
+    let (patch, parts) = match f.one("patch") {
+        Some(s) => hidden_patches(cx, repo, s),
+        None => (None, Vec::new()),
+    };
     let run = f.one("run").and_then(|s| cx.string(s)).map(|r| r.0);
     let parser = f.one("parser").and_then(|s| parser(cx, s));
     let timeout_secs = match f.one("timeout") {
@@ -472,12 +480,88 @@ fn test_block(cx: &mut Cx<'_>, repo: &str, stmt: &Statement) -> Option<TestDraft
     ok &= protect.is_some();
     ok.then_some(TestDraft {
         patch,
+        parts,
         run,
         parser,
         timeout_secs,
         expects,
         protect: protect.unwrap_or_default(),
     })
+}
+
+/// `patch file("a.patch") file("b.patch") …`: one hidden test patch, or several stacked
+/// (applied in order, each on top of the ones before). The stack is checked part by part
+/// and becomes one patch text, which runs apply with one `git apply` (which applies
+/// several patches of one file in order).
+fn hidden_patches(
+    cx: &mut Cx<'_>,
+    repo: &str,
+    s: &Statement,
+) -> (Option<LoadedPatch>, Vec<LoadedPatch>) {
+    cx.no_block(s);
+    if s.args.is_empty() {
+        cx.single(s, "file(\"….patch\")");
+        return (None, Vec::new());
+    }
+    let mut parts = Vec::new();
+    let mut all_read = true;
+    for v in &s.args {
+        let loaded = cx
+            .file_call("patch", v)
+            .and_then(|(p, span)| cx.load_patch(&p, span, "hidden test patch"));
+        match loaded {
+            Some(p) => {
+                cx.lint_test_patch(repo, &p);
+                parts.push(p);
+            }
+            None => all_read = false,
+        }
+    }
+    if !all_read {
+        return (None, parts);
+    }
+    if let [one] = parts.as_slice() {
+        return (Some(one.clone()), parts);
+    }
+    let mut text = String::new();
+    for p in &parts {
+        text.push_str(&p.file.text);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    let name = parts
+        .iter()
+        .map(|p| p.file.path.as_str())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let named_at = parts
+        .iter()
+        .fold(parts[0].named_at, |a, p| a.to(p.named_at));
+    let Ok(patch) = crate::patch::parse_patch(&text) else {
+        cx.invalid(
+            named_at,
+            format!("the stacked hidden test patches of `{repo}` do not read as one diff"),
+            "stacked patches",
+            "end each patch file with its last hunk (no trailing commentary)".into(),
+        );
+        return (None, parts);
+    };
+    let source = cx.sources.add(
+        format!("{} (stacked)", cx.display_path(&name)),
+        text.clone(),
+    );
+    let combined = LoadedPatch {
+        file: crate::model::PatchFile {
+            path: name,
+            digest: super::task::sha256_hex(text.as_bytes()),
+            text,
+            patch,
+        },
+        source,
+        named_at,
+    };
+    (Some(combined), parts)
 }
 
 fn parser(cx: &mut Cx<'_>, stmt: &Statement) -> Option<String> {

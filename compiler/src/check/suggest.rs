@@ -1,10 +1,7 @@
 //! "Did you mean …?": the closest known word to a misspelt one.
 
 /// The candidate closest to `word`, if close enough to be a plausible typo.
-pub(crate) fn closest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase();
     let mut best: Option<(f64, &'a str)> = None;
     for c in candidates {
@@ -19,10 +16,7 @@ pub(crate) fn closest<'a>(
 }
 
 /// `did you mean `x`? ` (with a trailing space) or nothing.
-pub(crate) fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> String {
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     match closest(word, candidates) {
         Some(c) => format!("did you mean `{c}`? "),
         None => String::new(),

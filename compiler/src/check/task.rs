@@ -10,7 +10,7 @@ use crate::syntax::ast::{Document, Statement, Value};
 
 use super::fields::{self, header_span, many, once, required};
 use super::repo::RepoDraft;
-use super::{env, graph, leak, relax, repo, suggest, Cx};
+use super::{allow, base, env, graph, leak, relax, repo, suggest, Cx};
 
 const TASK_FIELDS: &[fields::Field] = &[
     once("title"),
@@ -24,6 +24,7 @@ const TASK_FIELDS: &[fields::Field] = &[
     many("repo"),
     many("context"),
     many("relax"),
+    many("allow"),
 ];
 
 /// Check a whole document; `bytes` are the spec's bytes (bundle digests need none of them,
@@ -143,6 +144,9 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
     let header = header_span(stmt);
     let f = fields::read(cx, "`task`", header, &block.statements, TASK_FIELDS);
 
+    for s in f.all("allow") {
+        allow::check_allow(cx, s);
+    }
     let title = f.one("title").and_then(|s| cx.string(s)).map(|s| s.0);
     let kind = f
         .one("kind")
@@ -223,8 +227,10 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
         relax::check_relax(cx, r, &mut drafts);
     }
 
+    let bases = base::check_bases(cx, &drafts);
+
     if let Some(p) = &prompt {
-        leak::check_prompt_leak(cx, p, &drafts);
+        leak::check_prompt_leak(cx, p, &drafts, &bases);
     }
 
     let repos = drafts

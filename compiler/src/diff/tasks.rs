@@ -21,6 +21,8 @@ fn param(v: &ParamValue) -> String {
         ParamValue::Int(i) => i.to_string(),
         ParamValue::Bool(b) => b.to_string(),
         ParamValue::List(l) => format!("{l:?}"),
+        ParamValue::File { path, digest, .. } => format!("file({path:?}) {}", short(digest)),
+        ParamValue::Dir { path, digest } => format!("dir({path:?}) tree {}", short(digest)),
     }
 }
 

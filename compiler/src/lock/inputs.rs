@@ -59,6 +59,8 @@ pub fn spec_digest(task: &Task) -> String {
                 crate::model::ParamValue::Int(i) => json!(i),
                 crate::model::ParamValue::Bool(b) => json!(b),
                 crate::model::ParamValue::List(l) => json!(l),
+                crate::model::ParamValue::File { path, digest, .. }
+                | crate::model::ParamValue::Dir { path, digest } => json!([path, digest]),
             };
             (k.clone(), v)
         })

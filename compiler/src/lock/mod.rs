@@ -35,6 +35,29 @@ pub struct Lock {
     /// One row per verified configuration, in plan order.
     #[serde(default)]
     pub truth: Vec<TruthRow>,
+    /// Where and with what the oracle was derived (not an input: never makes a lock stale).
+    #[serde(default)]
+    pub provenance: Provenance,
+}
+
+/// What produced a lock: the backend, the images and the test tools' versions where the
+/// logs name them.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Provenance {
+    /// `docker` or `local`.
+    #[serde(default)]
+    pub backend: String,
+    /// The `taskc` version that ran the verification.
+    #[serde(default)]
+    pub taskc: String,
+    /// `base` (the base image's name), `environment` and `task` (plan image ids), and
+    /// `base-id` (the base image's content id) when the backend knows it.
+    #[serde(default)]
+    pub images: BTreeMap<String, String>,
+    /// Per target: its test tool's version line as its gold run's log printed it (pytest's
+    /// `platform … -- Python 3.11.2, pytest-8.3.3, …`); absent when the log names none.
+    #[serde(default)]
+    pub tools: BTreeMap<String, String>,
 }
 
 /// Digests of everything the oracle was derived from (lowercase sha256 hex, or a plan id).
@@ -91,6 +114,13 @@ pub struct RepoLock {
     /// Tests removed by `drop` relaxations, with their rule; sorted.
     #[serde(default)]
     pub dropped: Vec<DroppedLock>,
+    /// Tests the gold run skipped (in neither list above); sorted.
+    #[serde(default)]
+    pub skipped: Vec<String>,
+    /// Skipped tests the gold run's log counted without naming them (pytest `-rA` without
+    /// `-v`).
+    #[serde(default)]
+    pub skipped_unnamed: u64,
 }
 
 /// A dropped test and the review rule that allowed it.
@@ -120,6 +150,10 @@ pub struct TruthRow {
 pub struct TruthCell {
     pub passed: u64,
     pub failed: u64,
+    /// The cell's run kept only the target's F2P tests (a targeted proper subset):
+    /// `passed`/`failed` count those.
+    #[serde(default)]
+    pub targeted: bool,
 }
 
 /// Why a lock file could not be read.
@@ -144,6 +178,7 @@ impl Lock {
             inputs,
             repos: BTreeMap::new(),
             truth: Vec::new(),
+            provenance: Provenance::default(),
         }
     }
 
@@ -157,6 +192,8 @@ impl Lock {
             r.p2p.dedup();
             r.dropped.sort();
             r.dropped.dedup();
+            r.skipped.sort();
+            r.skipped.dedup();
         }
         for row in &mut lock.truth {
             row.gold.sort();

@@ -48,10 +48,11 @@ fn cells(repos: &BTreeMap<String, TruthCell>) -> String {
         .iter()
         .map(|(k, c)| {
             format!(
-                "{} = {{ passed = {}, failed = {} }}",
+                "{} = {{ passed = {}, failed = {}{} }}",
                 key(k),
                 c.passed,
-                c.failed
+                c.failed,
+                if c.targeted { ", targeted = true" } else { "" }
             )
         })
         .collect();
@@ -103,6 +104,10 @@ pub(super) fn lock(lock: &Lock) -> String {
             }
             out.push_str("]\n");
         }
+        let _ = writeln!(out, "skipped = {}", list(&r.skipped));
+        if r.skipped_unnamed > 0 {
+            let _ = writeln!(out, "skipped_unnamed = {}", r.skipped_unnamed);
+        }
     }
 
     for row in &lock.truth {
@@ -113,5 +118,12 @@ pub(super) fn lock(lock: &Lock) -> String {
         let _ = writeln!(out, "ok = {}", row.ok);
         let _ = writeln!(out, "repos = {}", cells(&row.repos));
     }
+
+    let p = &lock.provenance;
+    out.push_str("\n[provenance]\n");
+    let _ = writeln!(out, "backend = {}", q(&p.backend));
+    let _ = writeln!(out, "taskc = {}", q(&p.taskc));
+    table(&mut out, "provenance.images", &p.images);
+    table(&mut out, "provenance.tools", &p.tools);
     out
 }

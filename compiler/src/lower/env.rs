@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use crate::model::{Environment, ParamValue};
-use crate::plan::{canonical_digest, short_id, EnvImage, LocalEnv, Param};
+use crate::plan::{canonical_digest, short_id, BuildContext, EnvImage, LocalEnv, Param};
 
 use super::manifest::RecipeManifest;
 use super::{LowerError, LowerOptions};
@@ -15,6 +15,18 @@ fn to_param(v: &ParamValue) -> Param {
         ParamValue::Int(i) => Param::Int(*i),
         ParamValue::Bool(b) => Param::Bool(*b),
         ParamValue::List(l) => Param::List(l.clone()),
+        // A file or folder parameter is recorded by path in the plan; its bytes are hashed
+        // into the image id (the file through the rendered Dockerfile, the folder through
+        // `EnvImage::context`).
+        ParamValue::File { path, .. } | ParamValue::Dir { path, .. } => Param::Str(path.clone()),
+    }
+}
+
+/// What a template sees for a parameter: a file parameter's text, a folder's path.
+fn template_value(v: &ParamValue) -> Param {
+    match v {
+        ParamValue::File { text, .. } => Param::Str(text.clone()),
+        other => to_param(other),
     }
 }
 
@@ -24,6 +36,7 @@ fn templates() -> &'static Result<tera::Tera, tera::Error> {
     TERA.get_or_init(|| {
         let mut t = tera::Tera::default();
         t.autoescape_on(Vec::new());
+        t.register_filter("sh", super::shell_word::filter);
         let all: Vec<(String, String)> = crate::recipe::recipes()
             .iter()
             .map(|r| (r.name.clone(), r.template.clone()))
@@ -37,7 +50,13 @@ fn render(name: &str, template: &str, ctx: &tera::Context) -> Result<String, ter
     match templates() {
         Ok(t) if t.get_template_names().any(|n| n == name) => t.render(name, ctx),
         // A template that failed to parse: parse it again to report its own error.
-        _ => tera::Tera::one_off(template, ctx, false),
+        _ => {
+            let mut t = tera::Tera::default();
+            t.autoescape_on(Vec::new());
+            t.register_filter("sh", super::shell_word::filter);
+            t.add_raw_template(name, template)?;
+            t.render(name, ctx)
+        }
     }
 }
 
@@ -52,19 +71,34 @@ pub(crate) fn env_image(
         .iter()
         .map(|(k, v)| (k.clone(), to_param(v)))
         .collect();
+    let mut values: BTreeMap<String, Param> = params.clone();
     for (k, v) in &env.params {
         params.insert(k.clone(), to_param(v));
+        values.insert(k.clone(), template_value(v));
     }
+    // At most one folder parameter: the build context.
+    let context = env.params.values().find_map(|v| match v {
+        ParamValue::Dir { path, digest } => Some(BuildContext {
+            path: path.clone(),
+            digest: digest.clone(),
+        }),
+        _ => None,
+    });
     let r = recipe.recipe;
     // One Dockerfile instruction per template line: a line break in a parameter (other than
-    // the generic recipe's fragment) would smuggle in instructions.
+    // code: the generic recipe's fragment) would smuggle in instructions. `check` reports
+    // it first (E0705); this guards plans lowered from a hand-made `Task`.
     for (k, v) in &params {
+        if r.param(k).is_some_and(|d| d.code) {
+            continue;
+        }
         let texts: Vec<&str> = match v {
             Param::Str(s) => vec![s.as_str()],
             Param::List(l) => l.iter().map(String::as_str).collect(),
             Param::Int(_) | Param::Bool(_) => Vec::new(),
         };
-        if k != "dockerfile" && texts.iter().any(|t| t.contains(['\n', '\r'])) {
+        let is_file = matches!(env.params.get(k), Some(ParamValue::File { .. }));
+        if k != "dockerfile" && !is_file && texts.iter().any(|t| t.contains(['\n', '\r'])) {
             return Err(LowerError::Template {
                 recipe: r.name.clone(),
                 message: format!(
@@ -80,7 +114,7 @@ pub(crate) fn env_image(
 
     let mut ctx = tera::Context::new();
     ctx.insert("base_image", &base_image);
-    for (k, v) in &params {
+    for (k, v) in &values {
         ctx.insert(k.replace('-', "_"), v);
     }
     let dockerfile = render(&r.name, &r.template, &ctx).map_err(|e| {
@@ -96,9 +130,12 @@ pub(crate) fn env_image(
             message: msg,
         }
     })?;
-    let digest = match &opts.base_image_id {
-        None => canonical_digest("taskc.env-image/1", &dockerfile),
-        Some(id) => canonical_digest("taskc.env-image/2", &(&dockerfile, id)),
+    let digest = match (&context, &opts.base_image_id) {
+        (None, None) => canonical_digest("taskc.env-image/1", &dockerfile),
+        (None, Some(id)) => canonical_digest("taskc.env-image/2", &(&dockerfile, id)),
+        (Some(c), id) => {
+            canonical_digest("taskc.env-image/3", &(&dockerfile, id, &c.path, &c.digest))
+        }
     };
 
     let setup = match params.get("local-setup") {
@@ -117,6 +154,7 @@ pub(crate) fn env_image(
         base_image,
         base_image_id: opts.base_image_id.clone(),
         dockerfile,
+        context,
         local: LocalEnv {
             id: short_id("env", &local_digest),
             digest: local_digest,

@@ -9,6 +9,8 @@ mod manifest;
 mod prepare;
 pub mod relax;
 mod score;
+mod select;
+mod shell_word;
 mod task_image;
 mod verify;
 mod workspace;
@@ -16,6 +18,7 @@ mod workspace;
 use crate::model::Task;
 use crate::plan::{Plan, ScoreMode, WorkspaceMode};
 
+pub use select::{narrow_run, narrowable, NarrowError};
 pub use task_image::tree_digest;
 
 /// Most targets a joint verification may have (2^16 configurations).
@@ -28,6 +31,8 @@ pub struct LowerOptions {
     pub base_image_override: Option<String>,
     /// Verify every target against every gold subset (N·2^N runs) to check `uses`.
     pub exhaustive: bool,
+    /// Run the full hidden-test command in every configuration (no targeted subsets).
+    pub full: bool,
     /// The content id of the base image (the engine's image id, `sha256:…`), resolved by the
     /// runtime before lowering: it enters the environment image's id, so rebuilding the base
     /// image rebuilds every image and reruns every run on top of it. `None` (no engine, or the

@@ -119,6 +119,7 @@ impl<'t> Prepared<'t> {
                         parser: t.parser.clone(),
                         timeout_secs: t.timeout_secs,
                         dropped,
+                        select: None,
                     },
                 },
             );
@@ -198,7 +199,11 @@ impl<'t> Prepared<'t> {
     /// Assemble and seal a plan, keeping only the blobs it refers to.
     pub fn finish(self, body: PlanBody) -> Plan {
         let mut used: BTreeSet<String> = BTreeSet::new();
-        for run in body.runs() {
+        let targeted = match &body {
+            PlanBody::Verify { verify } => verify.targeted.iter().map(|t| &t.run).collect(),
+            _ => Vec::new(),
+        };
+        for run in body.runs().iter().chain(targeted) {
             for step in &run.steps {
                 match step {
                     Step::ApplyGold { blob, .. } | Step::ApplyTests { blob, .. } => {

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use crate::plan::{
-    Configuration, Expect, Plan, PlanBody, Run, TargetCheck, Verdict, VerifyPlan, VerifyStrategy,
+    Configuration, Expect, Plan, PlanBody, Run, SelectWhat, SelectionMode, TargetCheck,
+    TargetedRun, UsesCheck, UsesSide, Verdict, VerifyPlan, VerifyStrategy,
 };
 
 use super::closure::closures;
@@ -39,24 +40,58 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
             .unwrap_or_else(|| vec![r.to_string()])
     };
 
-    // (target, sorted gold set) → run.
+    let selection = if opts.full || opts.exhaustive || strategy == VerifyStrategy::PerRepo {
+        SelectionMode::Full
+    } else {
+        SelectionMode::Targeted
+    };
+    // Why a target's proper subsets run the full suite in a targeted plan.
+    let mut full_suite: BTreeMap<String, String> = BTreeMap::new();
+    let narrow_why = |r: &str| -> Option<&'static str> {
+        let parser = prep.tests.get(r).map(|t| t.test.parser.as_str())?;
+        super::select::narrowable(parser).err()
+    };
+
+    // (target, sorted gold set) → run: phase 1 (full) or phase 2 (narrowed later).
+    // A run is narrowed when the plan is targeted, its gold set is neither empty nor the
+    // target's whole closure (those two derive the oracle), and the parser allows it.
     let mut runs: Vec<Run> = Vec::new();
-    let mut index: BTreeMap<(String, Vec<String>), usize> = BTreeMap::new();
-    let mut add = |runs: &mut Vec<Run>, r: &str, gold: Vec<String>| -> String {
+    let mut targeted: Vec<TargetedRun> = Vec::new();
+    let mut index: BTreeMap<(String, Vec<String>), String> = BTreeMap::new();
+    let mut add = |runs: &mut Vec<Run>,
+                   targeted: &mut Vec<TargetedRun>,
+                   full_suite: &mut BTreeMap<String, String>,
+                   r: &str,
+                   gold: Vec<String>,
+                   select: SelectWhat|
+     -> String {
         let k = (r.to_string(), key(gold.clone()));
-        if let Some(&i) = index.get(&k) {
-            return runs[i].id.clone();
+        if let Some(id) = index.get(&k) {
+            return id.clone();
         }
         let Some(run) = prep.run(r, &gold, &[]) else {
             return String::new();
         };
         let id = run.id.clone();
-        index.insert(k, runs.len());
+        index.insert(k, id.clone());
+        let derives_oracle = gold.is_empty() || key(gold.clone()) == key(closure_of(r));
+        if selection == SelectionMode::Targeted && !derives_oracle {
+            match narrow_why(r) {
+                None => {
+                    targeted.push(TargetedRun { run, select });
+                    return id;
+                }
+                Some(why) => {
+                    full_suite.insert(r.to_string(), why.to_string());
+                }
+            }
+        }
         runs.push(run);
         id
     };
 
     let mut configurations = Vec::new();
+    let mut uses_checks = Vec::new();
     match strategy {
         VerifyStrategy::Joint => {
             // Runs: per target r, per subset of closure(r) (or of all targets if exhaustive).
@@ -67,7 +102,14 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
                     closure_of(r)
                 };
                 for mask in 0..(1u64 << over.len()) {
-                    add(&mut runs, r, subset(&over, mask));
+                    add(
+                        &mut runs,
+                        &mut targeted,
+                        &mut full_suite,
+                        r,
+                        subset(&over, mask),
+                        SelectWhat::F2p,
+                    );
                 }
             }
             let full: u64 = (1u64 << n) - 1;
@@ -83,13 +125,52 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
                     };
                     let covered = c.iter().all(|m| gold.contains(m));
                     let expected = if covered { Expect::Pass } else { Expect::Any };
-                    let run = add(&mut runs, r, decided_by);
+                    let run = add(
+                        &mut runs,
+                        &mut targeted,
+                        &mut full_suite,
+                        r,
+                        decided_by,
+                        SelectWhat::F2p,
+                    );
                     checks.insert(r.clone(), TargetCheck { run, expected });
                 }
                 configurations.push(Configuration {
                     gold: key(gold),
                     expected: Verdict::of(mask == full),
                     targets: checks,
+                });
+            }
+            // Two more runs per target whose closure leaves some target out: those at gold
+            // with the closure at base, and every target at gold. Each is compared with the
+            // run that has the same closure state and the others at base.
+            for r in &targets {
+                let c = closure_of(r);
+                let others: Vec<String> =
+                    targets.iter().filter(|t| !c.contains(t)).cloned().collect();
+                if others.is_empty() {
+                    continue;
+                }
+                let mut add = |gold: Vec<String>, select| {
+                    add(&mut runs, &mut targeted, &mut full_suite, r, gold, select)
+                };
+                let base = add(Vec::new(), SelectWhat::F2p);
+                let run = add(others.clone(), SelectWhat::NotP2p);
+                uses_checks.push(UsesCheck {
+                    target: r.clone(),
+                    side: UsesSide::Base,
+                    others: key(others.clone()),
+                    run,
+                    against: base,
+                });
+                let closure_gold = add(c.clone(), SelectWhat::F2p);
+                let all = add(targets.clone(), SelectWhat::NotP2p);
+                uses_checks.push(UsesCheck {
+                    target: r.clone(),
+                    side: UsesSide::Gold,
+                    others: key(others),
+                    run: all,
+                    against: closure_gold,
                 });
             }
         }
@@ -102,8 +183,22 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
                 } else {
                     closure_of(r)
                 };
-                let b = add(&mut runs, r, Vec::new());
-                let g = add(&mut runs, r, with);
+                let b = add(
+                    &mut runs,
+                    &mut targeted,
+                    &mut full_suite,
+                    r,
+                    Vec::new(),
+                    SelectWhat::F2p,
+                );
+                let g = add(
+                    &mut runs,
+                    &mut targeted,
+                    &mut full_suite,
+                    r,
+                    with,
+                    SelectWhat::F2p,
+                );
                 base.insert(
                     r.clone(),
                     TargetCheck {
@@ -139,6 +234,10 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
         closures: closures.into_iter().map(|(k, v)| (k, key(v))).collect(),
         runs,
         configurations,
+        uses_checks,
+        selection,
+        targeted,
+        full_suite,
     };
     Ok(prep.finish(PlanBody::Verify { verify: plan }))
 }

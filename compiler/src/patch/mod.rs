@@ -1,6 +1,7 @@
 //! Unified diffs, parsed for real: which files a patch touches, its hunks and their lines,
 //! with spans into the patch file for diagnostics.
 
+pub mod apply;
 mod parse;
 
 pub use parse::{parse_patch, PatchError};

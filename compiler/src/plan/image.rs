@@ -30,8 +30,20 @@ pub struct EnvImage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_image_id: Option<String>,
     pub dockerfile: String,
+    /// The Docker build context (a `dir("…")` recipe parameter), if the recipe takes one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<BuildContext>,
     /// The same environment on the local backend (no containers).
     pub local: LocalEnv,
+}
+
+/// A folder beside the spec sent with the environment image's Dockerfile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildContext {
+    /// Relative to the spec's folder, `/`-separated.
+    pub path: String,
+    /// Digest of the folder's tree (paths, executable bits, bytes), checked before building.
+    pub digest: String,
 }
 
 /// A recipe parameter value as written into a plan.

@@ -19,10 +19,15 @@ use serde::{Deserialize, Serialize};
 use crate::model::TaskKind;
 
 pub use digest::{canonical_digest, sha256_hex, short_id};
-pub use image::{EnvImage, Images, LocalEnv, Param, RepoMaterial, SourceRef, TaskImage};
-pub use run::{DroppedTest, Run, Step, TestStep};
+pub use image::{
+    BuildContext, EnvImage, Images, LocalEnv, Param, RepoMaterial, SourceRef, TaskImage,
+};
+pub use run::{DroppedTest, Run, SelectHow, Step, TestSelection, TestStep};
 pub use score::{ScoreMode, ScorePlan};
-pub use verify::{Configuration, Expect, TargetCheck, Verdict, VerifyPlan, VerifyStrategy};
+pub use verify::{
+    Configuration, Expect, SelectWhat, SelectionMode, TargetCheck, TargetedRun, UsesCheck,
+    UsesSide, Verdict, VerifyPlan, VerifyStrategy,
+};
 pub use workspace::{Workspace, WorkspaceMode, WorkspacePlan, WorkspaceRepo};
 
 /// The schema tag every plan carries.
@@ -145,9 +150,14 @@ impl Plan {
         self.body.kind()
     }
 
-    /// Every run of the plan, whatever its kind.
+    /// Every run of the plan, whatever its kind (a verification's phase-2 runs in their
+    /// full-suite form: the narrowed ones exist only once phase 1 has results).
     pub fn runs(&self) -> impl Iterator<Item = &Run> {
-        self.body.runs().iter()
+        let targeted = self
+            .verify()
+            .into_iter()
+            .flat_map(|v| v.targeted.iter().map(|t| &t.run));
+        self.body.runs().iter().chain(targeted)
     }
 
     /// The verification body, if this is a verify plan.

@@ -62,6 +62,33 @@ pub struct TestStep {
     pub timeout_secs: u64,
     /// Tests removed from the oracle by relaxations.
     pub dropped: Vec<DroppedTest>,
+    /// Set only in narrowed runs, which the runtime derives in phase 2
+    /// (`taskc_compiler::lower::narrow_run`); plans never hold it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select: Option<TestSelection>,
+}
+
+/// The tests a narrowed test step runs, and how the runtime narrows the command
+/// (`docs/language.md`, "Test selection").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestSelection {
+    /// Test ids as the parser reports them, sorted.
+    pub ids: Vec<String>,
+    /// Stop at the first failing selected test, where the runner allows it.
+    pub fail_fast: bool,
+    pub how: SelectHow,
+}
+
+/// How a command is narrowed without rewriting it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum SelectHow {
+    /// taskc's pytest plugin (`PYTEST_PLUGINS=taskc_select`), given the ids in a file.
+    PytestPlugin,
+    /// `GOFLAGS=-run=<pattern> [-failfast]`: `pattern` anchors each top-level test name.
+    GoRun { pattern: String },
+    /// The spec's `select` template with `{ids}` filled in: the command that runs.
+    Command { command: String },
 }
 
 /// A test dropped by a `relax … drop` and the review rule that allows it.

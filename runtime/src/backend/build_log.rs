@@ -54,6 +54,9 @@ pub fn excerpt(log: &str) -> Vec<&str> {
 /// The excerpt as a block for a message (`\n--- first error lines of the build ---\n…`), or
 /// nothing for an empty log.
 pub fn excerpt_block(log: &str) -> String {
+    // Docker colours a build step's stderr; the message shows plain text.
+    let clean = crate::parsers::ansi::strip(log);
+    let log: &str = &clean;
     let lines = excerpt(log);
     if lines.is_empty() {
         return String::new();
@@ -84,6 +87,17 @@ mod tests {
         assert_eq!(ex[2], "ERROR: No matching distribution found for x<1");
         assert_eq!(ex.len(), EXCERPT_LINES);
         assert!(excerpt_block(&log).contains("first error lines"));
+    }
+
+    #[test]
+    fn colour_codes_are_left_out() {
+        let log = "Step 2/2 : RUN x\n\x1b[91mERROR: No matching distribution\n\x1b[0mdone\n";
+        let block = excerpt_block(log);
+        assert!(
+            block.contains("\nERROR: No matching distribution\n"),
+            "{block:?}"
+        );
+        assert!(!block.contains('\x1b'), "{block:?}");
     }
 
     #[test]

@@ -10,6 +10,9 @@ pub enum BootstrapError {
     #[error(transparent)]
     Backend(#[from] BackendError),
 
+    #[error(transparent)]
+    Ca(#[from] super::ca::CaError),
+
     #[error(
         "bootstrapping the base image needs root (debootstrap creates device nodes and \
          chroots)\n  help: run `sudo taskc image bootstrap`"

@@ -5,6 +5,7 @@
 //! bootstrap does nothing. Needs root and `debootstrap` on the host
 //! (`apt-get install -y debootstrap`).
 
+pub mod ca;
 mod error;
 mod rootfs_tar;
 
@@ -52,6 +53,9 @@ pub struct BootstrapOptions {
     pub force: bool,
     /// Folder for the temporary root file system (default: the system temp folder).
     pub work_dir: Option<PathBuf>,
+    /// CA certificate files (PEM) added to the image's trust store (their bytes enter the
+    /// content id).
+    pub ca_certificates: Vec<PathBuf>,
 }
 
 impl Default for BootstrapOptions {
@@ -63,12 +67,25 @@ impl Default for BootstrapOptions {
             packages: BASE_PACKAGES.iter().map(|p| p.to_string()).collect(),
             force: false,
             work_dir: None,
+            ca_certificates: Vec::new(),
         }
     }
 }
 
 impl BootstrapOptions {
-    /// The content id: what the image is made of, independent of when it was made.
+    /// The content id with CA certificates (sha256 each): the plain id when there are none.
+    pub fn content_id_with(&self, certs: &[ca::CaCertificate]) -> String {
+        let plain = self.content_id();
+        if certs.is_empty() {
+            return plain;
+        }
+        let digests: Vec<&str> = certs.iter().map(|c| c.digest.as_str()).collect();
+        let text = format!("{plain}\nca-certificates={}\n", digests.join(","));
+        hex::encode(Sha256::digest(text.as_bytes()))
+    }
+
+    /// The content id of the debootstrapped image (without CA certificates): what it is made
+    /// of, independent of when it was made.
     pub fn content_id(&self) -> String {
         let mut packages = self.packages.clone();
         packages.sort();
@@ -109,7 +126,9 @@ pub async fn bootstrap_base_image_with(
     opts: &BootstrapOptions,
 ) -> Result<ImageInfo, BootstrapError> {
     let started = Instant::now();
-    let content_id = opts.content_id();
+    let certs = ca::read_ca_certificates(&opts.ca_certificates)?;
+    let plain_id = opts.content_id();
+    let content_id = opts.content_id_with(&certs);
     if !opts.force {
         if let Some(image_id) = existing(docker, &opts.tag, &content_id).await? {
             return Ok(ImageInfo {
@@ -123,6 +142,54 @@ pub async fn bootstrap_base_image_with(
             });
         }
     }
+    let mut phases = Vec::new();
+    // With CA certificates, an existing plain image (same packages, no certificates) is
+    // layered on, not debootstrapped again.
+    let reusable = match (certs.is_empty(), opts.force) {
+        (false, false) => existing(docker, &opts.tag, &plain_id).await?,
+        _ => None,
+    };
+    let mut image_id = match reusable {
+        Some(id) => id,
+        None => debootstrap_and_import(docker, opts, &plain_id, &mut phases).await?,
+    };
+    if !certs.is_empty() {
+        let phase = Instant::now();
+        let mut build = ca::ca_layer(
+            &image_id,
+            &certs,
+            &[
+                (CONTENT_ID_LABEL, content_id.as_str()),
+                (PACKAGES_LABEL, opts.packages.join(",").as_str()),
+            ],
+        );
+        build.tag = opts.tag.clone();
+        docker.build_image(&build).await?;
+        image_id = existing(docker, &opts.tag, &content_id)
+            .await?
+            .ok_or_else(|| BootstrapError::ImportLostLabel {
+                tag: opts.tag.clone(),
+            })?;
+        phases.push(("ca-certificates", phase.elapsed()));
+    }
+    Ok(ImageInfo {
+        tag: opts.tag.clone(),
+        image_id,
+        content_id,
+        packages: opts.packages.clone(),
+        reused: false,
+        duration: started.elapsed(),
+        phases,
+    })
+}
+
+/// debootstrap a root file system and import it as `opts.tag` labelled `content_id`.
+async fn debootstrap_and_import(
+    docker: &DockerBackend,
+    opts: &BootstrapOptions,
+    content_id: &str,
+    phases: &mut Vec<(&'static str, Duration)>,
+) -> Result<String, BootstrapError> {
     check_host()?;
     let work_dir = opts.work_dir.clone().unwrap_or_else(std::env::temp_dir);
     let tmp = tempfile::Builder::new()
@@ -134,7 +201,6 @@ pub async fn bootstrap_base_image_with(
             source: e,
         })?;
     let rootfs = tmp.path().join("rootfs");
-    let mut phases = Vec::new();
     let mut phase = Instant::now();
     run_debootstrap(opts, &rootfs)?;
     phases.push(("debootstrap", phase.elapsed()));
@@ -144,17 +210,9 @@ pub async fn bootstrap_base_image_with(
     drop(tmp);
     phases.push(("archive", phase.elapsed()));
     phase = Instant::now();
-    let image_id = import(docker, opts, &content_id, archive).await?;
+    let image_id = import(docker, opts, content_id, archive).await?;
     phases.push(("import", phase.elapsed()));
-    Ok(ImageInfo {
-        tag: opts.tag.clone(),
-        image_id,
-        content_id,
-        packages: opts.packages.clone(),
-        reused: false,
-        duration: started.elapsed(),
-        phases,
-    })
+    Ok(image_id)
 }
 
 /// The image id of `tag` if it exists with `content_id`.

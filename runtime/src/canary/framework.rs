@@ -63,6 +63,72 @@ impl Framework {
         }
     }
 
+    /// Why canaries would not be run by `command` even when placed: it selects tests by
+    /// name (a pytest node id, `-k`, `go test -run`, a name pattern, a cargo filter), so a
+    /// canary missing from its log would prove nothing. `None` when it runs whole files.
+    pub fn selection(self, command: &str) -> Option<String> {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let has = |w: &str| {
+            words
+                .iter()
+                .any(|t| *t == w || t.starts_with(&format!("{w}=")))
+        };
+        let why = |what: &str| {
+            Some(format!(
+                "the test command selects tests by name ({what}): canaries placed in the hidden test files would not run"
+            ))
+        };
+        match self {
+            Framework::Pytest if words.iter().any(|t| t.contains("::")) => why("a pytest node id"),
+            Framework::Pytest
+                if words.iter().skip_while(|t| !t.contains("pytest")).any(|t| {
+                    *t == "-k" || *t == "-m" || t.starts_with("-k=") || t.starts_with("-m=")
+                }) =>
+            {
+                why("`-k`/`-m`")
+            }
+            Framework::GoTest if has("-run") || has("--run") => why("`-run`"),
+            Framework::NodeTest if has("--test-name-pattern") || has("--test-only") => {
+                why("`--test-name-pattern`")
+            }
+            Framework::Jest if has("-t") || has("--testNamePattern") => why("`-t`"),
+            Framework::Cargo => {
+                let after = words
+                    .iter()
+                    .skip_while(|t| **t != "test" && **t != "run")
+                    .skip(1)
+                    .take_while(|t| **t != "--");
+                let mut skip_value = false;
+                for t in after {
+                    if skip_value {
+                        skip_value = false;
+                        continue;
+                    }
+                    if t.starts_with('-') {
+                        // Options that take a value.
+                        skip_value = matches!(
+                            *t,
+                            "-p" | "--package"
+                                | "--test"
+                                | "--features"
+                                | "-F"
+                                | "--target"
+                                | "-j"
+                                | "--jobs"
+                                | "--manifest-path"
+                                | "--profile"
+                                | "-E"
+                        );
+                        continue;
+                    }
+                    return why("a cargo test filter");
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
     /// Whether `path` (a file the hidden test patch leaves in place) is a test file this
     /// framework runs, so canaries written into it are run too.
     pub fn carries(self, path: &str) -> bool {
@@ -169,6 +235,7 @@ mod tests {
             parser: parser.into(),
             timeout_secs: 60,
             dropped: Vec::new(),
+            select: None,
         }
     }
 
@@ -188,6 +255,31 @@ mod tests {
             Ok(Framework::Pytest)
         );
         assert!(Framework::of(&step("junit-xml", "mvn test")).is_err());
+    }
+
+    #[test]
+    fn commands_that_select_tests_by_name_get_no_canaries() {
+        let p = Framework::Pytest;
+        assert!(p.selection("python3 -m pytest -rA tests").is_none());
+        assert!(p.selection("pytest tests/test_a.py::test_x").is_some());
+        assert!(p.selection("pytest -k cookie tests").is_some());
+        assert!(p
+            .selection("python3 -m pytest -m 'not slow' tests")
+            .is_some());
+        assert!(Framework::GoTest.selection("go test -json ./...").is_none());
+        assert!(Framework::GoTest
+            .selection("go test -json -run TestX ./...")
+            .is_some());
+        assert!(Framework::Cargo
+            .selection("cargo test -p core --features x")
+            .is_none());
+        assert!(Framework::Cargo.selection("cargo test parse_").is_some());
+        assert!(Framework::Cargo
+            .selection("cargo test -- --nocapture")
+            .is_none());
+        assert!(Framework::NodeTest
+            .selection("node --test --test-name-pattern=retry")
+            .is_some());
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 pub mod framework;
 mod seed;
+pub mod summary;
 
 use std::collections::BTreeMap;
 
@@ -21,6 +22,7 @@ use crate::parsers::Outcome;
 
 pub use framework::Framework;
 pub use seed::Seed;
+pub use summary::{summarise, CanarySummary};
 
 /// What a canary must do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,6 +76,10 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                 continue;
             }
         };
+        if let Some(why) = fw.selection(&t.command) {
+            p.unplaced.insert(repo.clone(), why);
+            continue;
+        }
         let patch = run.steps.iter().find_map(|s| match s {
             Step::ApplyTests { repo: r, blob } if r == repo => blobs.get(blob),
             _ => None,

@@ -87,6 +87,11 @@ impl DockerBackend {
         }
     }
 
+    /// Builds `build` even if its tag exists (then the tag moves to the new image).
+    pub(crate) async fn build_image(&self, build: &ImageBuild) -> Result<(), BackendError> {
+        self.build(build).await
+    }
+
     async fn build(&self, build: &ImageBuild) -> Result<(), BackendError> {
         if build.context.iter().any(|f| f.path == DOCKERFILE_NAME) {
             return Err(BackendError::ImageBuild {

@@ -34,6 +34,39 @@ pub fn env_build(plan: &Plan, base_image: &str) -> ImageBuild {
     }
 }
 
+/// The files of the environment image's build context (a `dir("…")` recipe parameter),
+/// read from `spec_dir` and checked against the digest the plan was lowered with: a context
+/// that changed since is an error, never a silently different image.
+pub fn env_context(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ContextFile>> {
+    use taskc_compiler::loader::Loader;
+    let Some(ctx) = &plan.images.environment.context else {
+        return Ok(Vec::new());
+    };
+    let loader = crate::fs_loader::FsLoader::new(spec_dir);
+    let now = loader.dir_digest(&ctx.path).map_err(|e| {
+        std::io::Error::other(format!(
+            "the build context `{}` cannot be read: {e:?}",
+            ctx.path
+        ))
+    })?;
+    if now != ctx.digest {
+        return Err(std::io::Error::other(format!(
+            "the build context `{}` changed since the plan was made (tree {} now, {} in the plan); re-run to lower the spec again",
+            ctx.path,
+            &now[..12.min(now.len())],
+            &ctx.digest[..12.min(ctx.digest.len())]
+        )));
+    }
+    let root = spec_dir.join(&ctx.path);
+    let mut files = Vec::new();
+    // A fixed modification time: the image depends on the bytes only.
+    collect(&root, &root, "", 0, &mut files)?;
+    // The digest leaves `.git` folders out; so does the context.
+    files.retain(|f| !f.path.split('/').any(|c| c == ".git"));
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
 /// The task image build of `plan`, from repositories already materialised (one synthetic
 /// commit each) in the given folders. Every file keeps its repository's fixed modification
 /// time (the base commit's date, see `repo::mtime`).
@@ -108,7 +141,11 @@ fn collect(
                 .replace('\\', "/");
             let mode = file_mode(&entry.metadata()?);
             out.push(ContextFile {
-                path: format!("{prefix}/{rel}"),
+                path: if prefix.is_empty() {
+                    rel
+                } else {
+                    format!("{prefix}/{rel}")
+                },
                 bytes: std::fs::read(&path)?,
                 mode,
                 mtime,

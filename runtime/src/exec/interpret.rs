@@ -4,10 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use taskc_compiler::plan::Run;
+use taskc_compiler::plan::{Run, SelectHow};
 
 use super::script::{
-    harness_file, StepFailure, EXIT_FILE, FAILED_FILE, MS_FILE, STEP_FAILED, TIMED_OUT_FILE,
+    harness_file, StepFailure, EXIT_FILE, FAILED_FILE, MS_FILE, PYTEST_PLUGIN_MARK, STEP_FAILED,
+    TIMED_OUT_FILE,
 };
 use crate::backend::{RunOutcome, LOG_CAP};
 use crate::canary;
@@ -34,6 +35,69 @@ fn step_failure(text: &str) -> RunFailure {
             detail: format!("{message} (over the prediction's changes)"),
         },
         _ => RunFailure::error(message),
+    }
+}
+
+/// `timeout`'s status when it stopped the command.
+const TIMEOUT_EXIT: i64 = 124;
+
+/// What a test command's exit status says beyond pass/fail, for the statuses a shell and
+/// the kernel give a command that could not start or was killed.
+pub fn exit_meaning(code: i64) -> Option<&'static str> {
+    match code {
+        126 => {
+            Some("the command was found but could not be executed: not executable, or a directory")
+        }
+        127 => {
+            Some("command not found: a typo in the command, or a tool missing from the environment")
+        }
+        137 => Some("killed by SIGKILL: out of memory, or killed after the timeout's grace period"),
+        143 => Some("terminated by SIGTERM: the timeout, or something else stopped it"),
+        TIMEOUT_EXIT => Some("killed by the test step's timeout"),
+        _ => None,
+    }
+}
+
+/// How many trailing lines of a log an invalid run quotes.
+pub const TAIL_LINES: usize = 12;
+
+/// The last [`TAIL_LINES`] non-blank lines of `log`, each cut at 300 characters, indented.
+pub fn log_tail(log: &[u8]) -> String {
+    let text = String::from_utf8_lossy(log);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let from = lines.len().saturating_sub(TAIL_LINES);
+    let mut out = String::new();
+    for l in &lines[from..] {
+        let cut: String = l.chars().take(300).collect();
+        out.push_str("\n    | ");
+        out.push_str(&cut);
+    }
+    if out.is_empty() {
+        out.push_str("\n    | (the log is empty)");
+    }
+    out
+}
+
+/// The version line a test tool printed, where the parser's tool prints one: pytest's
+/// `platform linux -- Python 3.11.2, pytest-8.3.3, pluggy-1.5.0` → the part after `-- `.
+pub fn tool_version(parser: &str, log: &[u8]) -> Option<String> {
+    if parser != "pytest" {
+        return None;
+    }
+    let text = String::from_utf8_lossy(log);
+    text.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix("platform ")?;
+        let (_, v) = rest.split_once(" -- ")?;
+        v.contains("pytest-")
+            .then(|| v.trim().chars().take(200).collect())
+    })
+}
+
+/// `exit N: meaning` for a test command's status.
+fn exit_text(code: i64) -> String {
+    match exit_meaning(code) {
+        Some(m) => format!("exit {code}: {m}"),
+        None => format!("exit {code}"),
     }
 }
 
@@ -86,6 +150,30 @@ pub fn interpret(
     } else {
         match parsers::parse(&t.parser, log) {
             Ok(mut parsed) => {
+                let code = exit_code.unwrap_or(0);
+                let unselected = t
+                    .select
+                    .as_ref()
+                    .is_some_and(|s| s.how == SelectHow::PytestPlugin)
+                    && memchr::memmem::find(log, PYTEST_PLUGIN_MARK.as_bytes()).is_none();
+                let unselected = unselected.then(|| {
+                    RunFailure::error(format!(
+                        "the test selection plugin did not take effect in the tests of `{}` (the command may not run pytest through `python`, `python3` or `pytest`) ({}); last lines of its log:{}",
+                        t.repo,
+                        exit_text(code),
+                        log_tail(log)
+                    ))
+                });
+                let not_started = (matches!(code, 126 | 127) && parsed.tests.is_empty()).then(|| {
+                    RunFailure::RunnerCrashed {
+                        detail: format!(
+                            "the test command of `{}` could not start ({}); last lines of its log:{}",
+                            t.repo,
+                            exit_text(code),
+                            log_tail(log)
+                        ),
+                    }
+                });
                 let forged = parsed.tampering.first().map(|first| RunFailure::Tampered {
                     reason: format!("the test log of `{}` is forged: {first}", t.repo),
                 });
@@ -103,16 +191,29 @@ pub fn interpret(
                 tests.canaries = Some(check);
                 let crashed = (!parsed.complete).then(|| RunFailure::RunnerCrashed {
                     detail: format!(
-                        "the test log of `{}` ends mid-run (the runner crashed or was killed)",
-                        t.repo
+                        "the test log of `{}` ends mid-run ({}); last lines of its log:{}",
+                        t.repo,
+                        exit_text(code),
+                        log_tail(log)
                     ),
                 });
                 tests.tests = parsed.tests;
                 tests.duplicates = parsed.duplicates;
-                forged.or(rewritten).or(crashed)
+                tests.unnamed_skipped = parsed.unnamed_skipped as u64;
+                tests.tool = tool_version(&t.parser, log);
+                unselected
+                    .or(not_started)
+                    .or(forged)
+                    .or(rewritten)
+                    .or(crashed)
             }
             Err(e) => Some(RunFailure::RunnerCrashed {
-                detail: format!("the test log of `{}` cannot be parsed: {e}", t.repo),
+                detail: format!(
+                    "the test log of `{}` cannot be parsed: {e} ({}); last lines of its log:{}",
+                    t.repo,
+                    exit_text(exit_code.unwrap_or(0)),
+                    log_tail(log)
+                ),
             }),
         }
     };
@@ -123,5 +224,6 @@ pub fn interpret(
         failure,
         repos: BTreeMap::from([(t.repo.clone(), tests)]),
         wall_ms: outcome.duration.as_millis() as u64,
+        logs: BTreeMap::new(),
     }
 }

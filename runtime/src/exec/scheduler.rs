@@ -201,7 +201,7 @@ impl Executor {
                 next = set.join_next() => {
                     let Some(joined) = next else { break };
                     let Ok(Some((key, repo, partial, result))) = joined else { continue };
-                    let (result, harness) = match result {
+                    let (mut result, harness) = match result {
                         Ok(r) => r,
                         Err(e) => {
                             stop.store(true, Ordering::SeqCst);
@@ -211,6 +211,10 @@ impl Executor {
                             return Err(e);
                         }
                     };
+                    for name in [repo.as_str(), "run"] {
+                        let path = self.store.log_path(&key, name);
+                        result.logs.insert(name.to_string(), path.display().to_string());
+                    }
                     self.store
                         .keep_log(&key, &repo, &partial)
                         .and_then(|()| self.store.put_logs(&key, &[("run".to_string(), harness)]))

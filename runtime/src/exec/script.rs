@@ -38,7 +38,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use taskc_compiler::plan::{Run, Step};
+use taskc_compiler::plan::{Run, SelectHow, Step, TestSelection};
 
 use super::surface;
 use crate::backend::Upload;
@@ -50,6 +50,22 @@ pub const TASKC_DIR: &str = "/taskc";
 pub const BLOB_DIR: &str = "/taskc/blobs";
 /// Where the harness writes its messages and its records of the test command.
 pub const HARNESS_DIR: &str = "/taskc/harness";
+/// Where the test-selection harness (pytest plugin, selection files) is uploaded: outside
+/// the root-only [`TASKC_DIR`], readable by the test user (verification only; it holds the
+/// selected test ids, never a patch).
+pub const SELECT_DIR: &str = "/taskc-select";
+/// The pytest selection plugin (`PYTEST_PLUGINS=taskc_select`).
+pub const PYTEST_PLUGIN: &str = include_str!("harness/taskc_select.py");
+/// The line the plugin prints once it has narrowed the collection.
+pub const PYTEST_PLUGIN_MARK: &str = "taskc-select: kept ";
+/// Sourced by `bash -c` (`BASH_ENV`): keeps the plugin importable when a command sets
+/// `PYTHONPATH` itself (`PYTHONPATH=../lib python3 -m pytest`).
+const BASH_ENV: &str = r#"# taskc: keep the test-selection plugin importable when a command sets PYTHONPATH.
+for __taskc_cmd in python python3 pytest py.test; do
+  eval "$__taskc_cmd() { PYTHONPATH="\$TASKC_HARNESS\${PYTHONPATH:+:\$PYTHONPATH}" command $__taskc_cmd "\$@"; }"
+done
+unset __taskc_cmd
+"#;
 /// Exit status the script uses when a preparation step fails.
 pub const STEP_FAILED: i64 = 86;
 /// File under [`HARNESS_DIR`] a failed step writes: who caused it (a [`StepFailure`]), a
@@ -201,7 +217,7 @@ pub fn build(
     inject_canaries(&mut s, canaries);
     delete_blobs(&mut s);
     drop_privileges(&mut s, run);
-    run_tests(&mut s, run);
+    run_tests(&mut s, run, canaries);
     Ok(RunScript {
         script: s.text,
         uploads: s.uploads,
@@ -356,9 +372,32 @@ fn drop_privileges(s: &mut Script<'_>, run: &Run) {
 
 /// Phase 7: run the test command with the log as its output, kill what it leaves, record
 /// its exit code, its duration and whether it reached its limit.
-fn run_tests(s: &mut Script<'_>, run: &Run) {
+fn run_tests(s: &mut Script<'_>, run: &Run, canaries: &canary::Placement) {
     let t = &run.test;
     let harness = StepFailure::Harness.as_str();
+    // A narrowed verification run: the selection reaches the command through its
+    // environment (the curator's command stays as written).
+    let mut uploads = Vec::new();
+    let (select_env, command) = match &t.select {
+        None => (String::new(), t.command.clone()),
+        Some(sel) => narrow(
+            sel,
+            &t.repo,
+            &t.command,
+            &canary_names(canaries, &t.repo),
+            &mut |name, text| {
+                let path = format!("{SELECT_DIR}/{name}");
+                if !uploads.iter().any(|u: &Upload| u.path == path) {
+                    uploads.push(Upload {
+                        path,
+                        bytes: text.as_bytes().to_vec(),
+                        mode: 0o644,
+                    });
+                }
+            },
+        ),
+    };
+    s.uploads.extend(uploads);
     s.line(&format!(
         "cd \"$TASKC_ROOT\"{wd} || fail {harness} {why}",
         wd = sh_quote(&t.workdir),
@@ -367,9 +406,9 @@ fn run_tests(s: &mut Script<'_>, run: &Run) {
     s.line("start=${EPOCHREALTIME//[.,]/}");
     s.line(&format!(
         "timeout -s KILL {secs} \"${{drop[@]}}\" env HOME=\"$TH\" USER={TEST_USER} LOGNAME={TEST_USER} \
-         PATH=\"$TEST_PATH\" bash -c {cmd} >&3 2>&4 3>&- 4>&- </dev/null",
+         PATH=\"$TEST_PATH\" {select_env}bash -c {cmd} >&3 2>&4 3>&- 4>&- </dev/null",
         secs = t.timeout_secs,
-        cmd = sh_quote(&t.command),
+        cmd = sh_quote(&command),
     ));
     s.line("code=$?");
     s.line("end=${EPOCHREALTIME//[.,]/}");
@@ -383,6 +422,66 @@ fn run_tests(s: &mut Script<'_>, run: &Run) {
         limit = t.timeout_secs.saturating_mul(1000)
     ));
     s.line("exit 0");
+}
+
+fn canary_names(canaries: &canary::Placement, repo: &str) -> Vec<String> {
+    canaries
+        .canaries
+        .iter()
+        .filter(|c| c.repo == repo)
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+/// A narrowed step keeps the selected tests and the canaries (`keep`, by name); a canary
+/// that must fail does not trigger fail-fast.
+fn narrow(
+    sel: &TestSelection,
+    repo: &str,
+    command: &str,
+    keep: &[String],
+    upload: &mut dyn FnMut(String, &str),
+) -> (String, String) {
+    match &sel.how {
+        SelectHow::PytestPlugin => {
+            upload("taskc_select.py".into(), PYTEST_PLUGIN);
+            upload("bash_env".into(), BASH_ENV);
+            let file = format!("{repo}.select.json");
+            let json = serde_json::json!({
+                "ids": sel.ids,
+                "fail_fast": sel.fail_fast,
+                "keep": keep,
+            });
+            upload(file.clone(), &json.to_string());
+            let h = format!("\"$TASKC_ROOT\"{SELECT_DIR}");
+            (
+                format!(
+                    "TASKC_HARNESS={h} TASKC_SELECT={h}/{f} BASH_ENV={h}/bash_env \
+                     PYTEST_PLUGINS=\"taskc_select${{PYTEST_PLUGINS:+,$PYTEST_PLUGINS}}\" \
+                     PYTHONPATH={h}\"${{PYTHONPATH:+:$PYTHONPATH}}\" ",
+                    f = sh_quote(&file)
+                ),
+                command.to_string(),
+            )
+        }
+        SelectHow::GoRun { pattern } => {
+            // Canaries join the anchored alternation; `-failfast` would stop at the canary
+            // that must fail, so it is dropped when there are canaries.
+            let pattern = match (pattern.strip_suffix(")$"), keep.is_empty()) {
+                (Some(head), false) => format!("{head}|{})$", keep.join("|")),
+                _ => pattern.clone(),
+            };
+            let mut flags = format!("-run={pattern}");
+            if sel.fail_fast && keep.is_empty() {
+                flags.push_str(" -failfast");
+            }
+            (
+                format!("GOFLAGS=\"${{GOFLAGS:+$GOFLAGS }}\"{} ", sh_quote(&flags)),
+                command.to_string(),
+            )
+        }
+        SelectHow::Command { command } => (String::new(), command.clone()),
+    }
 }
 
 #[cfg(test)]

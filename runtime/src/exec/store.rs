@@ -265,6 +265,7 @@ mod tests {
             failure: None,
             repos: Default::default(),
             wall_ms: 0,
+            logs: Default::default(),
         }
     }
 

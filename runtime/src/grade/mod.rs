@@ -11,6 +11,7 @@
 
 pub mod attribution;
 pub mod facts;
+pub mod flags;
 pub mod oracle;
 pub mod target;
 
@@ -22,6 +23,7 @@ use taskc_compiler::plan::{short_id, ScoreMode, ScorePlan};
 
 pub use attribution::{Attribution, Unresolved};
 pub use facts::{family_of, TaskFacts};
+pub use flags::{flags, Flag, FlagRule};
 pub use oracle::{TargetOracle, TaskOracle};
 pub use target::{Count, TargetGrade, TargetOutcome};
 
@@ -84,6 +86,14 @@ pub struct PredictionGrade {
     pub unresolved: Option<Unresolved>,
     /// For a valid, unsolved prediction: what its patches suggest.
     pub attribution: Option<Attribution>,
+    /// Per target that did not pass: the path of the log of the run that tested it (filled
+    /// by the runtime, which knows where results are stored).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub logs: BTreeMap<String, String>,
+    /// Files of the prediction's patches that could rig a test run, with the rule and
+    /// whether taskc reverted them (whatever the score).
+    #[serde(default)]
+    pub flags: Vec<Flag>,
 }
 
 impl PredictionGrade {
@@ -177,6 +187,8 @@ pub fn grade(
             .collect(),
         unresolved,
         attribution,
+        logs: BTreeMap::new(),
+        flags: Vec::new(),
     }
 }
 

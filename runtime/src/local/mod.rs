@@ -83,8 +83,9 @@ impl LocalBackend {
         }
     }
 
-    /// Folders no run may see (e.g. the whole taskc cache, the spec's folder), besides this
-    /// backend's own cache folder, which is always hidden.
+    /// Folders no run may see (e.g. the whole taskc cache, the spec's folder): masked where a
+    /// shown folder holds them, though a `PATH` folder inside one stays shown. This
+    /// backend's own cache folder is never shown at all.
     pub fn with_hidden(mut self, paths: impl IntoIterator<Item = PathBuf>) -> LocalBackend {
         self.hidden.extend(paths);
         self.sandbox = Arc::new(OnceLock::new());
@@ -113,9 +114,12 @@ impl LocalBackend {
 
     fn sandbox(&self) -> &Result<Sandbox, String> {
         self.sandbox.get_or_init(|| {
-            let mut hidden = vec![self.cache.clone()];
-            hidden.extend(self.hidden.iter().cloned());
-            Sandbox::probe(self.bwrap.clone(), &self.path_var, &hidden)
+            Sandbox::probe(
+                self.bwrap.clone(),
+                &self.path_var,
+                std::slice::from_ref(&self.cache),
+                &self.hidden,
+            )
         })
     }
 
@@ -366,7 +370,8 @@ impl LocalBackend {
         .await
         .map_err(|e| BackendError::io("start bash in", &cwd, e))?;
         let duration = started.elapsed();
-        let (log, log_truncated) = read_capped(&log_path)?;
+        let (log, truncated) = read_capped(&log_path)?;
+        let log_truncated = truncated || finished.overflowed;
         let mut collected = BTreeMap::new();
         for path in &req.collect {
             if let Some(host) = map_path(&root, path) {

@@ -14,6 +14,8 @@ use tokio::process::Command;
 pub(crate) struct Finished {
     pub exit_code: Option<i64>,
     pub timed_out: bool,
+    /// The output passed the cap: the run was stopped there (killed).
+    pub overflowed: bool,
 }
 
 /// Kills a process group when dropped (also when the run's future is cancelled).
@@ -41,8 +43,9 @@ impl Drop for GroupGuard {
 const DRAIN: Duration = Duration::from_secs(2);
 
 /// Runs `argv` (the program, then its arguments) in `cwd` with exactly `env`; both output
-/// streams go through one pipe into `log`, of which at most `cap` bytes are kept (the rest
-/// is read and dropped). Kills the process group on timeout and after exit (no leftovers).
+/// streams go through one pipe into `log` as they arrive. At most `cap` bytes are kept: when
+/// the output passes the cap the run is stopped (killed) and `overflowed` set. Kills the
+/// process group on timeout, on overflow and after exit (no leftovers).
 pub(crate) async fn run_script(
     argv: &[OsString],
     cwd: &Path,
@@ -71,8 +74,10 @@ pub(crate) async fn run_script(
     drop(cmd);
     let mut child = spawned?;
     let (done_tx, done_rx) = tokio::sync::oneshot::channel::<std::io::Result<()>>();
+    let (full_tx, full_rx) = tokio::sync::oneshot::channel::<()>();
     std::thread::spawn(move || {
         let mut kept: u64 = 0;
+        let mut full = Some(full_tx);
         let mut buf = vec![0u8; 64 * 1024];
         let result = loop {
             match reader.read(&mut buf) {
@@ -85,6 +90,11 @@ pub(crate) async fn run_script(
                         }
                         kept += room as u64;
                     }
+                    if room < n {
+                        if let Some(tx) = full.take() {
+                            let _ = tx.send(());
+                        }
+                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => break Err(e),
@@ -93,24 +103,41 @@ pub(crate) async fn run_script(
         let _ = done_tx.send(result);
     });
     let mut guard = GroupGuard(child.id().map(|p| p as i32));
-    let finished = match tokio::time::timeout(timeout, child.wait()).await {
-        Ok(status) => {
-            let status = status?;
-            let code = status.code().map(i64::from).or_else(|| {
-                use std::os::unix::process::ExitStatusExt;
-                status.signal().map(|s| 128 + i64::from(s))
-            });
+    let exit_code = |status: std::process::ExitStatus| {
+        use std::os::unix::process::ExitStatusExt;
+        status
+            .code()
+            .map(i64::from)
+            .or_else(|| status.signal().map(|s| 128 + i64::from(s)))
+    };
+    // A closed sender (the reader ended without overflow) must not count as overflow.
+    let overflow = async {
+        if full_rx.await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    let finished = tokio::select! {
+        status = child.wait() => Finished {
+            exit_code: exit_code(status?),
+            timed_out: false,
+            overflowed: false,
+        },
+        () = overflow => {
+            guard.kill();
+            let status = child.wait().await?;
             Finished {
-                exit_code: code,
+                exit_code: exit_code(status),
                 timed_out: false,
+                overflowed: true,
             }
         }
-        Err(_) => {
+        () = tokio::time::sleep(timeout) => {
             guard.kill();
             let _ = child.wait().await;
             Finished {
                 exit_code: None,
                 timed_out: true,
+                overflowed: false,
             }
         }
     };

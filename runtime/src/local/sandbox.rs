@@ -91,11 +91,13 @@ pub(crate) struct Mounts<'a> {
 
 impl Sandbox {
     /// Finds bubblewrap (`chosen`, else `$TASKC_BWRAP`, else `bwrap` on `path_var`) and
-    /// checks that every namespace the sandbox needs is granted on this host; `hidden`
-    /// folders are never shown.
+    /// checks that every namespace the sandbox needs is granted on this host. `never`
+    /// folders are not shown at all (not even a `PATH` folder inside them); `hidden` ones are
+    /// masked below shown folders, but a `PATH` folder inside one stays shown.
     pub(crate) fn probe(
         chosen: Option<Option<PathBuf>>,
         path_var: &str,
+        never: &[PathBuf],
         hidden: &[PathBuf],
     ) -> Result<Sandbox, String> {
         let from_env = || match std::env::var_os(BWRAP_VAR) {
@@ -104,7 +106,7 @@ impl Sandbox {
             None => None,
         };
         let bwrap = match chosen.or_else(from_env) {
-            Some(None) => return Err(format!("sandboxing is switched off ({BWRAP_VAR} is empty)")),
+            Some(None) => return Err(format!("sandboxing is switched off: {BWRAP_VAR} is empty")),
             Some(Some(p)) => p,
             None => find_on_path(path_var, "bwrap").ok_or_else(|| {
                 "bubblewrap (`bwrap`) is not installed: install Debian's `bubblewrap` \
@@ -118,7 +120,7 @@ impl Sandbox {
         // SAFETY: geteuid(2) has no preconditions.
         let root = unsafe { libc::geteuid() } == 0;
         let sandbox = Sandbox {
-            view: view(path_var, hidden),
+            view: view(path_var, never, hidden),
             bwrap,
             root,
         };
@@ -232,7 +234,23 @@ impl Sandbox {
             mkdirs(&mut a, dir);
             a.extend(["--ro-bind".into(), dir.into(), dir.into()]);
         }
-        words(&mut a, &["--proc", "/proc", "--dev", "/dev"]);
+        // A fresh /proc, but its sysctls read-only: root inside (the harness) could otherwise
+        // set host-wide ones such as `kernel.core_pattern` (a command the host runs as root).
+        words(
+            &mut a,
+            &[
+                "--proc",
+                "/proc",
+                "--ro-bind",
+                "/proc/sys",
+                "/proc/sys",
+                "--ro-bind-try",
+                "/proc/sysrq-trigger",
+                "/proc/sysrq-trigger",
+                "--dev",
+                "/dev",
+            ],
+        );
         for tmp in TMPFS {
             mkdirs(&mut a, Path::new(tmp));
             words(&mut a, &["--perms", "1777", "--tmpfs", tmp]);
@@ -308,11 +326,15 @@ fn run_quiet(argv: &[OsString]) -> (bool, String) {
 }
 
 /// System folders, `PATH` folders, then tmpfs masks over `hidden` folders below them.
-fn view(path_var: &str, hidden: &[PathBuf]) -> View {
-    let hidden: Vec<PathBuf> = hidden
-        .iter()
-        .map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| h.clone()))
-        .collect();
+fn view(path_var: &str, never: &[PathBuf], hidden: &[PathBuf]) -> View {
+    let canon = |v: &[PathBuf]| -> Vec<PathBuf> {
+        v.iter()
+            .map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| h.clone()))
+            .filter(|h| h.parent().is_some())
+            .collect()
+    };
+    let never = canon(never);
+    let hidden: Vec<PathBuf> = never.iter().cloned().chain(canon(hidden)).collect();
     let mut v = View::default();
     for dir in SYSTEM {
         let path = Path::new(dir);
@@ -337,7 +359,7 @@ fn view(path_var: &str, hidden: &[PathBuf]) -> View {
         };
         let refused = shown.parent().is_none()
             || NEVER.iter().any(|n| shown.starts_with(n))
-            || hidden.iter().any(|h| shown.starts_with(h));
+            || never.iter().any(|h| shown.starts_with(h));
         if refused || v.binds.iter().any(|b| shown.starts_with(b)) {
             continue;
         }
@@ -381,7 +403,7 @@ mod tests {
             in_cache.display(),
             shims.display()
         );
-        let v = view(&path_var, std::slice::from_ref(&cache));
+        let v = view(&path_var, std::slice::from_ref(&cache), &[]);
         let binds: Vec<String> = v.binds.iter().map(|b| b.display().to_string()).collect();
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap().display().to_string();
         assert!(binds.contains(&canon(&tools)), "{binds:?}");
@@ -411,11 +433,22 @@ mod tests {
         std::fs::create_dir_all(&cache).unwrap();
         let path_var = format!("{}", tools.join("bin").display());
         // PATH names tools/bin; tools/bin's parent is not shown, so nothing to mask …
-        let v = view(&path_var, std::slice::from_ref(&cache));
+        let v = view(&path_var, std::slice::from_ref(&cache), &[]);
         assert!(v.masks.is_empty(), "{v:?}");
         // … but a PATH entry *containing* the cache gets the cache masked.
-        let v = view(&tools.display().to_string(), std::slice::from_ref(&cache));
+        let v = view(
+            &tools.display().to_string(),
+            std::slice::from_ref(&cache),
+            &[],
+        );
         let canon = std::fs::canonicalize(&cache).unwrap();
-        assert_eq!(v.masks, vec![canon], "{v:?}");
+        assert_eq!(v.masks, vec![canon.clone()], "{v:?}");
+        // A caller's folder holding a PATH folder (pyenv below $HOME) keeps the tool shown.
+        let v = view(&path_var, &[], std::slice::from_ref(&tools));
+        let bin = std::fs::canonicalize(tools.join("bin")).unwrap();
+        assert!(v.binds.contains(&bin), "{v:?}");
+        // `/` as the caller's folder hides nothing it should not.
+        let v = view(&path_var, &[], &[PathBuf::from("/")]);
+        assert!(v.binds.contains(&bin) && v.masks.is_empty(), "{v:?}");
     }
 }

@@ -4,7 +4,7 @@
 //! One module per parser name of [`taskc_stdlib::PARSERS`]; each documents how
 //! it forms ids (`file::class::name`) and when it calls a log incomplete.
 
-mod ansi;
+pub(crate) mod ansi;
 pub mod cargo;
 mod error;
 pub mod go_test_json;

@@ -50,6 +50,9 @@ pub struct ParsedLog {
     /// False when the log ends mid-run (no final summary, unfinished package,
     /// fewer TAP results than planned…): the runtime treats such a run as invalid.
     pub complete: bool,
+    /// Tests the log counts as skipped without naming them (pytest's grouped
+    /// `SKIPPED [N] file:line: reason` lines).
+    pub unnamed_skipped: usize,
     /// Evidence that the log was forged (results printed after the runner's final line, a
     /// final line whose counts disagree with the listed results…), each a human-readable
     /// line; the runtime marks such a run `tampered` (`docs/security.md`, defence 5).

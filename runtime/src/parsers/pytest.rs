@@ -90,7 +90,9 @@ fn fast_path(log: &[u8]) -> Option<ParsedLog> {
     state.progress = false;
     state.open = true;
     feed(&mut state, &log[body..]);
-    if !state.summary_has_pass {
+    // Grouped skips may be named by `-v` lines before the summary: the full scan reads them.
+    let verbose_skips = || memmem::find(&log[..body], b" SKIPPED").is_some();
+    if !state.summary_has_pass || (state.grouped_skips > 0 && verbose_skips()) {
         return None;
     }
     Some(state.end_of_log())
@@ -220,6 +222,9 @@ struct State<'a> {
     open: bool,
     sessions: usize,
     incomplete: Vec<usize>,
+    /// Tests counted by `SKIPPED [N] file:line: reason` summary lines (`-rA` groups skips
+    /// and names no test).
+    grouped_skips: usize,
     /// The last session printed its final line and no new session has started:
     /// anything result-like now is forged.
     after_final: bool,
@@ -250,6 +255,7 @@ impl<'a> State<'a> {
             open: false,
             sessions: 0,
             incomplete: Vec::new(),
+            grouped_skips: 0,
             after_final: false,
             listed: Listed::default(),
             tampering: Vec::new(),
@@ -343,6 +349,7 @@ impl<'a> State<'a> {
             }
             if let Some(n) = grouped_skips(line) {
                 self.listed.add(Word::Skipped, n);
+                self.grouped_skips += n;
             }
         } else if self.progress {
             if let Some((outcome, id)) = verbose_line(line) {
@@ -418,7 +425,20 @@ impl<'a> State<'a> {
                 "pytest session {session} has no final `N passed in …s` line: the run ended early"
             ));
         }
+        let grouped = self.grouped_skips;
         self.items.into_parsed(&mut parsed);
+        let named = parsed
+            .tests
+            .values()
+            .filter(|o| **o == Outcome::Skipped)
+            .count();
+        parsed.unnamed_skipped = grouped.saturating_sub(named);
+        if parsed.unnamed_skipped > 0 {
+            parsed.warn(format!(
+                "{} skipped tests are not named (`-rA` groups skips as `SKIPPED [N] file:line`); add `-v` to the command to name them",
+                parsed.unnamed_skipped
+            ));
+        }
         parsed.tampering = self.tampering;
         parsed.finish();
         parsed
@@ -706,6 +726,46 @@ fn is_count(part: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const SKIPS: &str = "\
+============================= test session starts ==============================
+platform linux -- Python 3.11.2, pytest-7.2.1, pluggy-1.0.0+repack
+collected 3 items
+
+tests/test_a.py::test_ok PASSED                                          [ 33%]
+tests/test_a.py::test_skip[a b] SKIPPED (no network)                     [ 66%]
+tests/test_a.py::test_skip2 SKIPPED (no network)                         [100%]
+
+=========================== short test summary info ============================
+PASSED tests/test_a.py::test_ok
+SKIPPED [2] tests/test_a.py:5: no network
+========================= 1 passed, 2 skipped in 0.01s =========================
+";
+
+    #[test]
+    fn grouped_skips_are_named_by_verbose_lines_or_counted() {
+        let named = parse(SKIPS.as_bytes());
+        assert!(named.complete);
+        assert_eq!(named.unnamed_skipped, 0);
+        assert_eq!(
+            named.tests.get("tests/test_a.py::test_skip[a b]"),
+            Some(&Outcome::Skipped)
+        );
+        assert_eq!(
+            named.tests.get("tests/test_a.py::test_ok"),
+            Some(&Outcome::Passed)
+        );
+        // Without `-v` the skips are counted, not named, and a warning says how to name them.
+        let bare: String = SKIPS
+            .lines()
+            .filter(|l| !l.contains("SKIPPED (") && !l.contains("PASSED   "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let counted = parse(bare.as_bytes());
+        assert_eq!(counted.unnamed_skipped, 2, "{counted}");
+        assert_eq!(counted.tests.len(), 1);
+        assert!(counted.warnings.iter().any(|w| w.contains("add `-v`")));
+    }
 
     #[test]
     fn fast_path_agrees_with_full_scan() {

@@ -49,9 +49,7 @@ pub async fn open_backend(
             Ok(d) => Ok((Arc::new(d), None)),
             Err(e) => {
                 let (backend, sandbox) = local();
-                let fallback = format!(
-                    "the Docker Engine does not answer ({e}); running on the local backend"
-                );
+                let fallback = fallback_note(&e);
                 let note = match sandbox {
                     Some(s) => format!("{fallback}; {s}"),
                     None => fallback,
@@ -59,5 +57,31 @@ pub async fn open_backend(
                 Ok((backend, Some(note)))
             }
         },
+    }
+}
+
+/// One line saying that `--backend auto` fell back to local, and why.
+fn fallback_note(e: &BackendError) -> String {
+    let why = e.to_string();
+    let why = why.lines().next().unwrap_or("").trim();
+    format!("the Docker Engine does not answer ({why}); running on the local backend")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fallback_note_is_one_line() {
+        let e = BackendError::DockerUnreachable {
+            detail: "connection refused".into(),
+        };
+        let note = fallback_note(&e);
+        assert!(!note.contains('\n'), "{note}");
+        assert_eq!(
+            note,
+            "the Docker Engine does not answer (cannot reach the Docker daemon (connection \
+             refused)); running on the local backend"
+        );
     }
 }

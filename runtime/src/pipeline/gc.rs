@@ -19,6 +19,9 @@ pub struct GcKeep {
     pub images: KeepImages,
     /// Run ids: their verification results, and their scoring results for every prediction.
     pub runs: BTreeSet<String>,
+    /// Verification plans with phase-2 runs: their narrowed runs' ids follow from the
+    /// stored phase-1 results, so they are known only when results are collected.
+    pub targeted: Vec<taskc_compiler::plan::VerifyPlan>,
 }
 
 impl GcKeep {
@@ -31,6 +34,29 @@ impl GcKeep {
         for run in plan.runs() {
             self.runs.insert(run.id.clone());
         }
+        if let Some(v) = plan.verify().filter(|v| !v.targeted.is_empty()) {
+            self.targeted.push(v.clone());
+        }
+    }
+
+    /// The narrowed runs of the kept targeted plans, from the results stored in `store`.
+    fn narrowed(&self, store: &ResultStore) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for v in &self.targeted {
+            let mut results = std::collections::BTreeMap::new();
+            for r in &v.runs {
+                let reps: Vec<_> = (0..)
+                    .map_while(|k| store.get(&crate::exec::ResultKey::verify(&r.id, k)))
+                    .collect();
+                if !reps.is_empty() {
+                    results.insert(r.id.clone(), reps);
+                }
+            }
+            for n in crate::verify::phases::phase_two(v, &results) {
+                out.insert(n.run.id);
+            }
+        }
+        out
     }
 }
 
@@ -44,8 +70,10 @@ pub async fn gc(
 ) -> Result<GcReport, PipelineError> {
     let mut report = backend.gc(&keep.images, dry_run).await?;
     let store = ResultStore::new(cache, backend.name());
+    let mut runs = keep.runs.clone();
+    runs.extend(keep.narrowed(&store));
     let found = store
-        .gc(&keep.runs, dry_run)
+        .gc(&runs, dry_run)
         .map_err(|source| PipelineError::Io {
             what: format!("cannot remove stored results in {}", store.dir().display()),
             source,

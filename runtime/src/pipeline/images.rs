@@ -8,7 +8,7 @@ use taskc_compiler::plan::Plan;
 
 use super::build_log::ensure_image_logged;
 use super::{PipelineError, Session, Site};
-use crate::exec::images::{env_build, task_build};
+use crate::exec::images::{env_build, env_context, task_build};
 use crate::repo::{materialize, RepoSource};
 
 /// Build (or find) the environment and task images of `plan`; returns the task image tag.
@@ -55,7 +55,12 @@ pub async fn prepare_images(
     let env = &plan.images.environment;
     let exec = executor_for_images(session);
     let cache = &session.cache;
-    ensure_image_logged(&exec, &env_build(plan, &env.base_image), cache).await?;
+    let mut env_image = env_build(plan, &env.base_image);
+    env_image.context = env_context(plan, spec_dir).map_err(|source| PipelineError::Io {
+        what: "reading the environment's build context".into(),
+        source,
+    })?;
+    ensure_image_logged(&exec, &env_image, cache).await?;
     let build = task_build(plan, &dirs).map_err(|source| PipelineError::Io {
         what: "reading the materialised repositories".into(),
         source,

@@ -6,6 +6,8 @@ mod base_image;
 mod build_log;
 mod gc;
 mod images;
+mod lock;
+mod project;
 mod score;
 mod site;
 mod verify;
@@ -13,12 +15,12 @@ mod workspace;
 
 pub use crate::backend::{session_is_live, GcItem, GcReport, BASE_IMAGE_PREFIX};
 pub use backend_choice::{open_backend, BackendChoice};
-pub use base_image::{
-    ca_layer, read_ca_certificates, resolve_base, resolve_existing_base, CaCertificate, CA_LABEL,
-};
+pub use base_image::{resolve_base, resolve_existing_base};
 pub use build_log::build_log_path;
 pub use gc::{gc, GcKeep};
 pub use images::prepare_images;
+pub use lock::{load_oracle, LockUseError, LockedOracle};
+pub use project::{Project, ProjectError, ProjectWarning, PROJECT_FILE};
 pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use site::Site;
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
@@ -73,6 +75,8 @@ pub enum PipelineError {
         #[source]
         source: RepoError,
     },
+    #[error(transparent)]
+    Ca(#[from] crate::bootstrap::ca::CaError),
     /// An entry point was handed a plan of another kind (a caller's bug, reported, not a
     /// panic).
     #[error("expected a {expected} plan, got a {found} plan")]

@@ -9,8 +9,8 @@ use taskc_compiler::plan::{PlanBody, PlanKind, ScoreMode};
 
 use super::{prepare_images, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
-use crate::grade::{grade, scored_runs, PredictionGrade, TaskFacts, TaskOracle};
-use crate::predictions::Prediction;
+use crate::grade::{flags, grade, scored_runs, PredictionGrade, TaskFacts, TaskOracle};
+use crate::predictions::{dedup, Duplicate, Prediction};
 
 /// Options of one scoring.
 #[derive(Debug, Clone)]
@@ -28,6 +28,8 @@ pub struct ScoreOptions {
 pub struct ScoreOutcome {
     pub grades: Vec<PredictionGrade>,
     pub execution: Execution,
+    /// Prediction lines not scored because an earlier one has the same task and model.
+    pub duplicates: Vec<Duplicate>,
 }
 
 /// Score `predictions` (all for `task`, whose spec lives in `spec_dir`) against `oracle`.
@@ -39,6 +41,8 @@ pub async fn score(
     predictions: &[Prediction],
     opts: &ScoreOptions,
 ) -> Result<ScoreOutcome, PipelineError> {
+    let (predictions, duplicates) = dedup(predictions);
+    let predictions = &predictions[..];
     let lower = resolve_base(session, &opts.lower, &opts.site, task).await?;
     let plan = lower_score(task, &lower, opts.mode)?;
     let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
@@ -79,12 +83,48 @@ pub async fn score(
     };
     let execution = exec.execute(&image, &plan.blobs, jobs, 1).await?;
     let facts = TaskFacts::from(task);
+    let store = ResultStore::new(&session.cache, session.backend.name());
     let grades = predictions
         .iter()
         .map(|p| {
             let runs = scored_runs(splan, p, &execution.results);
-            grade(&facts, oracle, p, opts.mode, &runs)
+            let mut g = grade(&facts, oracle, p, opts.mode, &runs);
+            g.logs = failing_target_logs(&g, &runs, p, &store);
+            g.flags = flags(p, &plan);
+            g
         })
         .collect();
-    Ok(ScoreOutcome { grades, execution })
+    Ok(ScoreOutcome {
+        grades,
+        execution,
+        duplicates,
+    })
+}
+
+/// The log of the run that tested each target of `g` that did not pass: the target's own
+/// test log when stored, else the run's script output.
+fn failing_target_logs(
+    g: &PredictionGrade,
+    runs: &[crate::grade::ScoredRun],
+    p: &Prediction,
+    store: &ResultStore,
+) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for (target, t) in &g.targets {
+        if t.resolved() {
+            continue;
+        }
+        let Some(run) = runs.iter().find(|r| r.under_test.contains(target)) else {
+            continue;
+        };
+        let key = crate::exec::ResultKey::score(&run.run, &p.short_id(), 0);
+        let own = store.log_path(&key, target);
+        let path = if own.is_file() {
+            own
+        } else {
+            store.log_path(&key, "run")
+        };
+        out.insert(target.clone(), path.display().to_string());
+    }
+    out
 }

@@ -8,7 +8,7 @@ use taskc_compiler::plan::{Plan, PlanBody, PlanKind};
 
 use super::{prepare_images, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
-use crate::verify::{evaluate, Verification};
+use crate::verify::{evaluate_targeted, phases, Verification};
 
 /// Options of one verification.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +24,8 @@ pub struct VerifyOptions {
 #[derive(Debug, Clone)]
 pub struct VerifyOutcome {
     pub plan: Plan,
+    /// The backend the runs executed on (`docker` or `local`).
+    pub backend: String,
     pub execution: Execution,
     pub verification: Verification,
 }
@@ -53,16 +55,54 @@ pub async fn verify(
             found: plan.kind(),
         });
     };
-    let jobs: Vec<Job> = vplan.runs.iter().map(Job::verify).collect();
-    let execution = exec
-        .execute(&image, &plan.blobs, jobs, opts.repeat.max(1))
+    let repeat = opts.repeat.max(1);
+    // Phase 1: base and gold, the full suite; they fix the oracle.
+    let mut execution = exec
+        .execute(
+            &image,
+            &plan.blobs,
+            vplan.runs.iter().map(Job::verify).collect(),
+            repeat,
+        )
         .await?;
+    // Phase 2: proper subsets and `uses` checks, narrowed to the tests the oracle names.
+    let narrowed = phases::phase_two(vplan, &execution.results);
+    let second = exec
+        .execute(
+            &image,
+            &plan.blobs,
+            narrowed.iter().map(|n| Job::verify(&n.run)).collect(),
+            1,
+        )
+        .await?;
+    // Phase 3: the narrowed runs that cannot decide, in full.
+    let full_runs: Vec<Job> =
+        phases::phase_three(vplan, &execution.results, &narrowed, &second.results)
+            .into_iter()
+            .map(Job::verify)
+            .collect();
+    let third = exec.execute(&image, &plan.blobs, full_runs, repeat).await?;
+    let (results, selected) = phases::assemble(
+        &execution.results,
+        &narrowed,
+        &second.results,
+        &third.results,
+    );
+    for e in [&second, &third] {
+        execution.executed += e.executed;
+        execution.cached += e.cached;
+        execution.wall += e.wall;
+        for (k, v) in &e.results {
+            execution.results.insert(k.clone(), v.clone());
+        }
+    }
     let expects = task
         .targets()
         .filter_map(|r| r.test.as_ref().map(|t| (r.name.clone(), t.expect.clone())))
         .collect();
-    let verification = evaluate(vplan, &execution.results, &expects);
+    let verification = evaluate_targeted(vplan, &results, &expects, &selected);
     Ok(VerifyOutcome {
+        backend: session.backend.name().to_string(),
         plan,
         execution,
         verification,

@@ -4,6 +4,7 @@
 
 pub mod builtin;
 pub mod collect;
+pub mod dedup;
 pub mod jsonl;
 pub mod split;
 
@@ -16,6 +17,7 @@ use crate::exec::ResultKey;
 
 pub use builtin::{builtin, empty, gold, BUILTINS};
 pub use collect::{collect, CollectError};
+pub use dedup::{dedup, Duplicate};
 pub use jsonl::{parse_predictions, PredictionError};
 pub use split::{split_by_repo, SplitError};
 

@@ -30,7 +30,28 @@ struct View {
     matrix_svg: String,
     paired: Vec<PairedView>,
     skipped: Vec<String>,
+    duplicates: Vec<String>,
     rows: Vec<RowView>,
+    /// Models ranked by task success, with submitted/total (see `leaderboard`).
+    ranking: Vec<super::leaderboard::Rank>,
+    /// Every target that did not pass: its failing tests and the run's log.
+    failing: Vec<FailingView>,
+}
+
+/// A target of one prediction that did not pass.
+#[derive(Serialize)]
+struct FailingView {
+    task: String,
+    model: String,
+    mode: String,
+    target: String,
+    outcome: String,
+    /// Failing F2P/P2P tests, then the oracle tests the run did not report.
+    tests: Vec<String>,
+    /// Why the run failed (`patch-does-not-apply`, …), if it did.
+    failure: String,
+    /// Path of the run's log, or empty when unknown.
+    log: String,
 }
 
 #[derive(Serialize)]
@@ -108,6 +129,8 @@ struct RowView {
     invalid: String,
     /// Failures the prediction caused (patch does not apply, timeout, tampered…).
     failures: String,
+    /// Static flags: files that could rig a run, with the rule (`grade::flags`).
+    flags: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -280,8 +303,45 @@ fn view(report: &Report) -> View {
             })
             .collect(),
         skipped: report.skipped.iter().map(|e| e.to_string()).collect(),
+        duplicates: report.duplicates.iter().map(|d| d.warning()).collect(),
         rows: report.rows.iter().map(row_view).collect(),
+        ranking: super::leaderboard::ranking(report),
+        failing: failing_targets(report),
     }
+}
+
+/// Every target of every prediction that did not pass, in row order.
+fn failing_targets(report: &Report) -> Vec<FailingView> {
+    let mut out = Vec::new();
+    for r in &report.rows {
+        for (name, t) in &r.targets {
+            if t.resolved() {
+                continue;
+            }
+            let tests = t
+                .failed_f2p
+                .iter()
+                .map(|x| format!("{x} (F2P)"))
+                .chain(t.failed_p2p.iter().map(|x| format!("{x} (P2P)")))
+                .chain(t.missing.iter().map(|x| format!("{x} (not reported)")))
+                .collect();
+            out.push(FailingView {
+                task: r.task.clone(),
+                model: r.model.clone(),
+                mode: super::mode_str(r.mode).into(),
+                target: name.clone(),
+                outcome: t.outcome.as_str().into(),
+                tests,
+                failure: t
+                    .failure
+                    .as_ref()
+                    .map(|f| f.to_string())
+                    .unwrap_or_default(),
+                log: r.logs.get(name).cloned().unwrap_or_default(),
+            });
+        }
+    }
+    out
 }
 
 fn row_label(r: &PredictionGrade) -> String {
@@ -342,5 +402,6 @@ fn row_view(r: &PredictionGrade) -> RowView {
         attribution: r.attribution.map_or("", |a| a.as_str()).into(),
         invalid: r.invalid.join("; "),
         failures: r.failures.join("; "),
+        flags: r.flags.iter().map(|f| f.text()).collect(),
     }
 }

@@ -23,7 +23,7 @@ pub fn render(report: &Report) -> String {
     }
     s.push_str("\n\nFailures a prediction can cause (its patch does not apply, a timeout, out of memory, a crashed runner, too much output, tampering) count as unsolved and are never excluded. Invalid results (infrastructure errors, missing results) count as not solved in every rate and are also counted apart.\n");
     for sum in &report.summaries {
-        let _ = writeln!(s, "\n## {}\n", sum.label());
+        let _ = writeln!(s, "\n## {}\n", cell(&sum.label()));
         metrics_table(&mut s, &sum.metrics);
         breakdown(&mut s, "By kind", "kind", &sum.by_kind);
         let by_targets: BTreeMap<String, Metrics> = sum
@@ -61,7 +61,8 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(
             s,
             "\n## Joint vs independent: {} ({} tasks)\n",
-            p.model, p.tasks
+            cell(&p.model),
+            p.tasks
         );
         let _ = writeln!(
             s,
@@ -80,7 +81,11 @@ pub fn render(report: &Report) -> String {
             p.recovery.count_text()
         );
         if !p.unpaired.is_empty() {
-            let _ = writeln!(s, "\nGraded in one mode only: {}.", p.unpaired.join(", "));
+            let _ = writeln!(
+                s,
+                "\nGraded in one mode only: {}.",
+                cell(&p.unpaired.join(", "))
+            );
         }
     }
     if !report.skipped.is_empty() {
@@ -89,9 +94,15 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(s, "- {}", cell(&e.to_string()));
         }
     }
+    if !report.duplicates.is_empty() {
+        let _ = writeln!(s, "\n## Duplicate prediction lines\n");
+        for d in &report.duplicates {
+            let _ = writeln!(s, "- {}", cell(&d.warning()));
+        }
+    }
     let _ = writeln!(
         s,
-        "\n## Predictions\n\n| task | model | mode | status | targets | category | attribution |\n|---|---|---|---|---|---|---|"
+        "\n## Predictions\n\n| task | model | mode | status | targets | category | attribution | flags |\n|---|---|---|---|---|---|---|---|"
     );
     for r in &report.rows {
         row(&mut s, r);
@@ -147,9 +158,10 @@ fn row(s: &mut String, r: &PredictionGrade) {
     if !reasons.is_empty() {
         status = format!("{status} ({})", reasons.join("; "));
     }
+    let flags: Vec<String> = r.flags.iter().map(|f| f.text()).collect();
     let _ = writeln!(
         s,
-        "| {} | {} | {} | {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} |",
         cell(&r.task),
         cell(&r.model),
         super::mode_str(r.mode),
@@ -157,6 +169,7 @@ fn row(s: &mut String, r: &PredictionGrade) {
         cell(&targets.join("; ")),
         r.unresolved.map_or("", |u| u.as_str()),
         r.attribution.map_or("", |a| a.as_str()),
+        cell(&flags.join("; ")),
     );
 }
 
@@ -179,7 +192,24 @@ fn target_text(t: &TargetGrade) -> String {
     s
 }
 
-/// Text safe inside a Markdown table cell.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+/// Text safe inside a Markdown table cell, a list item or a heading: whatever a model name,
+/// a git error or a test id holds (raw HTML, links, code spans, pipes, line breaks) is shown
+/// as text.
+pub(crate) fn cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' | '\\' | '`' | '[' | ']' | '*' | '_' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' | '\u{2028}' | '\u{2029}' => out.push(' '),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }

@@ -4,6 +4,7 @@
 //! sorted and no clock is read (a timestamp appears only when the caller passes one).
 
 pub mod html;
+pub mod leaderboard;
 pub mod markdown;
 pub mod metrics;
 pub mod paired;
@@ -20,6 +21,7 @@ pub use paired::{PairCounts, Paired, PairedRepo, PairedTask};
 pub use ratio::Ratio;
 
 use crate::grade::PredictionGrade;
+use crate::predictions::Duplicate;
 use crate::predictions::PredictionError;
 
 /// Schema tag of JSON reports.
@@ -62,6 +64,13 @@ pub struct Report {
     pub skipped: Vec<PredictionError>,
     /// One row per graded prediction, sorted by task, model, mode, prediction id.
     pub rows: Vec<PredictionGrade>,
+    /// Prediction lines not scored: an earlier line has the same task and model.
+    #[serde(default)]
+    pub duplicates: Vec<Duplicate>,
+    /// Per task id: sha256 of the lock whose oracle graded it (absent when a caller graded
+    /// without a lock file).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub locks: BTreeMap<String, String>,
 }
 
 /// `joint` or `independent`.
@@ -106,6 +115,8 @@ impl Report {
             paired,
             skipped,
             rows,
+            duplicates: Vec::new(),
+            locks: BTreeMap::new(),
         }
     }
 

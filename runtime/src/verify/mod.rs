@@ -3,7 +3,9 @@
 //! decide whether the task is sound.
 
 pub mod oracle;
+pub mod phases;
 pub mod truth;
+pub mod uses;
 
 use std::collections::BTreeMap;
 
@@ -37,6 +39,8 @@ pub struct Verification {
     pub flaky: Vec<FlakyTest>,
     /// Why the task is unsound; empty when sound.
     pub problems: Vec<String>,
+    /// Per target: the test tool's version its gold run's log printed, where known.
+    pub tools: BTreeMap<String, String>,
 }
 
 impl Verification {
@@ -96,11 +100,32 @@ fn gold_label(gold: &[String]) -> String {
     }
 }
 
-/// Decide the verification of `plan` from its run results (repetitions per run id).
+/// Why `run` is invalid, with where its full log is.
+fn invalid_text(r: &RunResult) -> Option<String> {
+    let why = r.failure_text()?;
+    Some(match r.main_log() {
+        Some(path) => format!("{why}\n    full log: {path}"),
+        None => why.clone(),
+    })
+}
+
+/// Decide the verification of `plan` from its run results (repetitions per run id), every
+/// run having run the full suite.
 pub fn evaluate(
     plan: &VerifyPlan,
     results: &BTreeMap<String, Vec<RunResult>>,
     expects: &BTreeMap<String, Expectations>,
+) -> Verification {
+    evaluate_targeted(plan, results, expects, &BTreeMap::new())
+}
+
+/// [`evaluate`], where the results of the runs in `selected` (by the plan's run id) come
+/// from narrowed runs that kept only the selected tests (`phases`).
+pub fn evaluate_targeted(
+    plan: &VerifyPlan,
+    results: &BTreeMap<String, Vec<RunResult>>,
+    expects: &BTreeMap<String, Expectations>,
+    selected: &BTreeMap<String, phases::Selected>,
 ) -> Verification {
     let (merged, flaky) = merge_repetitions(results);
     let mut problems = Vec::new();
@@ -110,7 +135,21 @@ pub fn evaluate(
         .iter()
         .find(|c| c.gold.len() == plan.targets.len());
 
+    // Every invalid run is reported once, with its reason and log; no other verdict is
+    // derived from it.
+    let mut reported_invalid = std::collections::BTreeSet::new();
+    let mut report_invalid = |problems: &mut Vec<String>, what: &str, r: &RunResult| {
+        if let Some(text) = invalid_text(r) {
+            if reported_invalid.insert(r.run.clone()) {
+                problems.push(format!("{what} {} is invalid: {text}", r.run));
+            }
+        }
+    };
+
     let mut oracles = BTreeMap::new();
+    let mut tools = BTreeMap::new();
+    // Targets whose oracle could not be derived (a base or gold run is invalid).
+    let mut undecided = std::collections::BTreeSet::new();
     for target in &plan.targets {
         let run_of = |cfg: Option<&taskc_compiler::plan::Configuration>| {
             cfg.and_then(|c| c.targets.get(target))
@@ -120,15 +159,15 @@ pub fn evaluate(
             problems.push(format!(
                 "`{target}`: the plan has no base or gold run for it"
             ));
+            undecided.insert(target.clone());
             continue;
         };
         for (what, r) in [("base", base), ("gold", gold)] {
-            if let Some(why) = &r.failure_text() {
-                problems.push(format!(
-                    "`{target}`: the {what} run {} is invalid: {why}",
-                    r.run
-                ));
-            }
+            report_invalid(&mut problems, &format!("`{target}`: the {what} run"), r);
+        }
+        let valid = base.completed() && gold.completed();
+        if !valid {
+            undecided.insert(target.clone());
         }
         let drops: Vec<_> = plan
             .runs
@@ -140,12 +179,16 @@ pub fn evaluate(
             .flat_map(|t| t.dropped.iter().cloned())
             .collect();
         let empty = BTreeMap::new();
-        let o = oracle::derive(
-            tests_of(base, target).unwrap_or(&empty),
-            tests_of(gold, target).unwrap_or(&empty),
-            &drops,
-        );
-        if base.completed() && gold.completed() {
+        let at_base = tests_of(base, target).unwrap_or(&empty);
+        let at_gold = tests_of(gold, target).unwrap_or(&empty);
+        let mut o = oracle::derive(at_base, at_gold, &drops);
+        if let Some(t) = gold.repos.get(target) {
+            o.skipped_unnamed = t.unnamed_skipped;
+            if let Some(v) = &t.tool {
+                tools.insert(target.clone(), v.clone());
+            }
+        }
+        if valid {
             if o.f2p.is_empty() {
                 problems.push(format!(
                     "`{target}` has no fail-to-pass test: no hidden test fails at base and passes with gold"
@@ -156,22 +199,40 @@ pub fn evaluate(
                     "`{target}`: `{t}` passes at base but fails with the gold patch"
                 ));
             }
-        }
-        if let Some(e) = expects.get(target) {
-            for t in &e.f2p {
-                if !o.f2p.contains(t) {
+            let reported: Vec<&str> = at_base
+                .keys()
+                .chain(at_gold.keys())
+                .map(String::as_str)
+                .collect();
+            for d in &drops {
+                if !reported.iter().any(|id| oracle::drop_matches(&d.test, id)) {
                     problems.push(format!(
-                        "`{target}`: expected fail-to-pass `{t}` is {}",
-                        describe(&o, t)
+                        "`{target}`: `drop \"{}\"` names a test no run reports; {}check the id against the test log (ids are `path::name`)",
+                        d.test,
+                        did_you_mean(&d.test, reported.iter().copied())
                     ));
                 }
             }
-            for t in &e.p2p {
-                if !o.p2p.contains(t) {
-                    problems.push(format!(
-                        "`{target}`: expected pass-to-pass `{t}` is {}",
-                        describe(&o, t)
-                    ));
+            if let Some(e) = expects.get(target) {
+                for (kind, list, want) in [
+                    ("fail-to-pass", &e.f2p, &o.f2p),
+                    ("pass-to-pass", &e.p2p, &o.p2p),
+                ] {
+                    for t in list {
+                        if !want.contains(t) {
+                            let dym = did_you_mean(t, reported.iter().copied());
+                            let hint = if describe(&o, t) == NOT_REPORTED && !dym.is_empty() {
+                                format!("; {}", dym.trim_end())
+                            } else {
+                                String::new()
+                            };
+                            problems.push(format!(
+                                "`{target}`: expected {kind} `{t}` is {}{}",
+                                describe(&o, t),
+                                hint
+                            ));
+                        }
+                    }
                 }
             }
         }
@@ -181,9 +242,36 @@ pub fn evaluate(
     let rows: Vec<Row> = plan
         .configurations
         .iter()
-        .map(|c| truth::row(c, &oracles, &merged))
+        .map(|c| truth::row(c, &oracles, &merged, selected))
         .collect();
     for row in rows.iter().filter(|r| !r.ok) {
+        // A row with an invalid run, or over a target without an oracle, decides nothing.
+        let mut undecidable = false;
+        for (r, c) in &row.cells {
+            if undecided.contains(r) {
+                undecidable = true;
+                continue;
+            }
+            if c.invalid.is_some() {
+                undecidable = true;
+                if let Some(res) = merged.get(&c.run) {
+                    report_invalid(
+                        &mut problems,
+                        &format!("{}: the run", gold_label(&row.gold)),
+                        res,
+                    );
+                } else {
+                    problems.push(format!(
+                        "{}: run {} has no result",
+                        gold_label(&row.gold),
+                        c.run
+                    ));
+                }
+            }
+        }
+        if undecidable {
+            continue;
+        }
         if row.expected == Verdict::Fail && row.pass {
             let what = match plan.strategy {
                 VerifyStrategy::Joint => "not jointly necessary",
@@ -198,10 +286,7 @@ pub fn evaluate(
                 .cells
                 .iter()
                 .filter(|(_, c)| !c.pass)
-                .map(|(r, c)| match &c.invalid {
-                    Some(why) => format!("`{r}` is invalid ({why})"),
-                    None => format!("`{r}` fails {} of {} tests", c.failed, c.passed + c.failed),
-                })
+                .map(|(r, c)| format!("`{r}` fails {} of {} tests", c.failed, c.passed + c.failed))
                 .collect();
             if !failing.is_empty() {
                 problems.push(format!(
@@ -219,6 +304,11 @@ pub fn evaluate(
             }
         }
     }
+    // A missing `uses` explains the other problems: it goes first.
+    let uses_problems = uses::check(plan, &merged, &oracles, selected, &mut |what, r| {
+        invalid_text(r).map(|t| format!("{what}: the run {} is invalid: {t}", r.run))
+    });
+    problems.splice(0..0, uses_problems);
     for f in &flaky {
         let in_oracle = oracles
             .get(&f.repo)
@@ -230,7 +320,8 @@ pub fn evaluate(
             ));
         }
     }
-    problems.dedup();
+    let mut seen = std::collections::BTreeSet::new();
+    problems.retain(|p| seen.insert(p.clone()));
     Verification {
         strategy: plan.strategy,
         targets: plan.targets.clone(),
@@ -238,8 +329,17 @@ pub fn evaluate(
         rows,
         flaky,
         problems,
+        tools,
     }
 }
+
+/// `did you mean `x`? ` (with a trailing space) over the reported ids, or nothing.
+fn did_you_mean<'a>(id: &str, reported: impl Iterator<Item = &'a str>) -> String {
+    let ids: Vec<&str> = reported.collect();
+    taskc_compiler::check::suggest::did_you_mean(id, ids)
+}
+
+const NOT_REPORTED: &str = "not reported by the test run";
 
 fn tests_of<'a>(r: &'a RunResult, repo: &str) -> Option<&'a BTreeMap<String, Outcome>> {
     r.repos.get(repo).map(|t| &t.tests)
@@ -257,6 +357,6 @@ fn describe(o: &RepoOracle, t: &str) -> &'static str {
     } else if o.dropped.iter().any(|d| oracle::drop_matches(&d.test, t)) {
         "dropped by a relaxation"
     } else {
-        "not reported by the test run"
+        NOT_REPORTED
     }
 }

@@ -19,6 +19,11 @@ pub struct RepoOracle {
     pub failing_at_gold: Vec<String>,
     /// Tests removed by `drop` relaxations that the runs did report.
     pub dropped: Vec<DroppedTest>,
+    /// Tests the gold run reported as skipped (they are in no list above but
+    /// `failing_at_gold` or `regressions`): recorded so a skip is never silent.
+    pub skipped: Vec<String>,
+    /// Skipped tests the gold run's log counted without naming them.
+    pub skipped_unnamed: u64,
 }
 
 /// Whether `id` is named by a drop of `test`: the same id, or a parametrisation of it
@@ -43,6 +48,9 @@ pub fn derive(
         if let Some(d) = drops.iter().find(|d| drop_matches(&d.test, id)) {
             dropped_seen.insert(d.clone());
             continue;
+        }
+        if gold.get(id) == Some(&Outcome::Skipped) {
+            o.skipped.push(id.clone());
         }
         let at_base = base.get(id).is_some_and(|o| o.is_pass());
         let at_gold = gold.get(id).is_some_and(|o| o.is_pass());
@@ -88,6 +96,7 @@ mod tests {
             ("c", Failed),
             ("d", Error),
             ("e", Passed),
+            ("f", Skipped),
             ("p[1]", Passed),
         ]);
         let drops = vec![DroppedTest {
@@ -98,7 +107,8 @@ mod tests {
         assert_eq!(o.f2p, vec!["a", "e"]);
         assert_eq!(o.p2p, vec!["b"]);
         assert_eq!(o.regressions, vec!["c"]);
-        assert_eq!(o.failing_at_gold, vec!["d"]);
+        assert_eq!(o.failing_at_gold, vec!["d", "f"]);
+        assert_eq!(o.skipped, vec!["f"]);
         assert_eq!(o.dropped, drops);
     }
 

@@ -8,6 +8,7 @@ use serde::Serialize;
 use taskc_compiler::plan::{Configuration, Expect, Verdict};
 
 use super::oracle::RepoOracle;
+use super::phases::Selected;
 use crate::results::RunResult;
 
 /// One target in one configuration.
@@ -25,6 +26,9 @@ pub struct Cell {
     pub ok: bool,
     /// Set when the deciding run is invalid.
     pub invalid: Option<String>,
+    /// The deciding run was narrowed to the target's F2P tests: `passed`/`failed` count
+    /// those only (one failure shows the configuration fails).
+    pub targeted: bool,
 }
 
 /// One configuration of the table.
@@ -44,14 +48,21 @@ pub fn row(
     config: &Configuration,
     oracles: &BTreeMap<String, RepoOracle>,
     results: &BTreeMap<String, RunResult>,
+    selected: &BTreeMap<String, Selected>,
 ) -> Row {
     let mut cells = BTreeMap::new();
     for (repo, check) in &config.targets {
         let result = results.get(&check.run);
         let oracle = oracles.get(repo);
+        let targeted = selected.contains_key(&check.run);
         let (mut passed, mut failed) = (0, 0);
         if let (Some(result), Some(oracle)) = (result, oracle) {
-            for t in oracle.all() {
+            let counted: Vec<&String> = if targeted {
+                oracle.f2p.iter().collect()
+            } else {
+                oracle.all().collect()
+            };
+            for t in counted {
                 if result.outcome(repo, t).is_some_and(|o| o.is_pass()) {
                     passed += 1;
                 } else {
@@ -75,6 +86,7 @@ pub fn row(
                 expected: check.expected,
                 ok,
                 invalid,
+                targeted,
             },
         );
     }
@@ -108,10 +120,11 @@ pub fn render(rows: &[Row], targets: &[String]) -> String {
         None => "-".to_string(),
         Some(c) if c.invalid.is_some() => "invalid".to_string(),
         Some(c) => format!(
-            "{} {}/{}",
+            "{} {}/{}{}",
             if c.pass { "pass" } else { "fail" },
             c.passed,
-            c.passed + c.failed
+            c.passed + c.failed,
+            if c.targeted { " F2P" } else { "" }
         ),
     };
     let widths: Vec<usize> = targets

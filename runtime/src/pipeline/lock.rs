@@ -1,0 +1,119 @@
+//! The lock beside a spec, as the runtime uses it: reading it back as the oracle scoring
+//! grades against (`Lock → TaskOracle`), refusing a stale one.
+
+use std::path::{Path, PathBuf};
+
+use taskc_compiler::lock::{lock_path_for, parse_lock, stale_inputs_with, StaleInput};
+use taskc_compiler::lower::LowerOptions;
+use taskc_compiler::model::Task;
+use taskc_compiler::plan::sha256_hex;
+
+use crate::grade::{TargetOracle, TaskOracle};
+
+/// A task's oracle as its lock records it, and which lock that was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockedOracle {
+    pub oracle: TaskOracle,
+    pub path: PathBuf,
+    /// sha256 of the lock file's bytes: what the report records.
+    pub digest: String,
+    /// Inputs that changed since `taskc verify` wrote the lock (empty when fresh); only
+    /// non-empty when the caller allowed a stale lock.
+    pub stale: Vec<StaleInput>,
+}
+
+/// Why the lock cannot be used: what, and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LockUseError {
+    #[error("{}: cannot read the lock ({detail})", path.display())]
+    Missing { path: PathBuf, detail: String },
+    #[error("{}: {detail}", path.display())]
+    Invalid { path: PathBuf, detail: String },
+    /// Scoring against it could grade a correct patch unsolved (or the reverse).
+    #[error(
+        "{}: the lock is stale: {} changed since `taskc verify` wrote it",
+        path.display(),
+        names(stale)
+    )]
+    Stale {
+        path: PathBuf,
+        stale: Vec<StaleInput>,
+    },
+}
+
+impl LockUseError {
+    /// What to do about it.
+    pub fn hint(&self, spec: &str) -> String {
+        match self {
+            LockUseError::Missing { .. } | LockUseError::Invalid { .. } => {
+                format!("run `taskc verify {spec}` first")
+            }
+            LockUseError::Stale { .. } => format!(
+                "run `taskc verify {spec}` again, or pass `--allow-stale-lock` to score \
+                 against the old oracle anyway"
+            ),
+        }
+    }
+}
+
+fn names(stale: &[StaleInput]) -> String {
+    stale
+        .iter()
+        .map(|s| format!("`{}`", s.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The oracle recorded in the lock of the spec at `spec_path` (checked as `task`, lowered
+/// with `opts` as `verify` lowered it). A lock whose inputs changed is an error unless
+/// `allow_stale`.
+pub fn load_oracle(
+    spec_path: &Path,
+    task: &Task,
+    opts: &LowerOptions,
+    allow_stale: bool,
+) -> Result<LockedOracle, LockUseError> {
+    let path = PathBuf::from(lock_path_for(&spec_path.to_string_lossy()));
+    let bytes = std::fs::read(&path).map_err(|e| LockUseError::Missing {
+        path: path.clone(),
+        detail: e.to_string(),
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lock = parse_lock(&text).map_err(|e| LockUseError::Invalid {
+        path: path.clone(),
+        detail: e.to_string(),
+    })?;
+    let opts = LowerOptions {
+        exhaustive: false,
+        base_image_id: None,
+        ..opts.clone()
+    };
+    let stale = stale_inputs_with(task, &lock, &opts).map_err(|e| LockUseError::Invalid {
+        path: path.clone(),
+        detail: format!("cannot compare the lock with the spec: {e}"),
+    })?;
+    if !stale.is_empty() && !allow_stale {
+        return Err(LockUseError::Stale { path, stale });
+    }
+    let oracle = TaskOracle {
+        targets: lock
+            .repos
+            .into_iter()
+            .map(|(k, r)| {
+                (
+                    k,
+                    TargetOracle {
+                        f2p: r.f2p,
+                        p2p: r.p2p,
+                    },
+                )
+            })
+            .collect(),
+    };
+    Ok(LockedOracle {
+        oracle,
+        path,
+        digest: sha256_hex(&bytes),
+        stale,
+    })
+}

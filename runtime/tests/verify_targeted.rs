@@ -1,0 +1,293 @@
+//! Soundness does not move: targeted verification (proper subsets narrowed to F2P tests,
+//! phases 1–3) gives the same verdict, problems and oracle as full verification, on
+//! generated tasks whose test outcomes are arbitrary functions of the gold patches their
+//! closure holds — including tasks where a proper subset passes, where only a P2P test
+//! tells configurations apart, and where F2P tests are missing at base.
+//!
+//! The runs are simulated (a test's outcome is a table over its closure's gold subsets), but
+//! the narrowing is real: the simulator honours exactly the selection and fail-fast the
+//! compiler's `narrow_run` put in the run, and the phases are the runtime's own functions.
+
+#[path = "../../compiler/tests/plan_support/mod.rs"]
+mod plan_support;
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use taskc_compiler::lower::{lower_verify, LowerOptions};
+use taskc_compiler::model::{Task, VerifyStrategy};
+use taskc_compiler::plan::{Run, VerifyPlan};
+use taskc_runtime::parsers::Outcome;
+use taskc_runtime::results::{RepoTests, RunResult, RESULT_SCHEMA};
+use taskc_runtime::verify::{evaluate, evaluate_targeted, phases, Verification};
+
+/// One generated test: its outcome for each subset (bitmask over the target's closure, in
+/// closure order) of gold patches; `None` = not reported.
+#[derive(Debug, Clone)]
+struct TestModel {
+    outcomes: Vec<Option<Outcome>>,
+}
+
+#[derive(Debug, Clone)]
+struct Model {
+    uses: Vec<Vec<usize>>,
+    /// Per target: its tests (ids `tests/test_x.py::t<i>[param]`).
+    tests: Vec<Vec<TestModel>>,
+}
+
+fn closure(uses: &[Vec<usize>], r: usize) -> Vec<usize> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack = vec![r];
+    while let Some(n) = stack.pop() {
+        if seen.insert(n) {
+            stack.extend(uses[n].iter().copied());
+        }
+    }
+    seen.into_iter().collect()
+}
+
+fn outcome() -> impl Strategy<Value = Option<Outcome>> {
+    prop_oneof![
+        6 => Just(Some(Outcome::Passed)),
+        3 => Just(Some(Outcome::Failed)),
+        1 => Just(Some(Outcome::Error)),
+        1 => Just(Some(Outcome::Skipped)),
+        1 => Just(None),
+    ]
+}
+
+/// A test that fails (or is missing) until the whole closure has gold, then passes: the
+/// shape of a sound task's F2P test.
+fn f2p_like(size: usize) -> impl Strategy<Value = TestModel> {
+    let n = 1usize << size;
+    proptest::collection::vec(prop_oneof![Just(Some(Outcome::Failed)), Just(None)], n).prop_map(
+        move |mut v| {
+            v[n - 1] = Some(Outcome::Passed);
+            TestModel { outcomes: v }
+        },
+    )
+}
+
+fn any_test(size: usize) -> impl Strategy<Value = TestModel> {
+    proptest::collection::vec(outcome(), 1usize << size).prop_map(|outcomes| TestModel { outcomes })
+}
+
+fn model() -> impl Strategy<Value = Model> {
+    (1usize..=3)
+        .prop_flat_map(|n| {
+            (0..n)
+                .map(|i| proptest::collection::btree_set(0..i.max(1), 0..=i))
+                .collect::<Vec<_>>()
+                .prop_map(move |sets| {
+                    sets.into_iter()
+                        .enumerate()
+                        .map(|(i, s)| s.into_iter().filter(|&j| j < i).collect::<Vec<_>>())
+                        .collect::<Vec<_>>()
+                })
+        })
+        .prop_flat_map(|uses| {
+            let per_target: Vec<_> = (0..uses.len())
+                .map(|r| {
+                    let size = closure(&uses, r).len();
+                    (
+                        proptest::collection::vec(f2p_like(size), 0..3),
+                        proptest::collection::vec(any_test(size), 0..5),
+                    )
+                        .prop_map(|(mut a, b)| {
+                            a.extend(b);
+                            a
+                        })
+                })
+                .collect();
+            (Just(uses), per_target).prop_map(|(uses, tests)| Model { uses, tests })
+        })
+}
+
+fn test_id(i: usize) -> String {
+    // Parametrised ids with spaces, brackets and quotes: the selection must keep them exact.
+    format!("tests/test_x.py::t{i}[a b-\"q\"-[1]]")
+}
+
+/// Run `run` against the model, honouring its selection and fail-fast as a runner would.
+fn simulate(m: &Model, run: &Run) -> RunResult {
+    let target = &run.under_test;
+    let r: usize = target[1..].parse().unwrap();
+    let cl = closure(&m.uses, r);
+    let mask = cl
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| run.gold_applied.contains(&format!("r{c}")))
+        .fold(0usize, |acc, (bit, _)| acc | 1 << bit);
+    let select = run.test.select.as_ref();
+    let mut tests = BTreeMap::new();
+    let mut stopped = false;
+    for (i, t) in m.tests[r].iter().enumerate() {
+        let id = test_id(i);
+        if select.is_some_and(|s| !s.ids.contains(&id)) || stopped {
+            continue;
+        }
+        if let Some(o) = t.outcomes[mask] {
+            tests.insert(id, o);
+            if !o.is_pass() && select.is_some_and(|s| s.fail_fast) {
+                stopped = true;
+            }
+        }
+    }
+    let mut repos = BTreeMap::new();
+    repos.insert(
+        target.clone(),
+        RepoTests {
+            tests,
+            exit_code: Some(0),
+            ..RepoTests::default()
+        },
+    );
+    RunResult {
+        schema: RESULT_SCHEMA.into(),
+        run: run.id.clone(),
+        backend: "simulated".into(),
+        failure: None,
+        repos,
+        wall_ms: 0,
+        logs: BTreeMap::new(),
+    }
+}
+
+fn execute<'a>(
+    m: &Model,
+    runs: impl IntoIterator<Item = &'a Run>,
+) -> BTreeMap<String, Vec<RunResult>> {
+    runs.into_iter()
+        .map(|r| (r.id.clone(), vec![simulate(m, r)]))
+        .collect()
+}
+
+fn targeted(m: &Model, plan: &VerifyPlan) -> (Verification, usize) {
+    let first = execute(m, &plan.runs);
+    let narrowed = phases::phase_two(plan, &first);
+    let second = execute(m, narrowed.iter().map(|n| &n.run));
+    let again = phases::phase_three(plan, &first, &narrowed, &second);
+    let third = execute(m, again.iter().copied());
+    let (results, selected) = phases::assemble(&first, &narrowed, &second, &third);
+    let executed = first.len() + second.len() + third.len();
+    (
+        evaluate_targeted(plan, &results, &BTreeMap::new(), &selected),
+        executed,
+    )
+}
+
+fn task_of(m: &Model) -> Task {
+    plan_support::dag_task(&m.uses, VerifyStrategy::Joint)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn targeted_and_full_verification_agree(m in model()) {
+        let task = task_of(&m);
+        let plan = lower_verify(&task, &LowerOptions::default()).unwrap().verify().cloned().unwrap();
+        let full_plan = lower_verify(&task, &LowerOptions { full: true, ..LowerOptions::default() })
+            .unwrap()
+            .verify()
+            .cloned()
+            .unwrap();
+        let full_results = execute(&m, &full_plan.runs);
+        let full = evaluate(&full_plan, &full_results, &BTreeMap::new());
+        let (t, _) = targeted(&m, &plan);
+        prop_assert_eq!(&t.oracles, &full.oracles);
+        prop_assert_eq!(t.is_sound(), full.is_sound(), "targeted {:?}\nfull {:?}", t.problems, full.problems);
+        prop_assert_eq!(&t.problems, &full.problems);
+        // Row verdicts agree; only the counts of narrowed cells differ.
+        let verdicts = |v: &Verification| v.rows.iter().map(|r| (r.gold.clone(), r.pass, r.ok)).collect::<Vec<_>>();
+        prop_assert_eq!(verdicts(&t), verdicts(&full));
+    }
+}
+
+/// The named shapes, each checked in both modes.
+fn both(m: &Model) -> (Verification, Verification) {
+    let task = task_of(m);
+    let plan = lower_verify(&task, &LowerOptions::default())
+        .unwrap()
+        .verify()
+        .cloned()
+        .unwrap();
+    let full_plan = lower_verify(
+        &task,
+        &LowerOptions {
+            full: true,
+            ..LowerOptions::default()
+        },
+    )
+    .unwrap()
+    .verify()
+    .cloned()
+    .unwrap();
+    let full = evaluate(&full_plan, &execute(m, &full_plan.runs), &BTreeMap::new());
+    (targeted(m, &plan).0, full)
+}
+
+fn t(outcomes: &[Option<Outcome>]) -> TestModel {
+    TestModel {
+        outcomes: outcomes.to_vec(),
+    }
+}
+
+const P: Option<Outcome> = Some(Outcome::Passed);
+const F: Option<Outcome> = Some(Outcome::Failed);
+const M: Option<Outcome> = None;
+
+#[test]
+fn a_passing_proper_subset_is_unsound_in_both_modes() {
+    // r1 uses r0; r1's F2P test passes as soon as r0 has gold (like unsound-partial).
+    // closure(r1) = [r0, r1]: bit 0 = r0, bit 1 = r1.
+    let m = Model {
+        uses: vec![vec![], vec![0]],
+        tests: vec![vec![t(&[F, P])], vec![t(&[F, P, F, P]), t(&[P, P, P, P])]],
+    };
+    let (t, full) = both(&m);
+    assert!(!full.is_sound());
+    assert_eq!(t.problems, full.problems);
+    assert!(
+        t.problems
+            .iter()
+            .any(|p| p.contains("with only `r0` at gold")),
+        "{:?}",
+        t.problems
+    );
+}
+
+#[test]
+fn only_a_p2p_test_distinguishes_a_configuration() {
+    // With only r0 at gold, r1's F2P tests pass but a P2P test breaks: the subset still
+    // fails, which only the full suite (phase 3) can show.
+    let m = Model {
+        uses: vec![vec![], vec![0]],
+        tests: vec![vec![t(&[F, P])], vec![t(&[F, P, F, P]), t(&[P, F, P, P])]],
+    };
+    let (t, full) = both(&m);
+    assert!(full.is_sound(), "{:?}", full.problems);
+    assert!(t.is_sound(), "{:?}", t.problems);
+    assert_eq!(
+        t.rows.iter().map(|r| r.ok).collect::<Vec<_>>(),
+        full.rows.iter().map(|r| r.ok).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn f2p_tests_missing_at_base_are_f2p_in_both_modes() {
+    let m = Model {
+        uses: vec![vec![], vec![0]],
+        tests: vec![vec![t(&[M, P])], vec![t(&[M, M, M, P]), t(&[P, P, P, P])]],
+    };
+    let (t, full) = both(&m);
+    assert!(full.is_sound(), "{:?}", full.problems);
+    assert_eq!(t.oracles, full.oracles);
+    assert_eq!(t.oracles["r1"].f2p, vec![test_id(0)]);
+    // The narrowed cells are marked.
+    assert!(t
+        .rows
+        .iter()
+        .flat_map(|r| r.cells.values())
+        .any(|c| c.targeted));
+}

@@ -1,0 +1,110 @@
+//! `taskc import wideswe CASE_DIR… --out DIR` and `taskc import swebench FILE --out DIR`:
+//! other benchmarks' tasks become taskc task folders (docs/import.md). A thin layer over
+//! `taskc_runtime::import`: every diagnostic is printed with its file, line and column, then
+//! the summary table; exit 1 when a case failed.
+
+use std::path::PathBuf;
+
+use taskc_runtime::import::{self, ImportOptions, ImportReport};
+
+use super::Context;
+use crate::exit::Exit;
+use crate::output;
+use crate::render::human;
+
+/// Arguments of `taskc import`.
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    #[command(subcommand)]
+    pub format: ImportFormat,
+}
+
+/// Where the tasks come from.
+#[derive(Debug, clap::Subcommand)]
+pub enum ImportFormat {
+    /// WideSWE case folders (`cases/<ecosystem>/<case_id>/`).
+    Wideswe {
+        /// Case folders; each becomes `<out>/<case_id>/`.
+        #[arg(required = true)]
+        cases: Vec<PathBuf>,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// A SWE-bench instances file (a JSON array or JSON lines).
+    Swebench {
+        /// The instances file.
+        instances: PathBuf,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+}
+
+/// Options every import takes.
+#[derive(Debug, clap::Args)]
+pub struct CommonArgs {
+    /// Folder that receives one folder per task.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replace task folders that already exist.
+    #[arg(long)]
+    pub force: bool,
+    /// Rebase the case's Dockerfile `FROM` onto this image (WideSWE), or build the
+    /// SWE-bench environment on it (default: the recipe's, `taskc/base:bookworm`).
+    #[arg(long)]
+    pub base_image: Option<String>,
+}
+
+impl CommonArgs {
+    fn options(&self) -> ImportOptions {
+        ImportOptions {
+            out: self.out.clone(),
+            force: self.force,
+            base_image: self.base_image.clone(),
+        }
+    }
+}
+
+/// Run `taskc import`.
+pub fn run(args: &ImportArgs, ctx: &Context) -> Exit {
+    let report = match &args.format {
+        ImportFormat::Wideswe { cases, common } => {
+            let dirs: Vec<&std::path::Path> = cases.iter().map(PathBuf::as_path).collect();
+            for d in &dirs {
+                if !d.is_dir() {
+                    output::error(&format!(
+                        "{}: not a folder\n  help: name WideSWE case folders (cases/<ecosystem>/<case_id>)",
+                        d.display()
+                    ));
+                    return Exit::Usage;
+                }
+            }
+            import::wideswe::import_cases(&dirs, &common.options())
+        }
+        ImportFormat::Swebench { instances, common } => {
+            match import::swebench::import_file(instances, &common.options()) {
+                Ok(r) => r,
+                Err(e) => {
+                    output::error(&format!("{}: {e}", instances.display()));
+                    return Exit::Usage;
+                }
+            }
+        }
+    };
+    print(&report, ctx)
+}
+
+fn print(report: &ImportReport, ctx: &Context) -> Exit {
+    let renderer = human::Human::new(ctx.color);
+    for case in &report.cases {
+        for d in &case.diagnostics {
+            output::err(&format!("{}\n", renderer.render(d, &case.sources)));
+        }
+    }
+    output::out(&report.table());
+    let (_, _, failed) = report.counts();
+    if failed > 0 {
+        Exit::Findings
+    } else {
+        Exit::Success
+    }
+}

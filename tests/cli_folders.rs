@@ -1,0 +1,104 @@
+//! `verify`, `score` and `plan` accept folders like `check`: a folder stands for the specs
+//! under it (`plan`, which writes one plan, takes a folder holding exactly one).
+
+use std::path::Path;
+use std::process::Command;
+
+const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
+
+fn example(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}
+
+#[test]
+fn plan_takes_a_folder_with_one_spec_and_names_the_specs_of_a_fuller_one() {
+    let folder = Command::new(TASKC)
+        .arg("plan")
+        .arg(example("cookie-split"))
+        .output()
+        .unwrap();
+    let file = Command::new(TASKC)
+        .arg("plan")
+        .arg(example("cookie-split/cookie-split.task"))
+        .output()
+        .unwrap();
+    assert_eq!(folder.status.code(), Some(0));
+    assert_eq!(folder.stdout, file.stdout);
+    let many = Command::new(TASKC)
+        .arg("plan")
+        .arg(example(""))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&many.stderr);
+    assert_eq!(many.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("specs (") && stderr.contains("name one of them"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn verify_takes_a_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(TASKC)
+        .args(["verify", "--no-lock", "--backend", "local", "--cache"])
+        .arg(tmp.path())
+        .arg(example("cookie-split"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("verify ") && stdout.contains("sound"),
+        "{stdout}"
+    );
+    // `--format json`: stdout is one object per spec per line, with spec, task and time.
+    let json = Command::new(TASKC)
+        .args([
+            "verify",
+            "--no-lock",
+            "--format",
+            "json",
+            "--backend",
+            "local",
+            "--cache",
+        ])
+        .arg(tmp.path())
+        .arg(example("cookie-split"))
+        .output()
+        .unwrap();
+    assert_eq!(json.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&json.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert!(v["spec"].as_str().unwrap().ends_with("cookie-split.task"));
+    assert_eq!(v["task"], "cookie-split");
+    let time = v["time"].as_str().unwrap();
+    assert!(
+        time.len() == 20 && time.ends_with('Z') && time.as_bytes()[10] == b'T',
+        "{time}"
+    );
+    assert_eq!(v["sound"], true);
+    let none = Command::new(TASKC)
+        .args([
+            "score",
+            "--predictions",
+            "gold",
+            "--backend",
+            "local",
+            "--cache",
+        ])
+        .arg(tmp.path())
+        .arg(tmp.path().join("no-such-folder"))
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+}

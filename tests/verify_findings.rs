@@ -1,0 +1,217 @@
+//! End to end (real `taskc` binary, local backend): verdicts that used to be wrong with
+//! exit 0, or UNSOUND for reasons that were not true (issue 10, "Wrong with exit 0" 3–5).
+//! Each test edits a copy of an example so that it hits one case.
+
+#[allow(dead_code)]
+mod common;
+
+use common::root;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir") {
+        let e = e.expect("entry");
+        let dst = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).expect("copy");
+        }
+    }
+}
+
+/// A copy of `example` with `edit` applied to its spec (which must change it).
+fn edited(dir: &Path, example: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let ex = dir.join(example);
+    copy_dir(&root().join("examples").join(example), &ex);
+    let spec = ex.join(format!("{example}.task"));
+    let text = std::fs::read_to_string(&spec).expect("spec");
+    let new = edit(&text);
+    assert_ne!(
+        text, new,
+        "the edit of {example} changed nothing; update this test"
+    );
+    std::fs::write(&spec, new).expect("write spec");
+    ex
+}
+
+fn verify(ex: &Path, example: &str, cache: &Path) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["verify", &format!("{example}.task"), "--backend", "local"])
+        .args(["--no-lock", "--color", "never", "--cache"])
+        .arg(cache)
+        .current_dir(ex)
+        .output()
+        .expect("the taskc binary runs");
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// gateway imports proxy but does not declare it: the `uses` check names the missing
+/// declaration, first.
+#[test]
+fn a_missing_uses_is_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ex = edited(dir.path(), "cookie-split", |t| {
+        t.replacen("    uses proxy\n", "", 1)
+    });
+    let r = verify(&ex, "cookie-split", &dir.path().join("cache"));
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let first = r
+        .stdout
+        .lines()
+        .skip_while(|l| *l != "UNSOUND:")
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        first.contains("`gateway`'s tests change with `proxy`'s gold patch: add `uses proxy` to `repo gateway`"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// With the declaration in place the check runs and finds nothing.
+#[test]
+fn declared_uses_pass_the_check() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // proxy does not use gateway: its closure leaves gateway out, so it is checked.
+    let ex = edited(dir.path(), "cookie-split", |t| {
+        t.replacen(
+            "timeout 600\n      expect f2p \"tests/test_cookies",
+            "timeout 601\n      expect f2p \"tests/test_cookies",
+            1,
+        )
+    });
+    let r = verify(&ex, "cookie-split", &dir.path().join("cache"));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("8 runs: 8 executed"), "{}", r.stdout);
+    assert!(!r.stdout.contains("uses"), "{}", r.stdout);
+}
+
+/// A `drop` of a test no run reports is an error after the runs, with did-you-mean.
+#[test]
+fn a_drop_of_an_unreported_test_is_an_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ex = edited(dir.path(), "config-merge", |t| {
+        t.replacen(
+            "drop \"tests/test_merge.py::test_merge_none_removes_key\"",
+            "drop \"tests/test_merge.py::test_merge_none_remove_key\"",
+            1,
+        )
+    });
+    let r = verify(&ex, "config-merge", &dir.path().join("cache"));
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(
+            "`drop \"tests/test_merge.py::test_merge_none_remove_key\"` names a test no run reports; did you mean `tests/test_merge.py::test_merge_none_removes_key`?"
+        ),
+        "{}",
+        r.stdout
+    );
+}
+
+/// A test command that cannot start says why (exit 127: command not found), quotes the
+/// log's last lines and names the full log; no verdict is derived from its runs.
+#[test]
+fn a_command_that_cannot_start_says_why_and_decides_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ex = edited(dir.path(), "cookie-split", |t| {
+        t.replacen(
+            "run \"python3 -m pytest -rA -p no:cacheprovider tests\"",
+            "run \"pyhton3 -m pytest -rA -p no:cacheprovider tests\"",
+            1,
+        )
+    });
+    let r = verify(&ex, "cookie-split", &dir.path().join("cache"));
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let s = &r.stdout;
+    assert!(
+        s.contains("the test command of `proxy` could not start (exit 127: command not found"),
+        "{s}"
+    );
+    assert!(s.contains("pyhton3: command not found"), "{s}");
+    let log = s
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("full log: "))
+        .unwrap_or_else(|| panic!("no log path in:\n{s}"));
+    let text = std::fs::read_to_string(log).expect("the named log exists");
+    assert!(text.contains("pyhton3"), "{text}");
+    for wrong in ["not jointly necessary", "has no fail-to-pass", "fails 0 of"] {
+        assert!(
+            !s.contains(wrong),
+            "a verdict from an invalid run: {wrong}\n{s}"
+        );
+    }
+}
+
+/// Targeted verification (the default) and `--full` give the same verdict, problems and
+/// oracle on every joint example, the unsound one included; a second targeted verify
+/// executes nothing.
+#[test]
+fn targeted_and_full_verification_agree_on_the_examples() {
+    let summary = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.contains(" F2P, ") || l.starts_with("  - ") || l.starts_with("sound"))
+            .map(str::to_string)
+            .collect()
+    };
+    for ex in [
+        "cookie-split",
+        "config-merge",
+        "context-docs",
+        "unsound-partial",
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = dir.path().join("cache");
+        let spec = root().join(format!("examples/{ex}/{ex}.task"));
+        let run = |extra: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+                .arg("verify")
+                .arg(&spec)
+                .args([
+                    "--backend",
+                    "local",
+                    "--no-lock",
+                    "--color",
+                    "never",
+                    "--cache",
+                ])
+                .arg(&cache)
+                .args(extra)
+                .output()
+                .expect("the taskc binary runs");
+            (
+                out.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            )
+        };
+        let (tc, targeted) = run(&[]);
+        let (fc, full) = run(&["--full"]);
+        assert_eq!(tc, fc, "{ex}:\n{targeted}\n{full}");
+        let legend = "(`F2P`: a proper subset ran only";
+        assert!(
+            targeted.contains(legend),
+            "{ex} ran no targeted cell:\n{targeted}"
+        );
+        assert!(
+            !full.contains(legend),
+            "{ex} --full ran a targeted cell:\n{full}"
+        );
+        assert_eq!(summary(&targeted), summary(&full), "{ex}");
+        let (_, again) = run(&[]);
+        assert!(again.contains(" 0 executed"), "{ex}:\n{again}");
+    }
+}
