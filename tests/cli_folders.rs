@@ -102,3 +102,51 @@ fn verify_takes_a_folder() {
         .unwrap();
     assert_eq!(none.status.code(), Some(2));
 }
+
+#[test]
+fn score_json_is_one_object_per_spec_and_mode_and_nothing_else_on_stdout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(TASKC)
+        .args([
+            "score",
+            "--predictions",
+            "gold",
+            "--mode",
+            "joint,independent",
+            "--format",
+            "json",
+            "--backend",
+            "local",
+            "--out",
+        ])
+        .arg(tmp.path().join("report"))
+        .arg("--cache")
+        .arg(tmp.path().join("cache"))
+        .arg(example("cookie-split"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "one line per mode: {stdout}");
+    let mut modes = Vec::new();
+    for line in lines {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v["spec"].as_str().unwrap().ends_with("cookie-split.task"));
+        assert_eq!(v["task"], "cookie-split");
+        assert!(v["time"].as_str().unwrap().ends_with('Z'));
+        let grades = v["grades"].as_array().unwrap();
+        assert_eq!(grades.len(), 1, "{line}");
+        assert_eq!(grades[0]["status"], "solved", "{line}");
+        modes.push(v["mode"].as_str().unwrap().to_string());
+    }
+    modes.sort();
+    assert_eq!(modes, ["independent", "joint"]);
+    // The reports are still written.
+    assert!(tmp.path().join("report/report.json").exists());
+}

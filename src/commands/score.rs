@@ -11,7 +11,7 @@ use taskc_runtime::predictions::{self, parse_predictions, Prediction, Prediction
 use taskc_runtime::report::{html, markdown, Report};
 
 use super::spec::{load_checked, Loaded};
-use super::verify::{open_session, RunArgs};
+use super::verify::{open_session, RunArgs, VerifyFormat};
 use super::Context;
 use crate::discover::display;
 use crate::exit::Exit;
@@ -53,6 +53,11 @@ pub struct ScoreArgs {
     /// instead of an error; the report records the lock's digest either way).
     #[arg(long)]
     pub allow_stale_lock: bool,
+    /// `json`: JSON progress events on stderr and, on stdout and nothing else, one JSON object
+    /// per spec and mode (`spec`, `task`, `time`, `mode`, `grades`); the reports are still
+    /// written to `--out`.
+    #[arg(long, value_enum, default_value_t = VerifyFormat::Human)]
+    pub format: VerifyFormat,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -132,7 +137,11 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
     if loaded.is_empty() {
         return exit;
     }
-    let session = match open_session(&args.run, super::verify::human_progress()).await {
+    let style = match args.format {
+        VerifyFormat::Human => super::verify::human_progress(),
+        VerifyFormat::Json => taskc_runtime::exec::ProgressStyle::Json,
+    };
+    let session = match open_session(&args.run, style).await {
         Ok(s) => s,
         Err(e) => {
             output::error(&format!(
@@ -198,6 +207,16 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
                 for d in &outcome.duplicates {
                     output::err(&format!("warning: {}\n", d.warning()));
                 }
+                if args.format == VerifyFormat::Json {
+                    let value = serde_json::json!({
+                        "spec": l.name,
+                        "task": l.task.id,
+                        "time": output::now_rfc3339(),
+                        "mode": mode,
+                        "grades": outcome.grades,
+                    });
+                    output::out(&format!("{value}\n"));
+                }
                 duplicates.extend(outcome.duplicates);
                 rows.extend(outcome.grades);
             }
@@ -223,7 +242,9 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
     report.duplicates = duplicates;
     report.locks = locks;
     let md = markdown::render(&report);
-    output::out(&md);
+    if args.format == VerifyFormat::Human {
+        output::out(&md);
+    }
     if let Err(e) = write_reports(&args.out, &report, &md) {
         output::error(&e);
         return Exit::Usage;
