@@ -70,7 +70,7 @@ impl Drop for Cleanup {
 /// Copies the `cookie-split` example into `to` with a trivial environment (images only are
 /// built here, no run), so the test builds in seconds.
 fn example_copy(to: &Path) -> std::path::PathBuf {
-    copy_dir(&root().join("examples/cookie-split"), to);
+    common::copy_dir(&root().join("examples/cookie-split"), to);
     let spec = to.join("cookie-split.task");
     let text = std::fs::read_to_string(&spec).unwrap();
     let old = "  env python {\n    version \"3.11\"\n  }\n";
@@ -81,19 +81,6 @@ fn example_copy(to: &Path) -> std::path::PathBuf {
     )
     .unwrap();
     spec
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), dst).unwrap();
-        }
-    }
 }
 
 /// `taskc workspace --image <as>`: builds the task image; returns its content tag.

@@ -5,27 +5,16 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
+mod common;
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
+const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
 
 /// A copy of `examples/cookie-split` with `taskc.toml` holding `toml`.
 fn project(toml: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tmp.path().join("task");
-    copy_dir(&root.join("examples/cookie-split"), &dir);
+    common::copy_dir(&root.join("examples/cookie-split"), &dir);
     std::fs::write(dir.join("taskc.toml"), toml).unwrap();
     (tmp, dir.join("cookie-split.task"))
 }

@@ -13,26 +13,13 @@ use std::process::{Command, Output};
 /// Copies the `cookie-split` example into `dir` with its environment replaced by `env`.
 fn task_with_env(dir: &Path, env: &str) -> std::path::PathBuf {
     let from = root().join("examples/cookie-split");
-    copy_dir(&from, dir);
+    common::copy_dir(&from, dir);
     let spec = dir.join("cookie-split.task");
     let text = std::fs::read_to_string(&spec).unwrap();
     let old = "  env python {\n    version \"3.11\"\n  }\n";
     assert!(text.contains(old));
     std::fs::write(&spec, text.replace(old, env)).unwrap();
     spec
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), dst).unwrap();
-        }
-    }
 }
 
 fn verify(spec: &Path, backend: &str, cache: &Path) -> Output {

@@ -32,19 +32,6 @@ fn taskc(args: &[&str], cwd: &Path) -> Run {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read") {
-        let e = e.expect("entry");
-        let dest = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).expect("copy");
-        }
-    }
-}
-
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
@@ -67,7 +54,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 
 /// A git repository made from the fixture's plain files; returns its base commit.
 fn make_repo(name: &str, dest: &Path) -> String {
-    copy_dir(
+    common::copy_dir(
         &root().join("tests/fixtures/wideswe/repos").join(name),
         dest,
     );
@@ -112,7 +99,7 @@ fn wideswe_case_verifies_and_agrees_with_its_oracle() {
     let greet = make_repo("greet", &d.join("repos/greet"));
     let app = make_repo("app", &d.join("repos/app"));
     let case = d.join("case");
-    copy_dir(
+    common::copy_dir(
         &root().join("tests/fixtures/wideswe/cases/demo").join(CASE),
         &case,
     );

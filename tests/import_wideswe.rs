@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 const CASE: &str = "demo_greet_app_0a1b2c3d4e5f";
 
 fn fixture() -> PathBuf {
@@ -12,23 +14,10 @@ fn fixture() -> PathBuf {
         .join(CASE)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read fixture") {
-        let e = e.expect("entry");
-        let dest = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).expect("copy");
-        }
-    }
-}
-
 /// The fixture case copied to `dir/<name>`, its placeholders filled with fixed values.
 fn stage(dir: &Path, name: &str) -> PathBuf {
     let case = dir.join(name);
-    copy_dir(&fixture(), &case);
+    common::copy_dir(&fixture(), &case);
     for f in ["task.yaml", "repos.yaml"] {
         let p = case.join(f);
         let text = std::fs::read_to_string(&p)

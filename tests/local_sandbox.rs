@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
 const ATTACKS: &[&str] = &["proc_spec", "image_write", "detached", "docker_socket"];
 
@@ -22,7 +24,7 @@ impl Lab {
         let lab = Lab {
             tmp: tempfile::tempdir().unwrap(),
         };
-        copy_dir(&root().join("examples/cookie-split"), &lab.spec_dir());
+        common::copy_dir(&root().join("examples/cookie-split"), &lab.spec_dir());
         lab
     }
 
@@ -145,18 +147,6 @@ fn root() -> PathBuf {
 fn prepend(file: &Path, line: &str) {
     let text = std::fs::read_to_string(file).unwrap();
     std::fs::write(file, format!("{line}{text}")).unwrap();
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), dst).unwrap();
-        }
-    }
 }
 
 /// Host processes whose command line names `needle`.

@@ -6,26 +6,15 @@
 use std::path::Path;
 use std::process::Command;
 
-const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
+mod common;
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
+const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
 
 #[test]
 fn a_stale_lock_is_refused_unless_allowed_and_the_report_names_the_lock() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("task");
-    copy_dir(
+    common::copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cookie-split"),
         &dir,
     );

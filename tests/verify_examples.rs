@@ -120,7 +120,7 @@ verify_test!(docker_sdk_retry, "sdk-retry", "docker", 0);
 fn reverify_reuses_results_and_reruns_only_what_changed() {
     let dir = tempfile::tempdir().expect("temp dir");
     let ex = dir.path().join("cookie-split");
-    copy_dir(&root().join("examples/cookie-split"), &ex);
+    common::copy_dir(&root().join("examples/cookie-split"), &ex);
     let cache = dir.path().join("cache");
     let args = [
         "verify",
@@ -168,26 +168,13 @@ fn reverify_reuses_results_and_reruns_only_what_changed() {
     );
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read dir") {
-        let e = e.expect("entry");
-        let dst = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), dst).expect("copy");
-        }
-    }
-}
-
 /// `verify` writes the lock beside the spec; `check` finds it fresh, and stale (naming the
 /// changed input) once a hidden test patch changes.
 #[test]
 fn verify_writes_a_lock_that_check_reports_stale_after_an_edit() {
     let dir = tempfile::tempdir().expect("temp dir");
     let ex = dir.path().join("config-merge");
-    copy_dir(&root().join("examples/config-merge"), &ex);
+    common::copy_dir(&root().join("examples/config-merge"), &ex);
     std::fs::remove_file(ex.join("config-merge.lock")).expect("remove the committed lock");
     let cache = dir.path().join("cache");
     let v = taskc(

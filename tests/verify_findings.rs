@@ -16,23 +16,10 @@ struct Out {
     stderr: String,
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read dir") {
-        let e = e.expect("entry");
-        let dst = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), dst).expect("copy");
-        }
-    }
-}
-
 /// A copy of `example` with `edit` applied to its spec (which must change it).
 fn edited(dir: &Path, example: &str, edit: impl Fn(&str) -> String) -> PathBuf {
     let ex = dir.join(example);
-    copy_dir(&root().join("examples").join(example), &ex);
+    common::copy_dir(&root().join("examples").join(example), &ex);
     let spec = ex.join(format!("{example}.task"));
     let text = std::fs::read_to_string(&spec).expect("spec");
     let new = edit(&text);

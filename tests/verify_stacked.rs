@@ -5,7 +5,6 @@
 #[allow(dead_code)]
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
 use common::root;
@@ -25,24 +24,11 @@ diff --git a/tests/test_cookies.py b/tests/test_cookies.py
 +    assert True
 ";
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read dir") {
-        let e = e.expect("entry");
-        let dst = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), &dst).expect("copy");
-        }
-    }
-}
-
 #[test]
 fn stacked_hidden_test_patches_reach_the_runs() {
     let dir = tempfile::tempdir().expect("temp dir");
     let ex = dir.path().join("cookie-split");
-    copy_dir(&root().join("examples/cookie-split"), &ex);
+    common::copy_dir(&root().join("examples/cookie-split"), &ex);
     std::fs::remove_file(ex.join("cookie-split.lock")).expect("remove lock");
     std::fs::write(ex.join("tests/proxy-more.patch"), MORE).expect("write");
     let spec = std::fs::read_to_string(ex.join("cookie-split.task")).expect("read");

@@ -1,9 +1,10 @@
 //! Helpers shared by the end-to-end tests.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The repository's root (examples are under it).
+#[allow(dead_code)] // not every test binary needs it
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -26,4 +27,20 @@ pub fn docker_or_skip() -> bool {
         "the Docker Engine does not answer: start it (scripts/setup.sh checks it) or set TASKC_SKIP_DOCKER=1"
     );
     true
+}
+
+/// Copies the folder `from` to `to`, recursively (an example or fixture into a test's own
+/// temporary folder).
+#[allow(dead_code)] // not every test binary copies folders
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir") {
+        let e = e.expect("entry");
+        let dst = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), &dst).expect("copy");
+        }
+    }
 }
