@@ -25,19 +25,6 @@ impl Exit {
     }
 }
 
-impl Exit {
-    /// The exit code of a runtime failure: 130 when Ctrl-C interrupted it, else 2 (taskc
-    /// could not do what was asked). The one place a runtime error becomes an exit code.
-    pub fn of_pipeline(e: &taskc_runtime::pipeline::PipelineError) -> Exit {
-        use taskc_runtime::exec::ExecError;
-        use taskc_runtime::pipeline::PipelineError;
-        match e {
-            PipelineError::Exec(ExecError::Interrupted { .. }) => Exit::Interrupted,
-            _ => Exit::Usage,
-        }
-    }
-}
-
 impl From<Exit> for ExitCode {
     fn from(e: Exit) -> ExitCode {
         ExitCode::from(e as u8)
