@@ -63,7 +63,10 @@ fn diff_git_reads_the_old_spec_hermetically_and_leaves_no_temp_folder() {
     let out = diff(&spec, "HEAD", &tmpdir);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert!(stdout.contains("timeout"), "the changed timeout is in the diff: {stdout}");
+    assert!(
+        stdout.contains("timeout"),
+        "the changed timeout is in the diff: {stdout}"
+    );
     assert_eq!(
         std::fs::read_dir(&tmpdir).unwrap().count(),
         0,
