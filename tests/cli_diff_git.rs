@@ -13,27 +13,15 @@ mod common;
 
 const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
 
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@localhost"])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
 /// A git repository with `examples/cookie-split` committed under `tasks/cookie-split/`, the
 /// spec then changed in the work tree (a longer timeout for `proxy`'s tests).
 fn repo(tmp: &Path) -> PathBuf {
     let repo = tmp.join("repo");
     let dir = repo.join("tasks/cookie-split");
     common::copy_dir(&common::root().join("examples/cookie-split"), &dir);
-    git(&repo, &["init", "-q", "-b", "main"]);
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "task"]);
+    common::git(&repo, &["init", "-q", "-b", "main"]);
+    common::git(&repo, &["add", "-A"]);
+    common::git(&repo, &["commit", "-q", "-m", "task"]);
     let spec = dir.join("cookie-split.task");
     let text = std::fs::read_to_string(&spec).unwrap();
     assert!(text.contains("timeout 600"));
