@@ -107,7 +107,7 @@ impl CliError {
             CliError::Shown(_) | CliError::Lower { .. } | CliError::Findings { .. } => None,
             CliError::Project(e) => Some(e.hint.clone()),
             CliError::Lock { spec, error } => Some(error.hint(spec)),
-            CliError::Pipeline { hint, .. } => hint.clone(),
+            CliError::Pipeline { hint, error, .. } => hint.clone().or_else(|| error.hint()),
         }
     }
 

@@ -93,6 +93,9 @@ async fn bootstrap(args: &BootstrapArgs) -> Result<Exit, CliError> {
             }
             Ok(Exit::Success)
         }
-        Err(e) => Err(CliError::usage(e.to_string())),
+        Err(e) => Err(CliError::Usage {
+            message: e.to_string(),
+            hint: e.hint(),
+        }),
     }
 }

@@ -112,6 +112,29 @@ pub enum PipelineError {
     },
 }
 
+impl PipelineError {
+    /// What to do about it (the CLI shows it as `help:`), when something is known: runtime
+    /// errors carry no `help:` in their `Display`.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            PipelineError::Backend(e) => e.hint(),
+            PipelineError::Exec(e) => e.hint(),
+            PipelineError::Repo { source, .. } => source.hint(),
+            PipelineError::Ca(e) => e.hint(),
+            PipelineError::Keep(e) => e.source.hint(),
+            PipelineError::AtRevision(e) => match e.as_ref() {
+                AtRevisionError::Git(e) => e.hint(),
+                _ => None,
+            },
+            PipelineError::ImageBuild { .. }
+            | PipelineError::PlanKind { .. }
+            | PipelineError::Lower(_)
+            | PipelineError::Report { .. }
+            | PipelineError::Io { .. } => None,
+        }
+    }
+}
+
 /// The default cache folder: `$TASKC_CACHE`, else `$XDG_CACHE_HOME/taskc`, else
 /// `~/.cache/taskc`, else `.taskc-cache`.
 pub fn default_cache() -> PathBuf {
