@@ -158,3 +158,57 @@ pub fn report(e: &CliError) -> Exit {
     }
     e.exit()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn io() -> PipelineError {
+        PipelineError::Io {
+            what: "cannot write x".into(),
+            source: std::io::Error::other("disk full"),
+        }
+    }
+
+    #[test]
+    fn every_error_has_one_exit_code() {
+        let lower = || LowerError::TooManyTargets { count: 17 };
+        let cases = [
+            (CliError::usage("x"), Exit::Usage),
+            (
+                CliError::Findings {
+                    message: "x".into(),
+                },
+                Exit::Findings,
+            ),
+            (CliError::Shown(Exit::Usage), Exit::Usage),
+            (CliError::lower("s", lower()), Exit::Findings),
+            (
+                CliError::pipeline("s", PipelineError::Lower(lower())),
+                Exit::Findings,
+            ),
+            (
+                CliError::pipeline(
+                    "s",
+                    PipelineError::Exec(ExecError::Interrupted { finished: 3 }),
+                ),
+                Exit::Interrupted,
+            ),
+            (CliError::pipeline("s", io()), Exit::Usage),
+        ];
+        for (e, exit) in cases {
+            assert_eq!(e.exit(), exit, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn the_hint_is_rendered_as_help_once_and_shown_errors_are_not_repeated() {
+        let e = CliError::usage_with("s: cannot read", "name a file");
+        assert_eq!(e.render(), "error: s: cannot read\n  help: name a file\n");
+        assert_eq!(
+            CliError::pipeline("s: verification could not run", io()).render(),
+            "error: s: verification could not run: cannot write x: disk full\n"
+        );
+        assert_eq!(CliError::Shown(Exit::Findings).render(), "");
+    }
+}

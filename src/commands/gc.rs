@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use taskc_runtime::pipeline::{self, GcOptions, KeptSpec, PipelineError};
 
 use super::spec::load_checked;
-use super::verify::{BackendArg, NO_BACKEND};
+use super::verify::BackendArg;
 use super::Context;
 use crate::error::{report, CliError};
 use crate::exit::Exit;
@@ -61,31 +61,31 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Result<Exit, CliError> {
         .block_on(pipeline::collect_garbage(&opts, &kept))
         .map_err(|e| match e {
             e @ PipelineError::Keep(_) => CliError::pipeline(String::new(), e),
-            e => CliError::session(e, NO_BACKEND),
+            e => CliError::pipeline("gc", e),
         })?;
     if let Some(note) = outcome.note {
         output::err(&format!("note: {note}\n"));
     }
-    let report = outcome.report;
+    let done = outcome.report;
     let verb = if args.dry_run {
         "would remove"
     } else {
         "removed"
     };
     let mut text = String::new();
-    for item in &report.removed {
+    for item in &done.removed {
         text.push_str(&format!("{verb} {item}\n"));
     }
-    for (item, why) in &report.skipped {
+    for (item, why) in &done.skipped {
         text.push_str(&format!("kept {item}: {why}\n"));
     }
     text.push_str(&format!(
         "{verb} {} object(s){}\n",
-        report.removed.len(),
-        if report.skipped.is_empty() {
+        done.removed.len(),
+        if done.skipped.is_empty() {
             String::new()
         } else {
-            format!(", {} could not be removed", report.skipped.len())
+            format!(", {} could not be removed", done.skipped.len())
         }
     ));
     output::out(&text);
