@@ -70,6 +70,8 @@ pub struct Profile {
     pub repo: String,
     pub workdir: Option<String>,
     pub command: String,
+    /// The image WideSWE runs the profile in (`ecosyncbench/base/python:3.12-uv`).
+    pub image: Option<String>,
     /// Where `command` is written (for diagnostics).
     pub doc: Doc,
     pub command_at: usize,
@@ -354,6 +356,7 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
             repo,
             workdir: files.opt_string(&profiles, p, "workdir"),
             command: cmd.to_string(),
+            image: files.opt_string(&profiles, p, "image"),
             doc: profiles.clone(),
             command_at: command.at,
         });
