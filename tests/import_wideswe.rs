@@ -485,3 +485,28 @@ fn check_shows_the_imported_free_text_relaxations() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_profile_running_the_wrapper_script_takes_its_in_container_command() {
+    // WideSWE profiles whose `command` is `./environment/run_profile.sh <profile>`.
+    let script = "#!/usr/bin/env bash\nset -euo pipefail\nprofile=\"${1:?profile required}\"\nrun_greet() {\n  docker run --rm img bash -lc 'python -c \"import pytest\" >/dev/null'\n  docker run --rm -w /workspace/repos/demo/greet img bash -lc '\n    python -m pip install --no-build-isolation -e .\n    python -m pytest tests --junitxml=/workspace/.ecosyncbench/test-reports/greet.xml\n  '\n}\ncase \"$profile\" in\n  greet-hidden)\n    run_greet\n    ;;\nesac\n";
+    let (_dir, code, log, spec) = import_variant(|c| {
+        std::fs::write(c.join("environment/run_profile.sh"), script).expect("write");
+        replace(
+            c,
+            "environment/test_profiles.yaml",
+            "command: python -m pytest tests --junitxml /workspace/.ecosyncbench/test-reports/greet-hidden.xml",
+            "command: ./environment/run_profile.sh greet-hidden",
+        );
+    });
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("runs `environment/run_profile.sh`"), "{log}");
+    assert!(
+        spec.contains(r#"run "python -m pytest -rA tests""#),
+        "{spec}"
+    );
+    assert!(
+        spec.contains(r#"setup "python -m pip install --no-build-isolation -e .""#),
+        "{spec}"
+    );
+}

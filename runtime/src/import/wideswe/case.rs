@@ -43,6 +43,26 @@ pub struct Case {
     pub run_profile: Option<Text>,
 }
 
+impl Case {
+    /// The repositories as `run_profile.sh` names them, and (profile, repository) pairs.
+    pub fn script_view(&self) -> (Vec<super::script::ScriptRepo<'_>>, Vec<(String, String)>) {
+        let repos = self
+            .repos
+            .iter()
+            .map(|r| super::script::ScriptRepo {
+                name: &r.name,
+                local_path: &r.local_path,
+            })
+            .collect();
+        let profiles = self
+            .profiles
+            .iter()
+            .map(|p| (p.name.clone(), p.repo.clone()))
+            .collect();
+        (repos, profiles)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct CaseRepo {
     pub name: String,

@@ -20,7 +20,7 @@ use taskc_compiler::lower::shell_quote as sh;
 use taskc_compiler::{Code, Diagnostic};
 
 use super::case::Case;
-use super::install::{self, Installs, ScriptRepo};
+use super::install::{self, Installs};
 use super::{error, note, rebase};
 use crate::import::build::{call, ident, list, string, Stmt};
 use crate::import::files::CaseFiles;
@@ -270,19 +270,7 @@ fn read_installs(case: &Case, files: &mut CaseFiles) -> Installs {
     let Some(script) = &case.run_profile else {
         return Installs::default();
     };
-    let repos: Vec<ScriptRepo<'_>> = case
-        .repos
-        .iter()
-        .map(|r| ScriptRepo {
-            name: &r.name,
-            local_path: &r.local_path,
-        })
-        .collect();
-    let profiles: Vec<(String, String)> = case
-        .profiles
-        .iter()
-        .map(|p| (p.name.clone(), p.repo.clone()))
-        .collect();
+    let (repos, profiles) = case.script_view();
     let installs = install::read(&script.text, &repos, &profiles);
     for u in &installs.unmapped {
         note(

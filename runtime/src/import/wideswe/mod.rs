@@ -5,6 +5,7 @@ pub mod case;
 pub mod env;
 pub mod install;
 pub mod profile;
+pub mod script;
 pub mod stack;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -501,7 +502,44 @@ fn test_block(
         source: profile.doc.source,
         text: files.sources.get(profile.doc.source).text.clone(),
     };
-    let cmd = match profile::read(&profile.command, paths) {
+    // A profile whose command is the wrapper script itself: its in-container command.
+    let mut command = profile.command.clone();
+    if command.contains("run_profile.sh") {
+        let found = case.run_profile.as_ref().and_then(|t| {
+            let (repos, profiles) = case.script_view();
+            script::test_command(&t.text, &repos, &profiles, &r.name).map(|(at, c)| (t, at, c))
+        });
+        match found {
+            Some((t, at, c)) => {
+                note(
+                    files,
+                    t,
+                    at,
+                    format!(
+                        "test profile `{}` runs `{}`; the importer took its in-container test command for `{}` from there",
+                        profile.name, t.rel, r.name
+                    ),
+                    "check that the command is the one the profile runs",
+                );
+                command = c;
+            }
+            None => {
+                error(
+                    files,
+                    Code::ImportProfile,
+                    &doc_text,
+                    profile.command_at,
+                    format!(
+                        "test profile `{}` runs environment/run_profile.sh, and no test command for `{}` was found in it",
+                        profile.name, r.name
+                    ),
+                    "write the in-container test command (pytest, go test or cargo test) as the profile's `command`",
+                );
+                return None;
+            }
+        }
+    }
+    let cmd = match profile::read(&command, paths) {
         Ok(c) => c,
         Err(profile::Unreadable(why)) => {
             error(
@@ -518,7 +556,7 @@ fn test_block(
     // `uses`: other repositories the profile puts on this one's path.
     let mut uses = Vec::new();
     for other in case.repos.iter().filter(|o| o.name != r.name) {
-        let mentioned = profile.command.contains(&other.local_path)
+        let mentioned = command.contains(&other.local_path)
             || cmd.prose.as_deref().is_some_and(|p| {
                 p.split(|c: char| c.is_whitespace() || c == ',')
                     .any(|w| w == other.name)
