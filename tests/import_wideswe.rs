@@ -513,3 +513,20 @@ fn a_profile_running_the_wrapper_script_takes_its_in_container_command() {
         "{spec}"
     );
 }
+
+#[test]
+fn profiles_without_an_image_run_in_what_the_agent_layer_starts_from() {
+    let (_dir, code, log, spec) = import_variant(|c| {
+        std::fs::write(c.join("environment/run_profile.sh"), RUN_PROFILE).expect("write");
+        std::fs::write(
+            c.join("environment/case_env/Dockerfile.case-base"),
+            AGENT_LAYER,
+        )
+        .expect("write");
+        let p = c.join("environment/test_profiles.yaml");
+        let text = read(&p).replace("    image: ecosyncbench/base/python:3.12-uv\n", "");
+        std::fs::write(&p, text).expect("write");
+    });
+    assert_eq!(code, Some(0), "{log}");
+    assert!(spec.contains("env python {"), "{spec}");
+}

@@ -78,9 +78,20 @@ pub fn environment(
         .iter()
         .filter(|p| case.repos.iter().any(|r| r.target && r.name == p.repo))
         .collect();
+    // A profile without `image` runs in what the case's Dockerfile starts from.
+    let from = df
+        .text
+        .lines()
+        .map(str::split_whitespace)
+        .find_map(|mut w| {
+            w.next()
+                .filter(|k| k.eq_ignore_ascii_case("FROM"))
+                .and_then(|_| w.find(|x| !x.starts_with("--")))
+        })
+        .unwrap_or("");
     let images: Vec<&str> = targets
         .iter()
-        .map(|p| p.image.as_deref().unwrap_or(""))
+        .map(|p| p.image.as_deref().unwrap_or(from))
         .collect();
     let python: Option<&str> = images
         .iter()
