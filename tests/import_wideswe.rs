@@ -346,15 +346,20 @@ case "$profile" in
 esac
 "#;
 
+/// The case with WideSWE's agent layer as its Dockerfile and `script` as `run_profile.sh`.
+fn with_agent_layer(c: &Path, script: &str) {
+    std::fs::write(c.join("environment/run_profile.sh"), script).expect("write");
+    std::fs::write(
+        c.join("environment/case_env/Dockerfile.case-base"),
+        AGENT_LAYER,
+    )
+    .expect("write");
+}
+
 #[test]
 fn install_steps_of_run_profile_become_packages_and_setup() {
     let (_dir, code, log, spec) = import_variant(|c| {
-        std::fs::write(c.join("environment/run_profile.sh"), RUN_PROFILE).expect("write");
-        std::fs::write(
-            c.join("environment/case_env/Dockerfile.case-base"),
-            AGENT_LAYER,
-        )
-        .expect("write");
+        with_agent_layer(c, RUN_PROFILE);
     });
     assert_eq!(code, Some(0), "{log}");
     // The requirements with their specifiers are the python recipe's; each repository
@@ -383,12 +388,7 @@ fn an_install_step_that_cannot_be_mapped_is_a_warning_on_the_script() {
             "          pretend\n",
             "          pretend\n        pip install --extra-index-url https://download.invalid/whl torch\n",
         );
-        std::fs::write(c.join("environment/run_profile.sh"), script).expect("write");
-        std::fs::write(
-            c.join("environment/case_env/Dockerfile.case-base"),
-            AGENT_LAYER,
-        )
-        .expect("write");
+        with_agent_layer(c, &script);
     });
     assert_eq!(code, Some(0), "{log}");
     assert!(
@@ -517,12 +517,7 @@ fn a_profile_running_the_wrapper_script_takes_its_in_container_command() {
 #[test]
 fn profiles_without_an_image_run_in_what_the_agent_layer_starts_from() {
     let (_dir, code, log, spec) = import_variant(|c| {
-        std::fs::write(c.join("environment/run_profile.sh"), RUN_PROFILE).expect("write");
-        std::fs::write(
-            c.join("environment/case_env/Dockerfile.case-base"),
-            AGENT_LAYER,
-        )
-        .expect("write");
+        with_agent_layer(c, RUN_PROFILE);
         let p = c.join("environment/test_profiles.yaml");
         let text = read(&p).replace("    image: ecosyncbench/base/python:3.12-uv\n", "");
         std::fs::write(&p, text).expect("write");
