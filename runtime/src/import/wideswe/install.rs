@@ -434,4 +434,23 @@ esac
         );
         assert_eq!(got.unmapped[1].at, script.find("pip install \"").unwrap());
     }
+
+    #[test]
+    fn odd_scripts_never_panic() {
+        for script in [
+            "",
+            "\\",
+            "pip install",
+            "pip install -e",
+            "pip install --group",
+            "python -m pip install --python",
+            "'",
+            "\"unterminated pip install x",
+            "x() {\n}\n)\n;;\nesac\nfi\nelse\nif\n",
+            "case \"$profile\" in\n  lib-hidden)\n    pip install -e .[x\n",
+            "pip install -r $REQ -c c.txt --index-url=https://x.invalid ./ /workspace/ ..",
+        ] {
+            let _ = read(script, &repos(), &profiles());
+        }
+    }
 }
