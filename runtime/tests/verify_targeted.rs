@@ -198,18 +198,39 @@ fn go_task_of(m: &Model) -> Task {
 /// Targeted and full verification of `task` under the model agree: oracle, verdict,
 /// problems and every row's verdict.
 fn agree(m: &Model, task: &Task) -> Result<(), TestCaseError> {
-    let plan = lower_verify(task, &LowerOptions::default()).unwrap().verify().cloned().unwrap();
-    let full_plan = lower_verify(task, &LowerOptions { full: true, ..LowerOptions::default() })
+    let plan = lower_verify(task, &LowerOptions::default())
         .unwrap()
         .verify()
         .cloned()
         .unwrap();
+    let full_plan = lower_verify(
+        task,
+        &LowerOptions {
+            full: true,
+            ..LowerOptions::default()
+        },
+    )
+    .unwrap()
+    .verify()
+    .cloned()
+    .unwrap();
     let full = evaluate(&full_plan, &execute(m, &full_plan.runs), &BTreeMap::new());
     let (t, _) = targeted(m, &plan);
     prop_assert_eq!(&t.oracles, &full.oracles);
-    prop_assert_eq!(t.is_sound(), full.is_sound(), "targeted {:?}\nfull {:?}", t.problems, full.problems);
+    prop_assert_eq!(
+        t.is_sound(),
+        full.is_sound(),
+        "targeted {:?}\nfull {:?}",
+        t.problems,
+        full.problems
+    );
     prop_assert_eq!(&t.problems, &full.problems);
-    let verdicts = |v: &Verification| v.rows.iter().map(|r| (r.gold.clone(), r.pass, r.ok)).collect::<Vec<_>>();
+    let verdicts = |v: &Verification| {
+        v.rows
+            .iter()
+            .map(|r| (r.gold.clone(), r.pass, r.ok))
+            .collect::<Vec<_>>()
+    };
     prop_assert_eq!(verdicts(&t), verdicts(&full));
     Ok(())
 }
@@ -258,13 +279,26 @@ fn a_stop_caused_by_an_unselected_failure_is_no_evidence() {
     agree(&m, &go_task_of(&m)).unwrap();
     let (t, full) = {
         let task = go_task_of(&m);
-        let plan = lower_verify(&task, &LowerOptions::default()).unwrap().verify().cloned().unwrap();
-        let full_plan = lower_verify(&task, &LowerOptions { full: true, ..LowerOptions::default() })
+        let plan = lower_verify(&task, &LowerOptions::default())
             .unwrap()
             .verify()
             .cloned()
             .unwrap();
-        (targeted(&m, &plan).0, evaluate(&full_plan, &execute(&m, &full_plan.runs), &BTreeMap::new()))
+        let full_plan = lower_verify(
+            &task,
+            &LowerOptions {
+                full: true,
+                ..LowerOptions::default()
+            },
+        )
+        .unwrap()
+        .verify()
+        .cloned()
+        .unwrap();
+        (
+            targeted(&m, &plan).0,
+            evaluate(&full_plan, &execute(&m, &full_plan.runs), &BTreeMap::new()),
+        )
     };
     assert!(!full.is_sound());
     assert!(!t.is_sound(), "{:?}", t.rows);
