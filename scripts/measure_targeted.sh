@@ -33,35 +33,37 @@ measure() {
 import glob, json, sys
 cache, s, e, label, code = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
 runs = cases = ms = 0
+walls = []  # (cases, wall) per run
 for f in glob.glob(cache + "/results/local/*.json"):
     d = json.load(open(f))
+    n = sum(len(r["tests"]) for r in d["repos"].values())
     runs += 1
     ms += d.get("wall_ms", 0)
-    cases += sum(len(r["tests"]) for r in d["repos"].values())
-print(f"{label:<10} exit={code} runs={runs} test_cases={cases} run_wall_sum={ms/1000:.1f}s verify_wall={e-s:.1f}s")
+    cases += n
+    walls.append((n, d.get("wall_ms", 0) / 1000))
+small = sorted(w for n, w in walls if n <= min(c for c, _ in walls) * 2) if walls else []
+med = small[len(small) // 2] if small else 0
+print(f"{label:<10} exit={code} runs={runs} test_cases={cases} run_wall_sum={ms/1000:.1f}s "
+      f"verify_wall={e-s:.1f}s smallest_runs_median_wall={med:.1f}s")
 PY
   if [ "$code" -gt 1 ]; then sed -n '1,40p' "$work/$label.out" >&2; fi
 }
 
+# three REPOS TESTS F2P COST: base+gold (the per-repo variant), targeted and --full on a
+# generated chain of REPOS repositories.
+three() {
+  echo "# $1 repositories r0 <- r1 <- ..., $2 tests each, $3 F2P each, $4 ms per test; load $(cut -d' ' -f1-3 /proc/loadavg)"
+  for v in joint per-repo; do
+    python3 scripts/gen_targeted_task.py "$work/$v" --repos "$1" --tests "$2" --f2p "$3" --cost-ms "$4" --verify "$v"
+  done
+  measure base+gold "$work/per-repo/targeted-gen.task"
+  measure targeted "$work/joint/targeted-gen.task"
+  measure full "$work/joint/targeted-gen.task" --full
+}
+
 case "${1:-}" in
-  large)
-    tests=${2:-2000}; f2p=${3:-20}; cost=${4:-5}
-    echo "# large: 2 repositories, $tests tests each, $f2p F2P each, ${cost} ms per test; load $(cut -d' ' -f1-3 /proc/loadavg)"
-    python3 scripts/gen_targeted_task.py "$work/joint" --repos 2 --tests "$tests" --f2p "$f2p" --cost-ms "$cost"
-    python3 scripts/gen_targeted_task.py "$work/perrepo" --repos 2 --tests "$tests" --f2p "$f2p" --cost-ms "$cost" --verify per-repo
-    measure base+gold "$work/perrepo/targeted-gen.task"
-    measure targeted "$work/joint/targeted-gen.task"
-    measure full "$work/joint/targeted-gen.task" --full
-    ;;
-  chain)
-    tests=${2:-300}; f2p=${3:-10}; cost=${4:-2}
-    echo "# chain: 5 repositories r0 <- ... <- r4, $tests tests each, $f2p F2P each, ${cost} ms per test; load $(cut -d' ' -f1-3 /proc/loadavg)"
-    python3 scripts/gen_targeted_task.py "$work/chain" --repos 5 --tests "$tests" --f2p "$f2p" --cost-ms "$cost"
-    python3 scripts/gen_targeted_task.py "$work/chainpr" --repos 5 --tests "$tests" --f2p "$f2p" --cost-ms "$cost" --verify per-repo
-    measure base+gold "$work/chainpr/targeted-gen.task"
-    measure targeted "$work/chain/targeted-gen.task"
-    measure full "$work/chain/targeted-gen.task" --full
-    ;;
+  large) three 2 "${2:-2000}" "${3:-20}" "${4:-5}" ;;
+  chain) three 5 "${2:-300}" "${3:-10}" "${4:-2}" ;;
   "")
     sed -n '3,18p' "$0" >&2; exit 2
     ;;

@@ -196,26 +196,9 @@ fn go_task_of(m: &Model) -> Task {
 }
 
 /// Targeted and full verification of `task` under the model agree: oracle, verdict,
-/// problems and every row's verdict.
+/// problems and every row's verdict (only the counts of narrowed cells differ).
 fn agree(m: &Model, task: &Task) -> Result<(), TestCaseError> {
-    let plan = lower_verify(task, &LowerOptions::default())
-        .unwrap()
-        .verify()
-        .cloned()
-        .unwrap();
-    let full_plan = lower_verify(
-        task,
-        &LowerOptions {
-            full: true,
-            ..LowerOptions::default()
-        },
-    )
-    .unwrap()
-    .verify()
-    .cloned()
-    .unwrap();
-    let full = evaluate(&full_plan, &execute(m, &full_plan.runs), &BTreeMap::new());
-    let (t, _) = targeted(m, &plan);
+    let (t, full) = both_of(m, task);
     prop_assert_eq!(&t.oracles, &full.oracles);
     prop_assert_eq!(
         t.is_sound(),
@@ -240,22 +223,7 @@ proptest! {
 
     #[test]
     fn targeted_and_full_verification_agree(m in model()) {
-        let task = task_of(&m);
-        let plan = lower_verify(&task, &LowerOptions::default()).unwrap().verify().cloned().unwrap();
-        let full_plan = lower_verify(&task, &LowerOptions { full: true, ..LowerOptions::default() })
-            .unwrap()
-            .verify()
-            .cloned()
-            .unwrap();
-        let full_results = execute(&m, &full_plan.runs);
-        let full = evaluate(&full_plan, &full_results, &BTreeMap::new());
-        let (t, _) = targeted(&m, &plan);
-        prop_assert_eq!(&t.oracles, &full.oracles);
-        prop_assert_eq!(t.is_sound(), full.is_sound(), "targeted {:?}\nfull {:?}", t.problems, full.problems);
-        prop_assert_eq!(&t.problems, &full.problems);
-        // Row verdicts agree; only the counts of narrowed cells differ.
-        let verdicts = |v: &Verification| v.rows.iter().map(|r| (r.gold.clone(), r.pass, r.ok)).collect::<Vec<_>>();
-        prop_assert_eq!(verdicts(&t), verdicts(&full));
+        agree(&m, &task_of(&m))?;
     }
 
     /// With a runner that runs more than it is asked and stops at any failure (Go's `-run`
@@ -277,54 +245,34 @@ fn a_stop_caused_by_an_unselected_failure_is_no_evidence() {
         tests: vec![vec![t(&[F, P])], vec![t(&[F, F, F, F]), t(&[F, P, F, P])]],
     };
     agree(&m, &go_task_of(&m)).unwrap();
-    let (t, full) = {
-        let task = go_task_of(&m);
-        let plan = lower_verify(&task, &LowerOptions::default())
-            .unwrap()
-            .verify()
-            .cloned()
-            .unwrap();
-        let full_plan = lower_verify(
-            &task,
+    let (t, full) = both_of(&m, &go_task_of(&m));
+    assert!(!full.is_sound());
+    assert!(!t.is_sound(), "{:?}", t.rows);
+}
+
+/// `task` verified targeted and in full under the model.
+fn both_of(m: &Model, task: &Task) -> (Verification, Verification) {
+    let lower = |full| {
+        lower_verify(
+            task,
             &LowerOptions {
-                full: true,
+                full,
                 ..LowerOptions::default()
             },
         )
         .unwrap()
         .verify()
         .cloned()
-        .unwrap();
-        (
-            targeted(&m, &plan).0,
-            evaluate(&full_plan, &execute(&m, &full_plan.runs), &BTreeMap::new()),
-        )
+        .unwrap()
     };
-    assert!(!full.is_sound());
-    assert!(!t.is_sound(), "{:?}", t.rows);
+    let (plan, full_plan) = (lower(false), lower(true));
+    let full = evaluate(&full_plan, &execute(m, &full_plan.runs), &BTreeMap::new());
+    (targeted(m, &plan).0, full)
 }
 
 /// The named shapes, each checked in both modes.
 fn both(m: &Model) -> (Verification, Verification) {
-    let task = task_of(m);
-    let plan = lower_verify(&task, &LowerOptions::default())
-        .unwrap()
-        .verify()
-        .cloned()
-        .unwrap();
-    let full_plan = lower_verify(
-        &task,
-        &LowerOptions {
-            full: true,
-            ..LowerOptions::default()
-        },
-    )
-    .unwrap()
-    .verify()
-    .cloned()
-    .unwrap();
-    let full = evaluate(&full_plan, &execute(m, &full_plan.runs), &BTreeMap::new());
-    (targeted(m, &plan).0, full)
+    both_of(m, &task_of(m))
 }
 
 fn t(outcomes: &[Option<Outcome>]) -> TestModel {
