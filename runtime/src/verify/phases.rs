@@ -131,7 +131,14 @@ pub fn needs_full(n: &Narrowed, results: &BTreeMap<String, Vec<RunResult>>) -> b
         return true;
     }
     match n.what {
-        SelectWhat::NotP2p => false,
+        // The `uses` checks compare outcomes, "missing" included: a test a template's
+        // command did not report may be there in full.
+        SelectWhat::NotP2p => n.run.test.select.as_ref().is_some_and(|sel| {
+            matches!(sel.how, SelectHow::Command { .. })
+                && reps
+                    .iter()
+                    .any(|r| sel.ids.iter().any(|id| r.outcome(&n.target, id).is_none()))
+        }),
         SelectWhat::F2p => match &n.run.test.select {
             Some(sel) => !reps.iter().any(|r| shows_failure(r, &n.target, sel)),
             None => true,
