@@ -6,6 +6,9 @@
 //! brackets, quotes, backslashes, tabs, newlines and unicode; Go subtests with spaces
 //! (rewritten to `_`, a duplicate `#01`) and regexp metacharacters. Each test selects a
 //! subset and checks that the parsed log reports exactly that subset.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
