@@ -5,7 +5,8 @@ that pass only when every gold patch of its closure is applied (docs/performance
 "Targeted verification"; tests/verify_select_ids.rs).
 
 usage: gen_targeted_task.py OUT [--repos K] [--tests N] [--f2p F] [--cost-ms C]
-                            [--lang python|go] [--awkward] [--verify joint|per-repo]
+                            [--lang python|go|tap] [--awkward] [--template]
+                            [--verify joint|per-repo]
 
 - `--tests N` test cases per repository, `--f2p F` of them fail-to-pass (added by the
   hidden test patch); the other N - F exist at base and pass everywhere (P2P).
@@ -13,6 +14,10 @@ usage: gen_targeted_task.py OUT [--repos K] [--tests N] [--f2p F] [--cost-ms C]
 - `--awkward`: F2P test ids with spaces, brackets, quotes, backslashes, tabs, newlines and
   unicode (pytest parametrised ids; Go subtests, which go test rewrites: spaces -> `_`,
   duplicates `#01`, regexp metacharacters).
+- `--lang tap`: a small TAP runner of the repository's (`run_tap.py`, parser `tap`), which
+  taskc cannot narrow itself; with `--template` the spec gives it a `select "… {ids} …"`
+  template (the runner keeps the test names it is given as arguments), without it the
+  proper subsets run the full suite.
 - The spec is OUT/targeted-gen.task; its F2P ids are in OUT/f2p.json (per repository, as
   the parser reports them), so a test can compare them with what verify derived.
 """
@@ -151,6 +156,56 @@ def go_repo(out, i, closure, p2p, f2p, cost, awkward):
     return "go test -json ./...", "go-test-json", gold, tests, ids
 
 
+# Test names for the TAP runner (no `#` or `\\`, which TAP escapes), and shell bait.
+TAP_AWKWARD = ["a b", 'q"uote', "it's", "x[1]", "a - b", "ünïcode", "$(echo injected)", "`x` * ~ ;"]
+
+TAP_RUNNER = """import glob, importlib.util, sys
+
+cases = []
+for path in sorted(glob.glob("tests/cases_*.py")):
+    spec = importlib.util.spec_from_file_location(path[6:-3], path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cases += mod.CASES
+wanted = sys.argv[1:]
+if wanted:
+    cases = [c for c in cases if c[0] in wanted]
+print("TAP version 13")
+print("1..%d" % len(cases))
+for i, (name, fn) in enumerate(cases, 1):
+    try:
+        fn()
+        print("ok %d - %s" % (i, name))
+    except Exception:
+        print("not ok %d - %s" % (i, name))
+"""
+
+
+def tap_repo(out, i, closure, p2p, f2p, cost, awkward, template):
+    root = f"{out}/repos/r{i}"
+    write(f"{root}/m{i}/__init__.py", "LEVEL = 0\n")
+    write(f"{root}/run_tap.py", TAP_RUNNER)
+    write(
+        f"{root}/tests/cases_base.py",
+        f"import time\n\nCASES = [(\"p2p %d\" % k, lambda: time.sleep({cost / 1000!r})) for k in range({p2p})]\n",
+    )
+    imports = "".join(f"import m{j}\n" for j in closure)
+    check = " and ".join(f"m{j}.LEVEL == 1" for j in closure)
+    names = (TAP_AWKWARD[:f2p] if awkward else []) + [f"f2p {k}" for k in range(f2p)]
+    names = names[:f2p]
+    body = (
+        f"import time\n\n{imports}\n\ndef ready():\n    time.sleep({cost / 1000!r})\n"
+        f"    assert {check}\n\n\nCASES = [(n, ready) for n in {names!r}]\n"
+    )
+    pythonpath = ":".join(f"../r{j}" for j in closure if j != i)
+    run = "python3 run_tap.py"
+    if pythonpath:
+        run = f"PYTHONPATH={pythonpath} {run}"
+    gold = change_patch(f"m{i}/__init__.py", [], "LEVEL = 0", "LEVEL = 1")
+    tests = new_file_patch("tests/cases_new.py", body)
+    return run, "tap", gold, tests, names
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -158,8 +213,9 @@ def main():
     ap.add_argument("--tests", type=int, default=2000)
     ap.add_argument("--f2p", type=int, default=20)
     ap.add_argument("--cost-ms", type=float, default=5.0)
-    ap.add_argument("--lang", choices=["python", "go"], default="python")
+    ap.add_argument("--lang", choices=["python", "go", "tap"], default="python")
     ap.add_argument("--awkward", action="store_true")
+    ap.add_argument("--template", action="store_true")
     ap.add_argument("--verify", choices=["joint", "per-repo"], default="joint")
     a = ap.parse_args()
     if a.f2p < 1 or a.tests <= a.f2p or a.repos < 1:
@@ -170,10 +226,13 @@ def main():
     blocks, f2p = [], {}
     for i in range(a.repos):
         closure = list(range(i + 1))  # a chain: r{i} uses r{i-1}, so its closure is r0..r{i}
-        make = python_repo if a.lang == "python" else go_repo
-        run, parser, gold, tests, ids = make(
-            out, i, closure, a.tests - a.f2p, a.f2p, a.cost_ms, a.awkward
-        )
+        args = (out, i, closure, a.tests - a.f2p, a.f2p, a.cost_ms, a.awkward)
+        if a.lang == "tap":
+            run, parser, gold, tests, ids = tap_repo(*args, a.template)
+        else:
+            make = python_repo if a.lang == "python" else go_repo
+            run, parser, gold, tests, ids = make(*args)
+        select = f"      select {json.dumps(run + ' {ids}')}\n" if a.template else ""
         write(f"{out}/gold/r{i}.patch", gold)
         write(f"{out}/tests/r{i}.patch", tests)
         f2p[f"r{i}"] = ids
@@ -182,9 +241,9 @@ def main():
             f"  repo r{i} {{\n    source dir(\"repos/r{i}\")\n{uses}"
             f"    gold file(\"gold/r{i}.patch\")\n    test {{\n"
             f"      patch file(\"tests/r{i}.patch\")\n      run {json.dumps(run)}\n"
-            f"      parser {parser}\n      timeout 1200\n    }}\n  }}\n"
+            f"      parser {parser}\n{select}      timeout 1200\n    }}\n  }}\n"
         )
-    env = 'env python { version "3.11" }' if a.lang == "python" else 'env go { version "1.19" }'
+    env = 'env go { version "1.19" }' if a.lang == "go" else 'env python { version "3.11" }'
     spec = (
         "// Generated by scripts/gen_targeted_task.py: do not edit.\n"
         "task \"targeted-gen\" {\n  kind feature\n  prompt file(\"prompt.md\")\n"

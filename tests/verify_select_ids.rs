@@ -4,7 +4,10 @@
 //! backslashes, tabs, newlines and unicode; Go subtests with spaces, a `#01` duplicate and
 //! regexp metacharacters — verifies sound, targeted and `--full` alike, with exactly the
 //! F2P ids the generator wrote; every narrowed run reports only tests of its target's
-//! oracle selection, and targeted cells decide the proper subsets.
+//! oracle selection, and targeted cells decide the proper subsets. A TAP runner taskc
+//! cannot narrow is narrowed by the spec's `select "… {ids} …"` template (test names with
+//! spaces, quotes, brackets and shell bait such as `$(echo injected)` reach it as one
+//! argument each), and without a template runs its proper subsets in full, with a note.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -18,7 +21,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn generate(dir: &Path, lang: &str) -> PathBuf {
+fn generate(dir: &Path, lang: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join(format!("task-{lang}"));
     let st = Command::new("python3")
         .arg(common::root().join("scripts/gen_targeted_task.py"))
@@ -34,6 +37,7 @@ fn generate(dir: &Path, lang: &str) -> PathBuf {
             "0",
         ])
         .args(["--awkward", "--lang", lang])
+        .args(extra)
         .status()
         .expect("python3 runs the generator");
     assert!(st.success());
@@ -81,9 +85,9 @@ fn strings(v: &Value) -> BTreeSet<String> {
         .collect()
 }
 
-fn check(lang: &str) {
+fn check(lang: &str, extra: &[&str]) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let task = generate(dir.path(), lang);
+    let task = generate(dir.path(), lang, extra);
     let f2p: Value =
         serde_json::from_str(&std::fs::read_to_string(task.join("f2p.json")).expect("f2p"))
             .expect("json");
@@ -163,10 +167,45 @@ fn check(lang: &str) {
 
 #[test]
 fn pytest_parametrised_ids_verify_targeted_like_full() {
-    check("python");
+    check("python", &[]);
 }
 
 #[test]
 fn go_subtests_verify_targeted_like_full() {
-    check("go");
+    check("go", &[]);
+}
+
+#[test]
+fn a_select_template_narrows_a_tap_runner_with_awkward_names() {
+    check("tap", &["--template"]);
+}
+
+#[test]
+fn without_a_template_the_proper_subsets_run_in_full_with_a_note() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let task = generate(dir.path(), "tap", &[]);
+    let cache = dir.path().join("cache").to_string_lossy().into_owned();
+    let (code, out, err) = taskc(
+        &task,
+        &[
+            "verify",
+            "targeted-gen.task",
+            "--backend",
+            "local",
+            "--no-lock",
+            "--color",
+            "never",
+            "--cache",
+            &cache,
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("note: `r1`'s proper subsets ran its full suite: a TAP producer has no common way to select tests; a `select \"… {ids} …\"` template in its test block would narrow it"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("a proper subset ran only the target's F2P tests"),
+        "no cell is narrowed:\n{out}"
+    );
 }
