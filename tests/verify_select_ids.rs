@@ -85,7 +85,8 @@ fn strings(v: &Value) -> BTreeSet<String> {
         .collect()
 }
 
-fn check(lang: &str, extra: &[&str]) {
+/// `min_exact`: how many narrowed runs must report exactly their target's F2P tests.
+fn check(lang: &str, extra: &[&str], min_exact: usize) {
     let dir = tempfile::tempdir().expect("tempdir");
     let task = generate(dir.path(), lang, extra);
     let f2p: Value =
@@ -135,7 +136,7 @@ fn check(lang: &str, extra: &[&str]) {
         .filter_map(|r| r["id"].as_str().map(str::to_string))
         .collect();
     assert!(!planned.is_empty(), "{plan}");
-    let mut narrowed = 0;
+    let (mut narrowed, mut exact) = (0, 0);
     for e in std::fs::read_dir(dir.path().join("cache-t/results/local")).expect("results") {
         let path = e.expect("entry").path();
         if path.extension().is_none_or(|x| x != "json") {
@@ -160,24 +161,31 @@ fn check(lang: &str, extra: &[&str]) {
                 ids.is_subset(&allowed),
                 "{repo}: {ids:?} not in {allowed:?}"
             );
+            // Runs that do not stop early (the `uses` checks; every template run) report
+            // every selected test, each exactly as named.
+            exact += usize::from(ids == allowed);
         }
     }
     assert!(narrowed >= 2, "{narrowed} narrowed runs");
+    assert!(
+        exact >= min_exact,
+        "{exact} of {narrowed} narrowed runs reported their whole selection"
+    );
 }
 
 #[test]
 fn pytest_parametrised_ids_verify_targeted_like_full() {
-    check("python", &[]);
+    check("python", &[], 2);
 }
 
 #[test]
 fn go_subtests_verify_targeted_like_full() {
-    check("go", &[]);
+    check("go", &[], 2);
 }
 
 #[test]
 fn a_select_template_narrows_a_tap_runner_with_awkward_names() {
-    check("tap", &["--template"]);
+    check("tap", &["--template"], 4);
 }
 
 #[test]
