@@ -6,8 +6,9 @@
 //!    the oracle names: F2P for proper subsets (stopping at the first failure), everything
 //!    but P2P for the `uses` checks. Its id hashes the selection, so it caches like any run.
 //! 3. A narrowed run that cannot decide — every selected F2P test passed (the subset may
-//!    pass: only the full suite can tell), or it is invalid (e.g. the selection did not take
-//!    effect) — is run again in full. The verdict is then exactly the full verification's.
+//!    pass: only the full suite can tell), it is invalid (e.g. the selection did not take
+//!    effect), or a selected test is only missing where that proves nothing
+//!    ([`shows_failure`]) — is run again in full. The verdict is then exactly the full verification's.
 
 use std::collections::BTreeMap;
 
