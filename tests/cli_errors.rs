@@ -6,26 +6,13 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
 use std::process::Command;
 
 mod common;
 
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn no_runtime_error_bakes_help_into_its_message() {
-    let mut files = Vec::new();
-    rust_files(&common::root().join("runtime/src"), &mut files);
+    let files = common::files_with_ext(&common::root().join("runtime/src"), "rs");
     let mut seen = 0;
     let mut baked = Vec::new();
     for f in files {
