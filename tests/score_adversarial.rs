@@ -106,21 +106,22 @@ fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
     let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     std::fs::write(&file, text.join("\n") + "\n").expect("write predictions");
     let out = dir.path().join("report");
-    let run = Command::new(env!("CARGO_BIN_EXE_taskc"))
-        .args([
-            "score",
-            "examples/sdk-retry/sdk-retry.task",
-            "--predictions",
-        ])
-        .arg(&file)
-        .args(["--mode", mode, "--backend", "docker", "--jobs", "2"])
-        .args(["--color", "never", "--cache"])
-        .arg(dir.path().join("cache"))
-        .arg("--out")
-        .arg(&out)
-        .current_dir(root())
-        .output()
-        .expect("the taskc binary runs");
+    let guard = common::DockerGuard::new();
+    let run = guard.output(
+        Command::new(env!("CARGO_BIN_EXE_taskc"))
+            .args([
+                "score",
+                "examples/sdk-retry/sdk-retry.task",
+                "--predictions",
+            ])
+            .arg(&file)
+            .args(["--mode", mode, "--backend", "docker", "--jobs", "2"])
+            .args(["--color", "never", "--cache"])
+            .arg(dir.path().join("cache"))
+            .arg("--out")
+            .arg(&out)
+            .current_dir(root()),
+    );
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "taskc score failed:\n{stderr}");
     assert!(
