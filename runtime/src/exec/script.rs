@@ -86,6 +86,8 @@ pub const UNSANDBOXED_VAR: &str = "TASKC_UNSANDBOXED";
 /// task image with this id).
 pub const TEST_UID: u32 = 10001;
 pub const TEST_USER: &str = "taskc-test";
+/// The test user's process limit where the sandbox has no pids cgroup (the local backend).
+pub const LOCAL_NPROC: u32 = 4096;
 /// Time the harness may take around the test command (patches, uploads, collect) before
 /// the backend kills the whole run.
 pub const SETUP_ALLOWANCE: Duration = Duration::from_secs(120);
@@ -371,6 +373,12 @@ fn drop_privileges(s: &mut Script<'_>, run: &Run) {
     s.line(&format!(
         "  drop=(setpriv --reuid={TEST_UID} --regid={TEST_UID} --clear-groups \
          --inh-caps=-all --bounding-set=-all --no-new-privs --)"
+    ));
+    // Docker caps the processes of a run (its pids limit); bubblewrap has no cgroup, so on
+    // the local backend the test user gets a process limit of its own (per uid, shared by
+    // the local runs in flight).
+    s.line(&format!(
+        "  [ -n \"$TASKC_ROOT\" ] && drop=(prlimit --nproc={LOCAL_NPROC}:{LOCAL_NPROC} -- \"${{drop[@]}}\")"
     ));
     s.line("fi");
 }
