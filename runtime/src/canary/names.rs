@@ -55,9 +55,9 @@ pub fn defined(fw: Framework, text: &str) -> BTreeSet<String> {
             Framework::Pytest => l
                 .strip_prefix("def ")
                 .or_else(|| l.strip_prefix("async def "))
-                .map(|r| ident(r)),
-            Framework::GoTest => l.strip_prefix("func ").map(|r| ident(r)),
-            Framework::Cargo => l.strip_prefix("fn ").map(|r| ident(r)),
+                .map(ident),
+            Framework::GoTest => l.strip_prefix("func ").map(ident),
+            Framework::Cargo => l.strip_prefix("fn ").map(ident),
             Framework::NodeTest | Framework::Jest => title(l),
         };
         if let Some(n) = name.filter(|n| !n.is_empty()) {
