@@ -3,7 +3,6 @@
 //! into one JSONL prediction line, `{"task": …, "model": …, "patches": {"<repo>": "<diff>"}}`.
 //! Hermetic: nothing in the workspace decides what runs (see `predictions::collect`).
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use taskc_runtime::predictions::collect;
@@ -50,11 +49,7 @@ pub fn run(args: &CollectArgs, _ctx: &Context) -> Exit {
     match &args.output {
         None => output::out(&line),
         Some(path) => {
-            let written = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| f.write_all(line.as_bytes()));
+            let written = taskc_runtime::atomic::append_durably(path, line.as_bytes());
             if let Err(e) = written {
                 output::error(&format!("cannot append to {}: {e}", display(path)));
                 return Exit::Usage;

@@ -1,7 +1,8 @@
 //! The plan's two images as backend builds: the environment image (the recipe's rendered
 //! Dockerfile, or its local variant) and the task image (every repository materialised at
-//! base under `/work/<name>`, then the setup commands). Neither holds a gold patch or a
-//! hidden test: those are uploaded into runs only.
+//! base under `/work/<name>`, then the setup commands). Both Dockerfiles are lowered by the
+//! compiler and hashed into their image ids; this module only gathers their build contexts.
+//! Neither holds a gold patch or a hidden test: those are uploaded into runs only.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,11 +13,6 @@ use super::script::sh_quote;
 use crate::backend::{ContextFile, ImageBuild, IMAGE_LABEL};
 use crate::repo::Materialized;
 
-/// Docker tag of a plan image id (`img-…`).
-pub fn tag(kind: &str, id: &str) -> String {
-    format!("taskc/{kind}:{id}")
-}
-
 /// The environment image build of `plan`.
 pub fn env_build(plan: &Plan, base_image: &str) -> ImageBuild {
     let env = &plan.images.environment;
@@ -25,7 +21,7 @@ pub fn env_build(plan: &Plan, base_image: &str) -> ImageBuild {
     labels.insert("taskc.recipe".to_string(), env.recipe.clone());
     labels.insert("taskc.base".to_string(), base_image.to_string());
     ImageBuild {
-        tag: tag("env", &env.id),
+        tag: env.tag(),
         dockerfile: env.dockerfile.clone(),
         context: Vec::new(),
         labels,
@@ -62,7 +58,7 @@ pub fn env_context(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ContextF
     // A fixed modification time: the image depends on the bytes only.
     collect(&root, &root, "", 0, &mut files)?;
     // The digest leaves `.git` folders out; so does the context.
-    files.retain(|f| !f.path.split('/').any(|c| c == ".git"));
+    files.retain(|f| taskc_compiler::plan::digest::in_tree(&f.path));
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
@@ -87,32 +83,22 @@ pub fn task_build(
         collect(&m.path, &m.path, &prefix, m.mtime, &mut context)?;
     }
     context.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut df = format!("FROM {}\nCOPY work/ /work/\n", tag("env", &img.from));
-    // The unprivileged user the test command runs as (`exec::script`, least privilege);
-    // tool folders under /root (GOPATH, CARGO_HOME…) stay readable to it.
-    df.push_str(&format!(
-        "RUN groupadd -g {uid} {user} && useradd -u {uid} -g {uid} -M -d /tmp/{user}-home -s /bin/bash {user} && chmod 0755 /root\n",
-        uid = super::script::TEST_UID,
-        user = super::script::TEST_USER,
-    ));
-    let mut local_setup = Vec::new();
-    for r in &img.repos {
-        for cmd in &r.setup {
-            df.push_str(&format!(
-                "RUN cd {} && bash -euo pipefail -c {}\n",
-                sh_quote(&r.path),
-                sh_quote(cmd)
-            ));
-            local_setup.push(format!("cd work/{} && {}", sh_quote(&r.name), cmd));
-        }
-    }
-    df.push_str("WORKDIR /work\n");
+    // The local backend runs the setup commands itself, in the run's copy of `work/`.
+    let local_setup = img
+        .repos
+        .iter()
+        .flat_map(|r| {
+            r.setup
+                .iter()
+                .map(|cmd| format!("cd work/{} && {}", sh_quote(&r.name), cmd))
+        })
+        .collect();
     let mut labels = BTreeMap::new();
     labels.insert(IMAGE_LABEL.to_string(), img.id.clone());
     labels.insert("taskc.task".to_string(), plan.task.id.clone());
     Ok(ImageBuild {
-        tag: tag("task", &img.id),
-        dockerfile: df,
+        tag: img.tag(),
+        dockerfile: img.dockerfile.clone(),
         context,
         labels,
         local_setup,

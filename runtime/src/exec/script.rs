@@ -79,9 +79,8 @@ pub const TIMED_OUT_FILE: &str = "timed-out";
 /// The harness's own messages (what the preparation steps printed).
 pub const HARNESS_LOG: &str = "harness.log";
 /// The unprivileged user and group the test command runs as (`taskc-test`, created in the
-/// task image with this id).
-pub const TEST_UID: u32 = 10001;
-pub const TEST_USER: &str = "taskc-test";
+/// task image with this id by its lowered Dockerfile).
+pub use taskc_compiler::plan::{TEST_UID, TEST_USER};
 /// Time the harness may take around the test command (patches, uploads, collect) before
 /// the backend kills the whole run.
 pub const SETUP_ALLOWANCE: Duration = Duration::from_secs(120);
@@ -127,16 +126,8 @@ pub enum ScriptError {
     MissingBlob(String),
 }
 
-/// Quote `s` for bash as one word.
-pub fn sh_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@%+,".contains(&b))
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
+/// Quote `s` for bash as one word (the compiler's quoting, which lowered Dockerfiles use).
+pub use taskc_compiler::lower::sh_quote;
 
 fn repo_dir(repo: &str) -> String {
     format!("\"$TASKC_ROOT\"/work/{}", sh_quote(repo))
