@@ -291,4 +291,82 @@ new file mode 100644
         );
         assert!(matches!(unknown, Err(RelaxError::UnknownFile { .. })));
     }
+
+    #[test]
+    fn a_missing_final_newline_renamed_files_and_quoted_paths_are_edited_in_place() {
+        let text = "diff --git a/old.py \"b/t\\303\\251st.py\"\nsimilarity index 80%\nrename from old.py\nrename to \"t\\303\\251st.py\"\n--- a/old.py\n+++ \"b/t\\303\\251st.py\"\n@@ -1 +1,2 @@\n x = 1\n+assert f() == 2\n\\ No newline at end of file\n";
+        let out = apply_edits(
+            text,
+            &[Edit {
+                file: "tést.py",
+                replace: "assert f() == 2",
+                with: "y = f()\nassert y == 2",
+            }],
+        )
+        .unwrap();
+        assert!(
+            out.ends_with(
+                "@@ -1,1 +1,3 @@\n x = 1\n+y = f()\n+assert y == 2\n\\ No newline at end of file\n"
+            ),
+            "{out}"
+        );
+        let p = crate::patch::parse_patch(&out).unwrap();
+        assert_eq!(p.files[0].added_lines().count(), 2);
+    }
+
+    #[test]
+    fn a_malformed_patch_is_an_error_not_a_panic() {
+        let e = apply_edits(
+            "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n+a\n",
+            &[Edit {
+                file: "x",
+                replace: "a",
+                with: "b",
+            }],
+        );
+        assert!(matches!(e, Err(RelaxError::Malformed { .. })));
+    }
+
+    mod props {
+        use super::*;
+        use crate::patch::parse_patch;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+            /// Rewriting one added line into any number of lines keeps a valid patch (the
+            /// strict parser reads it) whose added lines are exactly the edited ones, in LF
+            /// or CRLF, and every other file and hunk keeps its counts.
+            #[test]
+            fn edits_keep_a_valid_patch_with_the_edited_lines(
+                lines in proptest::collection::vec("[a-z =()]{0,10}", 1..6),
+                pick in 0usize..6,
+                with in proptest::collection::vec("[a-z =()]{0,10}", 1..4),
+                crlf in any::<bool>(),
+            ) {
+                let pick = pick % lines.len();
+                let tagged: Vec<String> = lines.iter().enumerate().map(|(i, l)| format!("{l}#{i}")).collect();
+                let n = tagged.len();
+                let adds: String = tagged.iter().map(|l| format!("+{l}\n")).collect();
+                let mut text = format!("diff --git a/t.py b/t.py\n--- a/t.py\n+++ b/t.py\n@@ -1 +1,{} @@ def f():\n ctx\n{adds}@@ -9,1 +{},1 @@\n-old\n+new\n--- a/u.py\n+++ b/u.py\n@@ -1 +1 @@\n-a\n+b\n", n + 1, 9 + n);
+                if crlf {
+                    text = text.replace('\n', "\r\n");
+                }
+                let with = with.join("\n");
+                let out = apply_edits(&text, &[Edit { file: "t.py", replace: &tagged[pick], with: &with }])
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let parsed = parse_patch(&out).map_err(|e| TestCaseError::fail(format!("{}\n{out}", e.message)))?;
+                let mut expected: Vec<String> = tagged.clone();
+                expected.splice(pick..=pick, with.split('\n').map(str::to_string));
+                expected.push("new".to_string());
+                let got: Vec<String> = parsed.files[0].added_lines().map(|l| l.text.clone()).collect();
+                prop_assert_eq!(got, expected);
+                prop_assert_eq!(parsed.files[0].hunks[0].section(&out), " def f():");
+                prop_assert_eq!(parsed.files[1].added_lines().count(), 1);
+                prop_assert_eq!(out.contains("\r\n"), crlf);
+                prop_assert_eq!(out.replace("\r\n", "").contains('\r'), false);
+            }
+        }
+    }
 }
