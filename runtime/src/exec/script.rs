@@ -127,7 +127,7 @@ pub enum ScriptError {
 }
 
 /// Quote `s` for bash as one word (the compiler's quoting, which lowered Dockerfiles use).
-pub use taskc_compiler::lower::sh_quote;
+pub use taskc_compiler::lower::shell_quote as sh_quote;
 
 fn repo_dir(repo: &str) -> String {
     format!("\"$TASKC_ROOT\"/work/{}", sh_quote(repo))
