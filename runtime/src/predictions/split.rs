@@ -331,6 +331,23 @@ index 0000000..e69de29
     }
 
     #[test]
+    fn a_hunk_claiming_too_many_lines_does_not_swallow_the_next_repositorys_file() {
+        // The hunk claims five lines and has two: the next `diff --git` starts a new file,
+        // which belongs to its own repository.
+        let d = "diff --git a/proxy/x b/proxy/x\n--- a/proxy/x\n+++ b/proxy/x\n@@ -1,5 +1,5 @@\n-a\n+b\n\
+                 diff --git a/gateway/y b/gateway/y\n--- a/gateway/y\n+++ b/gateway/y\n@@ -1 +1 @@\n-a\n+b\n";
+        let parts = split_by_repo(d, &known()).unwrap();
+        assert_eq!(
+            parts["proxy"],
+            "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,5 +1,5 @@\n-a\n+b\n"
+        );
+        assert_eq!(
+            parts["gateway"],
+            "diff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+    }
+
+    #[test]
     fn escaped_quoted_paths_and_copies() {
         let d = "diff --git \"a/proxy/t\\303\\251st.py\" \"b/gateway/t\\303\\251st.py\"\n";
         assert!(matches!(
