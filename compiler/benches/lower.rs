@@ -35,6 +35,7 @@ fn patch(path: &str, file: &str, lines: usize, salt: usize) -> PatchFile {
                 hunks: Vec::new(),
                 binary: false,
                 span: Span::default(),
+                header_paths: Vec::new(),
             }],
         },
     }

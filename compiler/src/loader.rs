@@ -23,7 +23,8 @@ pub trait Loader {
     fn read(&self, path: &str) -> Result<Vec<u8>, LoadError>;
     fn kind(&self, path: &str) -> Result<EntryKind, LoadError>;
     /// A digest of a folder's tree: every file's relative path, executable bit and bytes,
-    /// in sorted order. Lowercase hex sha256.
+    /// `.git` folders left out, as [`crate::plan::digest::folder_digest`] computes it (every
+    /// loader must use it, so one tree has one digest).
     fn dir_digest(&self, path: &str) -> Result<String, LoadError>;
 
     /// The names in a folder (`""` is the spec's folder), sorted; for "did you mean".
@@ -168,26 +169,23 @@ impl Loader for MemLoader {
     }
 
     fn dir_digest(&self, path: &str) -> Result<String, LoadError> {
-        use sha2::{Digest, Sha256};
+        use crate::plan::digest::{folder_digest, FileMode, TreeEntry};
         let prefix = MemLoader::prefix(path);
-        let mut h = Sha256::new();
-        let mut any = false;
-        for (k, v) in self.files.range(prefix.clone()..) {
-            let Some(rel) = k.strip_prefix(&prefix) else {
-                break;
-            };
-            any = true;
-            h.update(rel.as_bytes());
-            h.update([0]);
-            h.update(b"100644");
-            h.update([0]);
-            h.update((v.len() as u64).to_le_bytes());
-            h.update(v);
-        }
-        if !any {
+        let entries: Vec<TreeEntry<'_>> = self
+            .files
+            .range(prefix.clone()..)
+            .map_while(|(k, v)| {
+                k.strip_prefix(&prefix).map(|rel| TreeEntry {
+                    path: rel,
+                    mode: FileMode::Regular,
+                    bytes: v,
+                })
+            })
+            .collect();
+        if entries.is_empty() {
             return Err(LoadError::NotFound);
         }
-        Ok(hex::encode(h.finalize()))
+        Ok(folder_digest(&entries))
     }
 
     fn list_dir(&self, path: &str) -> Result<Vec<String>, LoadError> {

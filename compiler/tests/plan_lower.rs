@@ -237,7 +237,18 @@ fn the_base_image_content_id_enters_every_image_and_run_id() {
 fn lowering_is_byte_deterministic_across_working_directories_and_spec_paths() {
     let t = cookie_split();
     let first = lower_verify(&t, &opts()).unwrap().to_json_pretty();
-    let dir = std::env::temp_dir();
+    // A folder of its own: plans do name container paths under `/tmp` (the test user's
+    // home in the task image's Dockerfile), never the host's working directory.
+    struct Removed(std::path::PathBuf);
+    impl Drop for Removed {
+        fn drop(&mut self) {
+            let _ = std::env::set_current_dir(std::env::temp_dir());
+            let _ = std::fs::remove_dir(&self.0);
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("taskc-plan-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let _removed = Removed(dir.clone());
     std::env::set_current_dir(&dir).unwrap();
     let mut moved = t.clone();
     moved.spec_path = "../elsewhere/cookie-split.task".to_string();
@@ -288,4 +299,27 @@ fn unknown_recipe_lists_the_known_ones() {
         e.contains("unknown recipe `cobol`") && e.contains("python"),
         "{e}"
     );
+}
+
+#[test]
+fn the_task_images_dockerfile_is_lowered_into_the_plan() {
+    let plan = lower_verify(&cookie_split(), &opts()).unwrap();
+    insta::assert_snapshot!("task_image_dockerfile", plan.images.task.dockerfile);
+}
+
+#[test]
+fn a_setup_command_changes_the_task_images_dockerfile_and_id_only() {
+    let t = cookie_split();
+    let a = lower_verify(&t, &opts()).unwrap();
+    let mut u = t.clone();
+    u.repos[0].setup.push("make fixtures".to_string());
+    let b = lower_verify(&u, &opts()).unwrap();
+    assert!(b
+        .images
+        .task
+        .dockerfile
+        .contains("RUN cd /work/proxy && bash -euo pipefail -c 'make fixtures'\n"));
+    assert_ne!(a.images.task.dockerfile, b.images.task.dockerfile);
+    assert_ne!(a.images.task.id, b.images.task.id);
+    assert_eq!(a.images.environment, b.images.environment);
 }

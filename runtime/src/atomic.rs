@@ -1,6 +1,9 @@
 //! The one way taskc replaces a file: [`write_atomic`]. Locks, reports, plans, formatted
-//! specs, stored results and logs all go through it, so a reader (or a crash) sees either
-//! the old file or the new one, never a torn one.
+//! specs, workspace records, imported task folders, build logs, stored results and logs all
+//! go through it, so a reader (or a crash) sees either the old file or the new one, never a
+//! torn one. Two relatives keep the same durability where a whole-file replace does not fit:
+//! [`keep_durably`] for a file streamed under a temporary name (a run's log), and
+//! [`append_durably`] for a record added to a file others may append to (`collect -o`).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -22,10 +25,7 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 ///
 /// On failure the temporary file is removed and `path` is unchanged.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = folder_of(path);
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
@@ -45,6 +45,44 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Make `tmp` (written under a temporary name in `path`'s folder, e.g. a streamed log) the
+/// file `path`, durably: `fsync` it, rename it over `path`, `fsync` the folder.
+pub fn keep_durably(tmp: &Path, path: &Path) -> io::Result<()> {
+    File::open(tmp)?.sync_all()?;
+    fs::rename(tmp, path)?;
+    sync_dir(&folder_of(path))
+}
+
+/// Append `bytes` to `path` (created with `0666` minus the umask if absent) in one write of
+/// an `O_APPEND` file, then `fsync` it (and its folder when it was created). Appends of
+/// concurrent writers do not interleave or overwrite each other, which a read-and-replace
+/// would.
+pub fn append_durably(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let created = fs::symlink_metadata(path).is_err();
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o666);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    if created {
+        sync_dir(&folder_of(path))?;
+    }
+    Ok(())
+}
+
+/// The folder holding `path` (`.` for a bare name).
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 /// A new file `<dir>/.taskc-tmp-<pid>-<n>-<name>`, created exclusively with mode `0666`
@@ -69,13 +107,15 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(PathBuf, File)> {
     }
 }
 
+/// `fsync` a folder, so the renames into it survive a crash (after moving a staged folder
+/// into place).
 #[cfg(unix)]
-fn sync_dir(dir: &Path) -> io::Result<()> {
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
 #[cfg(not(unix))]
-fn sync_dir(_: &Path) -> io::Result<()> {
+pub fn sync_dir(_: &Path) -> io::Result<()> {
     Ok(())
 }
 
@@ -138,6 +178,51 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["taken"]);
+    }
+
+    #[test]
+    fn a_streamed_file_is_kept_under_its_name_and_appends_add_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join(format!("{TEMP_PREFIX}partial.log"));
+        fs::write(&tmp, b"streamed").unwrap();
+        let log = dir.path().join("run.log");
+        keep_durably(&tmp, &log).unwrap();
+        assert_eq!(fs::read(&log).unwrap(), b"streamed");
+        assert!(!tmp.exists());
+        let out = dir.path().join("predictions.jsonl");
+        append_durably(&out, b"{\"a\":1}\n").unwrap();
+        append_durably(&out, b"{\"b\":2}\n").unwrap();
+        assert_eq!(fs::read_to_string(&out).unwrap(), "{\"a\":1}\n{\"b\":2}\n");
+        // Concurrent appenders: every record arrives whole.
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let out = out.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..50 {
+                        append_durably(&out, format!("{}\n", i.to_string().repeat(100)).as_bytes())
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        let text = fs::read_to_string(&out).unwrap();
+        let lines: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(lines.len(), 400);
+        assert!(lines
+            .iter()
+            .all(|l| l.len() == 100 && l.chars().all(|c| l.starts_with(c))));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_appended_file_honours_the_umask() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("predictions.jsonl");
+        append_durably(&out, b"x\n").unwrap();
+        assert_eq!(mode(&out), 0o666 & !umask());
     }
 
     #[test]

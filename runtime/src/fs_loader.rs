@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
 use taskc_compiler::loader::{BaseTree, EntryKind, LoadError, Loader, RepoSource};
+use taskc_compiler::plan::digest::{folder_digest, FileMode, TreeEntry};
 
 use crate::base_tree;
 use crate::repo::Rewrites;
@@ -87,25 +87,26 @@ impl Loader for FsLoader {
         let root = self.resolve(path)?;
         let mut files = Vec::new();
         walk(&root, &root, &mut files).map_err(io_err)?;
-        files.sort();
-        let mut h = Sha256::new();
+        let mut read = Vec::with_capacity(files.len());
         for rel in files {
             let full = root.join(&rel);
             let bytes = std::fs::read(&full).map_err(io_err)?;
             let mode = if is_executable(&full) {
-                "100755"
+                FileMode::Executable
             } else {
-                "100644"
+                FileMode::Regular
             };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            h.update(rel.as_bytes());
-            h.update([0]);
-            h.update(mode.as_bytes());
-            h.update([0]);
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(&bytes);
+            read.push((rel.to_string_lossy().replace('\\', "/"), mode, bytes));
         }
-        Ok(hex::encode(h.finalize()))
+        let entries: Vec<TreeEntry<'_>> = read
+            .iter()
+            .map(|(path, mode, bytes)| TreeEntry {
+                path,
+                mode: *mode,
+                bytes,
+            })
+            .collect();
+        Ok(folder_digest(&entries))
     }
 
     fn list_dir(&self, path: &str) -> Result<Vec<String>, LoadError> {
@@ -166,6 +167,7 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> 
         let ty = entry.file_type()?;
         let path = entry.path();
         if ty.is_dir() {
+            // Not part of the tree (`folder_digest` would leave it out): not read either.
             if entry.file_name() == ".git" {
                 continue;
             }
@@ -190,4 +192,73 @@ fn is_executable(p: &Path) -> bool {
 #[cfg(not(unix))]
 fn is_executable(_: &Path) -> bool {
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use taskc_compiler::loader::MemLoader;
+
+    /// Files whose order differs between path-component and byte order (`a.txt` < `a/b`
+    /// by bytes), nested folders, and `.git` folders at the top and below.
+    const TREE: &[(&str, &str)] = &[
+        ("ctx/a.txt", "x"),
+        ("ctx/a/b", "y"),
+        ("ctx/a-b/c.py", "print(1)\n"),
+        ("ctx/.gitignore", "target/\n"),
+        ("ctx/.git/HEAD", "ref: refs/heads/main\n"),
+        ("ctx/sub/.git/config", "[core]\n"),
+        ("ctx/sub/keep", ""),
+    ];
+
+    fn on_disk(tree: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in tree {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        dir
+    }
+
+    fn in_memory(tree: &[(&str, &str)]) -> MemLoader {
+        tree.iter()
+            .fold(MemLoader::new(), |m, (path, text)| m.with(path, *text))
+    }
+
+    #[test]
+    fn both_loaders_give_one_digest_for_one_tree_without_its_git_folders() {
+        let dir = on_disk(TREE);
+        let fs = FsLoader::new(dir.path()).dir_digest("ctx").unwrap();
+        let mem = in_memory(TREE).dir_digest("ctx").unwrap();
+        assert_eq!(fs, mem);
+        // `.git` content is not part of the tree, in either loader.
+        let without_git: Vec<(&str, &str)> = TREE
+            .iter()
+            .copied()
+            .filter(|(p, _)| !p.contains("/.git/"))
+            .collect();
+        assert_eq!(in_memory(&without_git).dir_digest("ctx").unwrap(), mem);
+        assert_eq!(
+            FsLoader::new(on_disk(&without_git).path())
+                .dir_digest("ctx")
+                .unwrap(),
+            fs
+        );
+        // Any other byte does count.
+        let mut changed = TREE.to_vec();
+        changed[0] = ("ctx/a.txt", "z");
+        assert_ne!(in_memory(&changed).dir_digest("ctx").unwrap(), mem);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_executable_bit_enters_the_file_system_digest() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = on_disk(TREE);
+        let before = FsLoader::new(dir.path()).dir_digest("ctx").unwrap();
+        let p = dir.path().join("ctx/a-b/c.py");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_ne!(FsLoader::new(dir.path()).dir_digest("ctx").unwrap(), before);
+    }
 }

@@ -3,7 +3,6 @@
 //! into one JSONL prediction line, `{"task": …, "model": …, "patches": {"<repo>": "<diff>"}}`.
 //! Hermetic: nothing in the workspace decides what runs (see `predictions::collect`).
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use taskc_runtime::predictions::collect;
@@ -52,12 +51,7 @@ pub fn run(args: &CollectArgs, _ctx: &Context) -> Result<Exit, CliError> {
     match &args.output {
         None => output::out(&line),
         Some(path) => {
-            let written = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| f.write_all(line.as_bytes()));
-            written
+            taskc_runtime::atomic::append_durably(path, line.as_bytes())
                 .map_err(|e| CliError::usage(format!("cannot append to {}: {e}", display(path))))?;
         }
     }

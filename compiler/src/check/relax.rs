@@ -3,7 +3,7 @@
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Label};
 use crate::model::{RelaxAction, Relaxation, Role, Rule};
-use crate::patch::{FilePatch, HunkLine};
+use crate::patch::{AddedText, FilePatch};
 use crate::span::Span;
 use crate::syntax::ast::{Statement, Value};
 
@@ -302,65 +302,6 @@ fn replace_args(cx: &mut Cx<'_>, stmt: &Statement) -> Option<(String, Span, Stri
     }
 }
 
-/// The added lines of `file` joined with `\n`, with the offset where each line starts.
-struct Joined<'p> {
-    text: String,
-    starts: Vec<usize>,
-    lines: Vec<&'p HunkLine>,
-}
-
-impl<'p> Joined<'p> {
-    fn new(f: &'p FilePatch) -> Joined<'p> {
-        let mut text = String::new();
-        let mut starts = Vec::new();
-        let mut lines = Vec::new();
-        for l in f.added_lines() {
-            if !lines.is_empty() {
-                text.push('\n');
-            }
-            starts.push(text.len());
-            text.push_str(&l.text);
-            lines.push(l);
-        }
-        Joined {
-            text,
-            starts,
-            lines,
-        }
-    }
-
-    /// The span in the patch file of joined bytes `start..end`.
-    fn span(&self, start: usize, end: usize) -> Span {
-        let at = |off: usize| -> usize {
-            let i = match self.starts.binary_search(&off) {
-                Ok(i) => i,
-                Err(i) => i.saturating_sub(1),
-            };
-            // +1 skips the `+` marker.
-            self.lines[i].span.start as usize + 1 + (off - self.starts[i])
-        };
-        Span::new(
-            at(start),
-            at(end.saturating_sub(1).max(start)) + usize::from(end > start),
-        )
-    }
-
-    /// Every (possibly overlapping) occurrence of `needle`.
-    fn occurrences(&self, needle: &str) -> Vec<usize> {
-        let mut out = Vec::new();
-        let mut from = 0;
-        while let Some(i) = self.text.get(from..).and_then(|t| t.find(needle)) {
-            out.push(from + i);
-            let step = self.text[from + i..]
-                .chars()
-                .next()
-                .map_or(1, char::len_utf8);
-            from += i + step;
-        }
-        out
-    }
-}
-
 /// E0605/E0601/E0602 for an `edit`; true when the edit is sound.
 fn check_edit(
     cx: &mut Cx<'_>,
@@ -387,7 +328,7 @@ fn check_edit(
         );
         return false;
     };
-    let joined = Joined::new(fp);
+    let joined = AddedText::new(fp);
     let hits = joined.occurrences(old);
     match hits.len() {
         1 => true,
@@ -403,14 +344,8 @@ fn check_edit(
                 .unwrap_or(old)
                 .trim();
             let closest = joined
-                .lines
-                .iter()
-                .map(|l| {
-                    (
-                        strsim::normalized_levenshtein(l.text.trim(), first_line),
-                        *l,
-                    )
-                })
+                .lines()
+                .map(|l| (strsim::normalized_levenshtein(l.text.trim(), first_line), l))
                 .filter(|(score, _)| *score > 0.0)
                 .max_by(|a, b| a.0.total_cmp(&b.0));
             match closest {

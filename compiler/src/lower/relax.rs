@@ -1,15 +1,21 @@
 //! Applying `edit` relaxations to a hidden test patch's text at lowering time.
 //!
-//! Each edit's `replace` text must occur exactly once in the added lines of its file
-//! (joined with `\n`; the checker guarantees it). The matched added lines are rewritten
-//! in place; when the line count changes, the hunk header's new length (and the new start
-//! of later hunks of that file) are adjusted, so the result is still a valid patch.
+//! The patch is read with the one diff parser (`crate::patch`), and an edit's `replace`
+//! text is matched as the checker matches it: once, in the added lines of its file joined
+//! with `\n` ([`AddedText`]; the checker guarantees it). The matched added lines are
+//! rewritten in place, by their spans; when the line count changes, the hunk header's new
+//! length (and the new start of later hunks of that file) are adjusted, so the result is
+//! still a valid patch. Every other byte is kept.
 
 use std::collections::BTreeMap;
+
+use crate::patch::{parse_patch, AddedText, Patch};
 
 /// Why an edit could not be applied to a patch text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RelaxError {
+    #[error("the hidden test patch is not a valid unified diff: {message}")]
+    Malformed { message: String },
     #[error("`{file}` is not touched by the hidden test patch")]
     UnknownFile { file: String },
     #[error("the text to replace does not occur in the added lines of `{file}`")]
@@ -30,180 +36,12 @@ pub struct Edit<'a> {
     pub with: &'a str,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Header,
-    Context,
-    Added,
-    Removed,
-    Other,
-}
-
-#[derive(Debug, Clone)]
-struct Line {
-    /// Byte offset of the line's first character (the marker).
-    start: usize,
-    /// Byte offset of the end of its content (before `\r\n` or `\n`).
-    end: usize,
-    /// `"\r\n"`, `"\n"` or `""` (last line without newline).
-    eol: &'static str,
-    kind: Kind,
-    file: usize,
-    hunk: usize,
-}
-
-#[derive(Debug, Clone)]
-struct HunkHeader {
-    line: usize,
-    file: usize,
-    old_start: u64,
-    old_len: u64,
-    new_start: u64,
-    new_len: u64,
-    rest: String,
-}
-
-struct Scan {
-    lines: Vec<Line>,
-    /// Path after the patch (or before, if deleted), per file section.
-    files: Vec<String>,
-    hunks: Vec<HunkHeader>,
-}
-
-fn strip_prefix_path(p: &str) -> Option<String> {
-    let p = p.split('\t').next().unwrap_or(p).trim_end();
-    if p == "/dev/null" {
-        return None;
-    }
-    let p = p
-        .strip_prefix("a/")
-        .or_else(|| p.strip_prefix("b/"))
-        .unwrap_or(p);
-    Some(p.to_string())
-}
-
-/// `-a,b` or `-a` → (a, b) with b defaulting to 1.
-fn range(s: &str) -> Option<(u64, u64)> {
-    let (a, b) = match s.split_once(',') {
-        Some((a, b)) => (a, Some(b)),
-        None => (s, None),
-    };
-    let a = a.parse().ok()?;
-    let b = match b {
-        Some(b) => b.parse().ok()?,
-        None => 1,
-    };
-    Some((a, b))
-}
-
-fn parse_header(line: &str) -> Option<(u64, u64, u64, u64, String)> {
-    let body = line.strip_prefix("@@ ")?;
-    let (ranges, rest) = body.split_once(" @@")?;
-    let (old, new) = ranges.split_once(' ')?;
-    let (os, ol) = range(old.strip_prefix('-')?)?;
-    let (ns, nl) = range(new.strip_prefix('+')?)?;
-    Some((os, ol, ns, nl, rest.to_string()))
-}
-
-fn scan(text: &str) -> Scan {
-    let mut lines = Vec::new();
-    let mut files: Vec<String> = Vec::new();
-    let mut hunks: Vec<HunkHeader> = Vec::new();
-    let mut old_path: Option<String> = None;
-    let mut pending_git = false;
-    let (mut old_left, mut new_left) = (0u64, 0u64);
-    let mut offset = 0;
-    for raw in text.split_inclusive('\n') {
-        let start = offset;
-        offset += raw.len();
-        let (content, eol) = if let Some(c) = raw.strip_suffix("\r\n") {
-            (c, "\r\n")
-        } else if let Some(c) = raw.strip_suffix('\n') {
-            (c, "\n")
-        } else {
-            (raw, "")
-        };
-        let end = start + content.len();
-        let file = files.len().saturating_sub(1);
-        let hunk = hunks.len().saturating_sub(1);
-        let in_hunk = old_left > 0 || new_left > 0;
-        let kind = if in_hunk {
-            match content.as_bytes().first() {
-                Some(b'+') => {
-                    new_left = new_left.saturating_sub(1);
-                    Kind::Added
-                }
-                Some(b'-') => {
-                    old_left = old_left.saturating_sub(1);
-                    Kind::Removed
-                }
-                Some(b'\\') => Kind::Other,
-                _ => {
-                    old_left = old_left.saturating_sub(1);
-                    new_left = new_left.saturating_sub(1);
-                    Kind::Context
-                }
-            }
-        } else if let Some(rest) = content.strip_prefix("diff --git ") {
-            let path = rest
-                .rsplit_once(" b/")
-                .map(|(_, b)| b.to_string())
-                .unwrap_or_default();
-            files.push(path);
-            old_path = None;
-            pending_git = true;
-            Kind::Other
-        } else if let Some(rest) = content.strip_prefix("--- ") {
-            old_path = strip_prefix_path(rest);
-            Kind::Other
-        } else if let Some(rest) = content.strip_prefix("+++ ") {
-            let path = strip_prefix_path(rest)
-                .or(old_path.take())
-                .unwrap_or_default();
-            // A `+++` line inside a `diff --git` section names that section's file.
-            match files.last_mut() {
-                Some(last) if pending_git => *last = path,
-                _ => files.push(path),
-            }
-            pending_git = false;
-            Kind::Other
-        } else if let Some((os, ol, ns, nl, rest)) = parse_header(content) {
-            if files.is_empty() {
-                files.push(String::new());
-            }
-            hunks.push(HunkHeader {
-                line: lines.len(),
-                file: files.len() - 1,
-                old_start: os,
-                old_len: ol,
-                new_start: ns,
-                new_len: nl,
-                rest,
-            });
-            old_left = ol;
-            new_left = nl;
-            pending_git = false;
-            Kind::Header
-        } else {
-            Kind::Other
-        };
-        let (file, hunk) = match kind {
-            Kind::Header => (files.len() - 1, hunks.len() - 1),
-            _ => (file, hunk),
-        };
-        lines.push(Line {
-            start,
-            end,
-            eol,
-            kind,
-            file,
-            hunk,
-        });
-    }
-    Scan {
-        lines,
-        files,
-        hunks,
+/// The line ending after byte `end` of `text`: `"\r\n"`, `"\n"` or `""` at the end.
+fn eol_at(text: &str, end: usize) -> &'static str {
+    match text.get(end..) {
+        Some(t) if t.starts_with("\r\n") => "\r\n",
+        Some(t) if t.starts_with('\n') => "\n",
+        _ => "",
     }
 }
 
@@ -212,125 +50,111 @@ pub fn apply_edits(text: &str, edits: &[Edit<'_>]) -> Result<String, RelaxError>
     if edits.is_empty() {
         return Ok(text.to_string());
     }
-    let scan = scan(text);
+    let patch = parse_patch(text).map_err(|e| RelaxError::Malformed { message: e.message })?;
+    apply_parsed(text, &patch, edits)
+}
+
+/// [`apply_edits`] over `patch`, parsed from `text`.
+fn apply_parsed(text: &str, patch: &Patch, edits: &[Edit<'_>]) -> Result<String, RelaxError> {
     // (start, end, replacement) in the original text.
     let mut patches: Vec<(usize, usize, String)> = Vec::new();
-    // hunk index → change in its new length.
-    let mut len_delta: BTreeMap<usize, i64> = BTreeMap::new();
-    let mut touched: Vec<(usize, usize)> = Vec::new();
+    // (file, hunk) → change in its new length.
+    let mut len_delta: BTreeMap<(usize, usize), i64> = BTreeMap::new();
+    // (file, first added line, last added line) already rewritten.
+    let mut touched: Vec<(usize, usize, usize)> = Vec::new();
 
     for edit in edits {
-        let file_ids: Vec<usize> = (0..scan.files.len())
-            .filter(|&i| scan.files[i] == edit.file)
-            .collect();
-        if file_ids.is_empty() {
-            return Err(RelaxError::UnknownFile {
-                file: edit.file.to_string(),
-            });
-        }
-        let added: Vec<usize> = (0..scan.lines.len())
-            .filter(|&i| {
-                scan.lines[i].kind == Kind::Added && file_ids.contains(&scan.lines[i].file)
-            })
-            .collect();
-        // Joined text of added lines (without the `+`), with each line's offset in it.
-        let mut joined = String::new();
-        let mut starts = Vec::with_capacity(added.len());
-        for (k, &i) in added.iter().enumerate() {
-            if k > 0 {
-                joined.push('\n');
-            }
-            starts.push(joined.len());
-            let l = &scan.lines[i];
-            joined.push_str(&text[l.start + 1..l.end]);
-        }
-        let found: Vec<usize> = joined.match_indices(edit.replace).map(|(p, _)| p).collect();
-        let p = match found.as_slice() {
-            [] => {
-                return Err(RelaxError::NotFound {
-                    file: edit.file.to_string(),
-                })
-            }
+        let file = || edit.file.to_string();
+        let wanted = edit.file.trim_start_matches("./");
+        let Some((fi, fp)) = patch
+            .files
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.path() == wanted)
+        else {
+            return Err(RelaxError::UnknownFile { file: file() });
+        };
+        let added = AddedText::new(fp);
+        let p = match added.occurrences(edit.replace).as_slice() {
+            [] => return Err(RelaxError::NotFound { file: file() }),
             [p] => *p,
             many => {
                 return Err(RelaxError::Ambiguous {
-                    file: edit.file.to_string(),
+                    file: file(),
                     count: many.len(),
                 })
             }
         };
         let q = p + edit.replace.len();
-        let line_of = |off: usize| match starts.binary_search(&off) {
-            Ok(k) => k,
-            Err(k) => k - 1,
-        };
-        let k1 = line_of(p);
+        let k1 = added.line_at(p);
         // The last line containing a byte of the match (an empty match stays on k1).
-        let k2 = if q > p { line_of(q - 1) } else { k1 };
-        for w in added[k1..=k2].windows(2) {
-            if w[1] != w[0] + 1 {
-                return Err(RelaxError::NotContiguous {
-                    file: edit.file.to_string(),
-                });
+        let k2 = if q > p { added.line_at(q - 1) } else { k1 };
+        let (Some((hunk, first)), Some((_, last))) = (added.line(k1), added.line(k2)) else {
+            return Err(RelaxError::NotFound { file: file() });
+        };
+        // Lines next to each other in the patch: only a line ending between them.
+        for k in k1..k2 {
+            let (Some((_, a)), Some((_, b))) = (added.line(k), added.line(k + 1)) else {
+                continue;
+            };
+            let (end, next) = (a.span.end as usize, b.span.start as usize);
+            if eol_at(text, end).len() != next.saturating_sub(end) || next < end {
+                return Err(RelaxError::NotContiguous { file: file() });
             }
         }
-        let (first, last) = (&scan.lines[added[k1]], &scan.lines[added[k2]]);
         if touched
             .iter()
-            .any(|&(a, b)| a <= added[k2] && added[k1] <= b)
+            .any(|&(f, a, b)| f == fi && a <= k2 && k1 <= b)
         {
-            return Err(RelaxError::Overlap {
-                file: edit.file.to_string(),
-            });
+            return Err(RelaxError::Overlap { file: file() });
         }
-        touched.push((added[k1], added[k2]));
-        let region_end = starts[k2] + (last.end - last.start - 1);
+        touched.push((fi, k1, k2));
+        let region_end = added.line_start(k2) + last.text.len();
         let new_text = format!(
             "{}{}{}",
-            &joined[starts[k1]..p],
+            &added.text[added.line_start(k1)..p],
             edit.with,
-            &joined[q..region_end]
+            &added.text[q..region_end]
         );
-        let eol = if first.eol.is_empty() {
-            "\n"
-        } else {
-            first.eol
+        let eol = match eol_at(text, first.span.end as usize) {
+            "" => "\n",
+            e => e,
         };
         let new_lines: Vec<String> = new_text.split('\n').map(|l| format!("+{l}")).collect();
         let delta = new_lines.len() as i64 - (k2 - k1 + 1) as i64;
         if delta != 0 {
-            *len_delta.entry(first.hunk).or_default() += delta;
+            *len_delta.entry((fi, hunk)).or_default() += delta;
         }
-        patches.push((first.start, last.end, new_lines.join(eol)));
+        patches.push((
+            first.span.start as usize,
+            last.span.end as usize,
+            new_lines.join(eol),
+        ));
     }
 
     // Hunk headers: new length of edited hunks, new start of later hunks of the same file.
-    let mut shift: BTreeMap<usize, i64> = BTreeMap::new();
-    for (&h, &d) in &len_delta {
-        let file = scan.hunks[h].file;
-        for (j, later) in scan.hunks.iter().enumerate().skip(h + 1) {
-            if later.file == file {
-                *shift.entry(j).or_default() += d;
+    for (fi, fp) in patch.files.iter().enumerate() {
+        let mut shift = 0i64;
+        for (h, hunk) in fp.hunks.iter().enumerate() {
+            let dl = len_delta.get(&(fi, h)).copied().unwrap_or(0);
+            if dl != 0 || shift != 0 {
+                let new_start = (i64::from(hunk.new_start) + shift).max(0);
+                let new_len = (i64::from(hunk.new_len) + dl).max(0);
+                patches.push((
+                    hunk.header.start as usize,
+                    hunk.header.end as usize,
+                    format!(
+                        "@@ -{},{} +{},{} @@{}",
+                        hunk.old_start,
+                        hunk.old_len,
+                        new_start,
+                        new_len,
+                        hunk.section(text)
+                    ),
+                ));
             }
+            shift += dl;
         }
-    }
-    for (j, hunk) in scan.hunks.iter().enumerate() {
-        let dl = len_delta.get(&j).copied().unwrap_or(0);
-        let ds = shift.get(&j).copied().unwrap_or(0);
-        if dl == 0 && ds == 0 {
-            continue;
-        }
-        let line = &scan.lines[hunk.line];
-        let new_start = (hunk.new_start as i64 + ds).max(0);
-        let new_len = (hunk.new_len as i64 + dl).max(0);
-        patches.push((
-            line.start,
-            line.end,
-            format!(
-                "@@ -{},{} +{},{} @@{}",
-                hunk.old_start, hunk.old_len, new_start, new_len, hunk.rest
-            ),
-        ));
     }
 
     patches.sort_by_key(|p| std::cmp::Reverse(p.0));
@@ -466,5 +290,83 @@ new file mode 100644
             }],
         );
         assert!(matches!(unknown, Err(RelaxError::UnknownFile { .. })));
+    }
+
+    #[test]
+    fn a_missing_final_newline_renamed_files_and_quoted_paths_are_edited_in_place() {
+        let text = "diff --git a/old.py \"b/t\\303\\251st.py\"\nsimilarity index 80%\nrename from old.py\nrename to \"t\\303\\251st.py\"\n--- a/old.py\n+++ \"b/t\\303\\251st.py\"\n@@ -1 +1,2 @@\n x = 1\n+assert f() == 2\n\\ No newline at end of file\n";
+        let out = apply_edits(
+            text,
+            &[Edit {
+                file: "tést.py",
+                replace: "assert f() == 2",
+                with: "y = f()\nassert y == 2",
+            }],
+        )
+        .unwrap();
+        assert!(
+            out.ends_with(
+                "@@ -1,1 +1,3 @@\n x = 1\n+y = f()\n+assert y == 2\n\\ No newline at end of file\n"
+            ),
+            "{out}"
+        );
+        let p = crate::patch::parse_patch(&out).unwrap();
+        assert_eq!(p.files[0].added_lines().count(), 2);
+    }
+
+    #[test]
+    fn a_malformed_patch_is_an_error_not_a_panic() {
+        let e = apply_edits(
+            "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n+a\n",
+            &[Edit {
+                file: "x",
+                replace: "a",
+                with: "b",
+            }],
+        );
+        assert!(matches!(e, Err(RelaxError::Malformed { .. })));
+    }
+
+    mod props {
+        use super::*;
+        use crate::patch::parse_patch;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+            /// Rewriting one added line into any number of lines keeps a valid patch (the
+            /// strict parser reads it) whose added lines are exactly the edited ones, in LF
+            /// or CRLF, and every other file and hunk keeps its counts.
+            #[test]
+            fn edits_keep_a_valid_patch_with_the_edited_lines(
+                lines in proptest::collection::vec("[a-z =()]{0,10}", 1..6),
+                pick in 0usize..6,
+                with in proptest::collection::vec("[a-z =()]{0,10}", 1..4),
+                crlf in any::<bool>(),
+            ) {
+                let pick = pick % lines.len();
+                let tagged: Vec<String> = lines.iter().enumerate().map(|(i, l)| format!("{l}#{i}")).collect();
+                let n = tagged.len();
+                let adds: String = tagged.iter().map(|l| format!("+{l}\n")).collect();
+                let mut text = format!("diff --git a/t.py b/t.py\n--- a/t.py\n+++ b/t.py\n@@ -1 +1,{} @@ def f():\n ctx\n{adds}@@ -9,1 +{},1 @@\n-old\n+new\n--- a/u.py\n+++ b/u.py\n@@ -1 +1 @@\n-a\n+b\n", n + 1, 9 + n);
+                if crlf {
+                    text = text.replace('\n', "\r\n");
+                }
+                let with = with.join("\n");
+                let out = apply_edits(&text, &[Edit { file: "t.py", replace: &tagged[pick], with: &with }])
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let parsed = parse_patch(&out).map_err(|e| TestCaseError::fail(format!("{}\n{out}", e.message)))?;
+                let mut expected: Vec<String> = tagged.clone();
+                expected.splice(pick..=pick, with.split('\n').map(str::to_string));
+                expected.push("new".to_string());
+                let got: Vec<String> = parsed.files[0].added_lines().map(|l| l.text.clone()).collect();
+                prop_assert_eq!(got, expected);
+                prop_assert_eq!(parsed.files[0].hunks[0].section(&out), " def f():");
+                prop_assert_eq!(parsed.files[1].added_lines().count(), 1);
+                prop_assert_eq!(out.contains("\r\n"), crlf);
+                prop_assert_eq!(out.replace("\r\n", "").contains('\r'), false);
+            }
+        }
     }
 }

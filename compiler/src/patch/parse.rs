@@ -4,8 +4,12 @@
 //! renames, mode changes, binary markers) and plain `---`/`+++` diffs. Text before the first
 //! file header (an e-mail preamble) is ignored. Hunk line counts are checked against the hunk
 //! header. Line texts and spans exclude the line ending (`\n` or `\r\n`).
+//!
+//! [`parse_patch`] refuses what is not a valid diff; [`parse_patch_lenient`] reads the same
+//! structure out of any text (for splitting an agent's diff by file, where a malformed hunk
+//! must reach `git apply` and fail there, charged to the agent, not stop the reading).
 
-use super::{FilePatch, Hunk, HunkLine, LineKind, Patch};
+use super::{FilePatch, HeaderLine, HeaderPath, Hunk, HunkLine, LineKind, Patch};
 use crate::span::Span;
 
 /// Why a patch is not a valid unified diff, and where.
@@ -38,7 +42,17 @@ impl std::error::Error for PatchError {}
 /// Parse a unified diff. An input without any file header yields an empty [`Patch`]
 /// (the caller decides whether that is an error).
 pub fn parse_patch(text: &str) -> Result<Patch, PatchError> {
-    Parser::new(text).run()
+    Parser::new(text, false).run()
+}
+
+/// The files, header paths and hunks of `text` as far as they can be read, never failing:
+/// what [`parse_patch`] refuses is kept as it stands (a hunk with wrong counts ends where
+/// its lines do; a header without hunks is a file with none; lines that fit nowhere belong
+/// to no hunk). Every byte from a file's header up to the next file's stays in that file's
+/// section.
+pub fn parse_patch_lenient(text: &str) -> Patch {
+    // `fail` never returns an error when lenient.
+    Parser::new(text, true).run().unwrap_or_default()
 }
 
 /// One physical line: its text without the line ending, and its span.
@@ -91,15 +105,27 @@ struct Parser<'a> {
     pos: usize,
     files: Vec<FilePatch>,
     current: Option<Building>,
+    /// Keep going past what makes a diff invalid ([`parse_patch_lenient`]).
+    lenient: bool,
 }
 
 impl<'a> Parser<'a> {
-    fn new(text: &'a str) -> Parser<'a> {
+    fn new(text: &'a str, lenient: bool) -> Parser<'a> {
         Parser {
             lines: split_lines(text),
             pos: 0,
             files: Vec::new(),
             current: None,
+            lenient,
+        }
+    }
+
+    /// `err` stops a strict parse; a lenient one goes on (the caller says how).
+    fn fail(&self, err: PatchError) -> Result<(), PatchError> {
+        if self.lenient {
+            Ok(())
+        } else {
+            Err(err)
         }
     }
 
@@ -112,7 +138,8 @@ impl<'a> Parser<'a> {
             let t = line.text;
             if let Some(rest) = t.strip_prefix("diff --git ") {
                 self.finish()?;
-                let (old, new) = parse_git_header_paths(rest);
+                let at = line.span.start as usize + "diff --git ".len();
+                let (old, new, [old_span, new_span]) = parse_git_header_paths(rest, at);
                 self.current = Some(Building {
                     file: FilePatch {
                         old_path: old,
@@ -120,6 +147,16 @@ impl<'a> Parser<'a> {
                         hunks: Vec::new(),
                         binary: false,
                         span: line.span,
+                        header_paths: vec![
+                            HeaderPath {
+                                line: HeaderLine::GitOld,
+                                span: old_span,
+                            },
+                            HeaderPath {
+                                line: HeaderLine::GitNew,
+                                span: new_span,
+                            },
+                        ],
                     },
                     has_file_lines: false,
                     meaningful_header: false,
@@ -130,11 +167,12 @@ impl<'a> Parser<'a> {
             } else if t.starts_with("--- ") && self.is_plus_header(1) {
                 self.file_lines(line)?;
             } else if t.starts_with("@@@") {
-                return Err(PatchError::new(
+                self.fail(PatchError::new(
                     "combined diffs (`@@@`) are not supported",
                     line.span,
                     "write the patch with `git diff` against a single parent",
-                ));
+                ))?;
+                self.pos += 1;
             } else if t.starts_with("@@ ") || t == "@@" {
                 self.hunk(line)?;
             } else {
@@ -175,17 +213,15 @@ impl<'a> Parser<'a> {
             } else if t.starts_with("deleted file mode ") {
                 cur.file.new_path = None;
                 cur.meaningful_header = true;
-            } else if let Some(p) = t
-                .strip_prefix("rename from ")
-                .or_else(|| t.strip_prefix("copy from "))
-            {
-                cur.file.old_path = Some(unquote(p));
-                cur.meaningful_header = true;
-            } else if let Some(p) = t
-                .strip_prefix("rename to ")
-                .or_else(|| t.strip_prefix("copy to "))
-            {
-                cur.file.new_path = Some(unquote(p));
+            } else if let Some((which, p)) = rename_or_copy(t) {
+                let span = Span::new(line.span.end as usize - p.len(), line.span.end as usize);
+                match which {
+                    HeaderLine::RenameFrom | HeaderLine::CopyFrom => {
+                        cur.file.old_path = Some(unquote(p))
+                    }
+                    _ => cur.file.new_path = Some(unquote(p)),
+                }
+                cur.file.header_paths.push(HeaderPath { line: which, span });
                 cur.meaningful_header = true;
             } else if t.starts_with("old mode ")
                 || t.starts_with("new mode ")
@@ -233,6 +269,16 @@ impl<'a> Parser<'a> {
         };
         let old = file_line_path(&minus.text[4..], "a/");
         let new = file_line_path(&plus.text[4..], "b/");
+        let paths = [
+            HeaderPath {
+                line: HeaderLine::Old,
+                span: file_line_token(minus),
+            },
+            HeaderPath {
+                line: HeaderLine::New,
+                span: file_line_token(plus),
+            },
+        ];
         // Within a `diff --git` whose header has not yet seen `---`, these lines belong to it.
         let continues = self
             .current
@@ -247,6 +293,7 @@ impl<'a> Parser<'a> {
                     hunks: Vec::new(),
                     binary: false,
                     span: minus.span,
+                    header_paths: Vec::new(),
                 },
                 has_file_lines: false,
                 meaningful_header: false,
@@ -257,6 +304,7 @@ impl<'a> Parser<'a> {
             cur.has_file_lines = true;
             cur.file.old_path = old;
             cur.file.new_path = new;
+            cur.file.header_paths.extend(paths);
             cur.file.span = cur.file.span.to(plus.span);
         }
         self.pos += 2;
@@ -265,19 +313,23 @@ impl<'a> Parser<'a> {
 
     fn hunk(&mut self, header: Line<'a>) -> Result<(), PatchError> {
         if self.current.is_none() {
-            return Err(PatchError::new(
+            self.fail(PatchError::new(
                 "hunk before any file header",
                 header.span,
                 "a hunk must follow `--- a/<path>` and `+++ b/<path>` lines naming the file it changes",
-            ));
+            ))?;
+            self.pos += 1;
+            return Ok(());
         }
-        let (old_start, old_len, new_start, new_len) = parse_hunk_header(header.text).ok_or_else(|| {
-            PatchError::new(
+        let Some((old_start, old_len, new_start, new_len)) = parse_hunk_header(header.text) else {
+            self.fail(PatchError::new(
                 format!("malformed hunk header `{}`", header.text),
                 header.span,
                 "a hunk header looks like `@@ -12,7 +12,8 @@` (old start,count and new start,count)",
-            )
-        })?;
+            ))?;
+            self.pos += 1;
+            return Ok(());
+        };
         self.pos += 1;
         let mut lines = Vec::new();
         let (mut old_left, mut new_left) = (old_len, new_len);
@@ -303,11 +355,12 @@ impl<'a> Parser<'a> {
                     if t.starts_with("@@") || t.starts_with("diff --git ") || t.is_empty() {
                         break;
                     }
-                    return Err(PatchError::new(
+                    self.fail(PatchError::new(
                         format!("unexpected line in hunk: `{}`", shorten(t)),
                         line.span,
                         "every line of a hunk starts with ` ` (context), `+` (added), `-` (removed) or `\\` (no newline marker); was the patch edited by hand or re-wrapped?",
-                    ));
+                    ))?;
+                    break;
                 }
             };
             let body = if t.is_empty() { "" } else { &t[1..] };
@@ -344,7 +397,7 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         }
         if old_left > 0 || new_left > 0 {
-            return Err(PatchError::new(
+            self.fail(PatchError::new(
                 count_message(
                     old_len,
                     new_len,
@@ -353,7 +406,7 @@ impl<'a> Parser<'a> {
                 ),
                 header.span,
                 "the counts in `@@ -start,count +start,count @@` must match the hunk's lines; regenerate the patch with `git diff` rather than editing it by hand",
-            ));
+            ))?;
         }
         // A trailing `\ No newline at end of file`.
         while let Some(l) = self.peek(0) {
@@ -368,12 +421,12 @@ impl<'a> Parser<'a> {
             if is_hunk_body_line(next.text)
                 && !(next.text.starts_with("--- ") && self.is_plus_header(1))
             {
-                return Err(self.too_many_lines(
+                self.fail(self.too_many_lines(
                     header.span,
                     next,
                     (old_len, new_len),
                     (seen_removed + seen_context, seen_added + seen_context),
-                ));
+                ))?;
             }
         }
         if let Some(cur) = self.current.as_mut() {
@@ -385,6 +438,7 @@ impl<'a> Parser<'a> {
                 new_len,
                 lines,
                 span,
+                header: header.span,
             });
         }
         Ok(())
@@ -436,11 +490,11 @@ impl<'a> Parser<'a> {
             return Ok(());
         };
         if b.file.hunks.is_empty() && !b.file.binary && (b.has_file_lines || !b.meaningful_header) {
-            return Err(PatchError::new(
+            self.fail(PatchError::new(
                 format!("file header for `{}` has no hunks", display_path(&b.file)),
                 b.header,
                 "a file's `---`/`+++` lines must be followed by at least one `@@ … @@` hunk; remove the header or regenerate the patch",
-            ));
+            ))?;
         }
         self.files.push(b.file);
         Ok(())
@@ -513,62 +567,93 @@ fn parse_range(s: &str) -> Option<(u32, u32)> {
     }
 }
 
+/// `rename from`/`rename to`/`copy from`/`copy to` lines: which, and the path as written.
+fn rename_or_copy(t: &str) -> Option<(HeaderLine, &str)> {
+    [
+        ("rename from ", HeaderLine::RenameFrom),
+        ("rename to ", HeaderLine::RenameTo),
+        ("copy from ", HeaderLine::CopyFrom),
+        ("copy to ", HeaderLine::CopyTo),
+    ]
+    .into_iter()
+    .find_map(|(prefix, which)| t.strip_prefix(prefix).map(|p| (which, p)))
+}
+
+/// The path as written on a `---`/`+++` line: without a trailing tab+timestamp or blanks.
+fn file_line_raw(raw: &str) -> &str {
+    raw.split('\t').next().unwrap_or(raw).trim_end()
+}
+
+/// Where the path of a `---`/`+++` line stands.
+fn file_line_token(line: Line<'_>) -> Span {
+    let start = line.span.start as usize + 4;
+    Span::new(start, start + file_line_raw(&line.text[4..]).len())
+}
+
 /// The path on a `---`/`+++` line: strip a trailing tab+timestamp, `/dev/null` → None,
 /// strip the `a/`/`b/` prefix.
 fn file_line_path(raw: &str, prefix: &str) -> Option<String> {
-    let raw = raw.split('\t').next().unwrap_or(raw);
-    let raw = raw.trim_end();
-    let p = unquote(raw);
+    let p = unquote(file_line_raw(raw));
     if p == "/dev/null" {
         return None;
     }
     Some(p.strip_prefix(prefix).map(str::to_string).unwrap_or(p))
 }
 
-/// `a/x b/y` (possibly quoted) from a `diff --git` line.
-fn parse_git_header_paths(rest: &str) -> (Option<String>, Option<String>) {
-    let strip = |s: String, prefix: &str| s.strip_prefix(prefix).map(str::to_string).unwrap_or(s);
+/// `a/x b/y` (possibly quoted) from a `diff --git` line whose rest `rest` starts at byte
+/// `at` of the patch: both paths, and where each stands as written.
+fn parse_git_header_paths(rest: &str, at: usize) -> (Option<String>, Option<String>, [Span; 2]) {
+    let (a, b, strip) = git_header_split(rest);
+    let value = |r: &std::ops::Range<usize>, prefix: &str| {
+        let v = unquote(&rest[r.clone()]);
+        if strip {
+            v.strip_prefix(prefix).map(str::to_string).unwrap_or(v)
+        } else {
+            v
+        }
+    };
+    let span = |r: &std::ops::Range<usize>| Span::new(at + r.start, at + r.end);
+    (
+        Some(value(&a, "a/")),
+        Some(value(&b, "b/")),
+        [span(&a), span(&b)],
+    )
+}
+
+/// Where the two paths of a `diff --git` line's rest stand, and whether they carry the
+/// `a/`/`b/` prefixes.
+fn git_header_split(rest: &str) -> (std::ops::Range<usize>, std::ops::Range<usize>, bool) {
+    let len = rest.len();
     if rest.starts_with('"') {
-        if let Some((first, tail)) = split_quoted(rest) {
-            let second = unquote(tail.trim_start());
-            return (Some(strip(first, "a/")), Some(strip(second, "b/")));
+        if let Some((first, tail)) = split_quoted_len(rest) {
+            let second = tail.trim_start();
+            return (0..first, len - second.len()..len, true);
         }
     }
     if let Some(idx) = rest.find(" \"b/") {
-        let second = unquote(&rest[idx + 1..]);
-        return (
-            Some(strip(rest[..idx].to_string(), "a/")),
-            Some(strip(second, "b/")),
-        );
+        return (0..idx, idx + 1..len, true);
     }
     // Unquoted: `a/P b/P`; with equal halves the split is unambiguous even if P has spaces.
-    let bytes = rest.len();
-    if bytes % 2 == 1 {
-        let half = bytes / 2;
+    if len % 2 == 1 {
+        let half = len / 2;
         if rest.is_char_boundary(half) && rest.as_bytes()[half] == b' ' {
             let (a, b) = (&rest[..half], &rest[half + 1..]);
             if a.len() > 2 && a.get(2..).is_some() && a.get(2..) == b.get(2..) {
-                return (
-                    Some(strip(a.to_string(), "a/")),
-                    Some(strip(b.to_string(), "b/")),
-                );
+                return (0..half, half + 1..len, true);
             }
         }
     }
     match rest.find(" b/") {
-        Some(idx) => (
-            Some(strip(rest[..idx].to_string(), "a/")),
-            Some(strip(rest[idx + 1..].to_string(), "b/")),
-        ),
-        None => match rest.split_once(' ') {
-            Some((a, b)) => (Some(a.to_string()), Some(b.to_string())),
-            None => (Some(rest.to_string()), Some(rest.to_string())),
+        Some(idx) => (0..idx, idx + 1..len, true),
+        None => match rest.find(' ') {
+            Some(idx) => (0..idx, idx + 1..len, false),
+            None => (0..len, 0..len, false),
         },
     }
 }
 
-/// Split a leading C-quoted string off `s`: returns its unquoted value and the rest.
-fn split_quoted(s: &str) -> Option<(String, &str)> {
+/// The length of the C-quoted string leading `s` (quotes included) and the rest after it.
+fn split_quoted_len(s: &str) -> Option<(usize, &str)> {
     let mut escaped = false;
     for (i, c) in s.char_indices().skip(1) {
         if escaped {
@@ -576,7 +661,7 @@ fn split_quoted(s: &str) -> Option<(String, &str)> {
         } else if c == '\\' {
             escaped = true;
         } else if c == '"' {
-            return Some((unquote(&s[..=i]), &s[i + 1..]));
+            return Some((i + 1, &s[i + 1..]));
         }
     }
     None

@@ -250,17 +250,197 @@ fn never_panics_on_prefixes_of_a_real_patch() {
     }
 }
 
+/// The header paths of each file, as the patch writes them.
+fn header_paths(text: &str, p: &Patch) -> Vec<Vec<(crate::patch::HeaderLine, String)>> {
+    p.files
+        .iter()
+        .map(|f| {
+            f.header_paths
+                .iter()
+                .map(|h| (h.line, text[h.span.range()].to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn header_paths_stand_where_the_patch_writes_them() {
+    use crate::patch::HeaderLine::*;
+    let p = parse_patch(GIT_FULL).unwrap();
+    let h = header_paths(GIT_FULL, &p);
+    // Binary: only the `diff --git` paths.
+    assert_eq!(
+        h[0],
+        vec![(GitOld, "a/b.bin".into()), (GitNew, "b/b.bin".into())]
+    );
+    // CRLF content, LF headers.
+    assert_eq!(
+        h[1][2..],
+        [(Old, "a/crlf.txt".into()), (New, "b/crlf.txt".into())]
+    );
+    // Deletion: `+++ /dev/null` is a path as written.
+    assert_eq!(h[2][3], (New, "/dev/null".into()));
+    // Rename: the bare paths of `rename from`/`rename to`.
+    assert_eq!(
+        h[3],
+        vec![
+            (GitOld, "a/mv.txt".into()),
+            (GitNew, "b/moved.txt".into()),
+            (RenameFrom, "mv.txt".into()),
+            (RenameTo, "moved.txt".into()),
+        ]
+    );
+    // Mode change with edits: the mode lines name no path.
+    assert_eq!(h[4].len(), 4);
+    assert!(p.files[4].hunks[0].section(GIT_FULL).is_empty());
+    assert_eq!(
+        &GIT_FULL[p.files[4].hunks[0].header.range()],
+        "@@ -1,4 +1,6 @@"
+    );
+}
+
+#[test]
+fn header_paths_exclude_timestamps_and_keep_quotes_also_in_crlf() {
+    use crate::patch::HeaderLine::*;
+    let text = "--- a/x.py\t2024-01-01 00:00:00\r\n+++ b/x.py\t2024-01-02 00:00:00\r\n@@ -1 +1 @@ def f():\r\n-a\r\n+b\r\n";
+    let p = parse_patch(text).unwrap();
+    assert_eq!(
+        header_paths(text, &p)[0],
+        vec![(Old, "a/x.py".into()), (New, "b/x.py".into())]
+    );
+    assert_eq!(p.files[0].hunks[0].section(text), " def f():");
+    let text = "diff --git \"a/t\\303\\251st.py\" \"b/t\\303\\251st.py\"\nnew file mode 100644\nindex 0000000..e69de29\n";
+    let p = parse_patch(text).unwrap();
+    assert_eq!(
+        header_paths(text, &p)[0],
+        vec![
+            (GitOld, "\"a/t\\303\\251st.py\"".into()),
+            (GitNew, "\"b/t\\303\\251st.py\"".into())
+        ]
+    );
+    let text = "diff --git a/my file.txt b/my file.txt\nold mode 100644\nnew mode 100755\n";
+    let p = parse_patch(text).unwrap();
+    assert_eq!(
+        header_paths(text, &p)[0],
+        vec![
+            (GitOld, "a/my file.txt".into()),
+            (GitNew, "b/my file.txt".into())
+        ]
+    );
+}
+
+#[test]
+fn empty_files_and_a_missing_final_newline() {
+    // A new empty file has no hunks, and needs none.
+    let text = "diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\n";
+    let p = parse_patch(text).unwrap();
+    assert_eq!(paths(&p), vec![(None, Some("empty"))]);
+    assert!(p.files[0].hunks.is_empty());
+    // Emptying a file: every line removed, `\ No newline` kept in the hunk's span.
+    let text = "--- a/x\n+++ b/x\n@@ -1,2 +0,0 @@\n-a\n-b\n\\ No newline at end of file\n";
+    let p = parse_patch(text).unwrap();
+    let h = &p.files[0].hunks[0];
+    assert_eq!(h.lines.len(), 2);
+    assert!(text[h.span.range()].ends_with("\\ No newline at end of file"));
+}
+
+#[test]
+fn lenient_parsing_reads_what_strict_parsing_refuses() {
+    // Too few lines, garbage in a hunk, a header without hunks, a hunk without a header.
+    let bad = [
+        "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n",
+        "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\ngarbage\n+b\n",
+        "diff --git a/x b/x\n--- a/x\n+++ b/x\n",
+        "@@ -1 +1 @@\n-a\n+b\n",
+        "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+c\n",
+        "--- a/x\n+++ b/x\n@@ -1,a +1 @@\n-a\n",
+    ];
+    for text in bad {
+        assert!(parse_patch(text).is_err(), "{text}");
+        let p = parse_patch_lenient(text);
+        for f in &p.files {
+            assert_eq!(&text[f.span.range()][..3], &text[..3], "{text}");
+        }
+    }
+    assert_eq!(parse_patch_lenient(bad[0]).files[0].hunks[0].lines.len(), 3);
+    assert_eq!(parse_patch_lenient(bad[2]).files.len(), 1);
+    assert!(parse_patch_lenient(bad[3]).files.is_empty());
+    // On a valid patch both agree.
+    assert_eq!(
+        parse_patch_lenient(GIT_FULL),
+        parse_patch(GIT_FULL).unwrap()
+    );
+}
+
 mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
+    /// One file's section of a valid `git diff`: a kind of change and a path.
+    fn section(kind: u8, path: &str, body: &[String]) -> String {
+        let adds: String = body.iter().map(|l| format!("+{l}\n")).collect();
+        let dels: String = body.iter().map(|l| format!("-{l}\n")).collect();
+        let n = body.len().max(1);
+        let adds = if adds.is_empty() {
+            "+\n".to_string()
+        } else {
+            adds
+        };
+        let dels = if dels.is_empty() {
+            "-\n".to_string()
+        } else {
+            dels
+        };
+        match kind % 6 {
+            0 => format!("diff --git a/{path} b/{path}\nindex 1..2 100644\n--- a/{path}\n+++ b/{path}\n@@ -1,{n} +1,{n} @@\n{dels}{adds}"),
+            1 => format!("diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{n} @@\n{adds}"),
+            2 => format!("diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n@@ -1,{n} +0,0 @@\n{dels}\\ No newline at end of file\n"),
+            3 => format!("diff --git a/{path} b/{path}.new\nsimilarity index 100%\nrename from {path}\nrename to {path}.new\n"),
+            4 => format!("diff --git a/{path} b/{path}\nold mode 100644\nnew mode 100755\n"),
+            _ => format!("diff --git a/{path} b/{path}\nindex 1..2 100644\nBinary files a/{path} and b/{path} differ\n"),
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
 
-        /// Arbitrary diff-looking text never panics the parser.
+        /// Arbitrary diff-looking text never panics the parser, strict or lenient.
         #[test]
         fn never_panics(text in "((diff --git |--- |\\+\\+\\+ |@@ -|@@ |\\\\|[ +\\-]|new file mode |rename from |\"a/)[a-z0-9,+\\- /\"\\\\é@]{0,12}\r?\n){0,30}") {
             let _ = parse_patch(&text);
+            let p = parse_patch_lenient(&text);
+            for f in &p.files {
+                prop_assert!(text.get(f.span.range()).is_some());
+                for h in &f.header_paths {
+                    prop_assert!(text.get(h.span.range()).is_some());
+                }
+            }
+        }
+
+        /// Valid diffs of every kind of change (edits, new, deleted, renamed, mode-only,
+        /// binary files; lines starting like headers; CRLF or not) parse into one file
+        /// each, whose header paths are the paths as written, in both modes.
+        #[test]
+        fn every_kind_of_change_parses_with_its_paths(
+            files in proptest::collection::vec((0u8..6, "[a-z]{1,6}(/[a-z]{1,6}){0,2}", proptest::collection::vec("(-- |\\+\\+\\+ |@@ )?[a-z ]{0,8}", 0..4)), 1..6),
+            crlf in any::<bool>(),
+        ) {
+            let mut text: String = files.iter().map(|(k, p, b)| section(*k, p, b)).collect();
+            if crlf {
+                text = text.replace('\n', "\r\n");
+            }
+            let strict = parse_patch(&text).map_err(|e| TestCaseError::fail(format!("{}: {text}", e.message)))?;
+            prop_assert_eq!(&parse_patch_lenient(&text), &strict);
+            prop_assert_eq!(strict.files.len(), files.len());
+            for (f, (kind, path, _)) in strict.files.iter().zip(&files) {
+                prop_assert_eq!(&text[f.header_paths[0].span.range()], format!("a/{path}"));
+                prop_assert_eq!(f.binary, kind % 6 == 5);
+                let expect_new = match kind % 6 { 2 => None, 3 => Some(format!("{path}.new")), _ => Some(path.clone()) };
+                prop_assert_eq!(&f.new_path, &expect_new);
+                for h in &f.header_paths {
+                    prop_assert!(text[h.span.range()].ends_with(path.as_str()) || text[h.span.range()].ends_with(".new") || &text[h.span.range()] == "/dev/null");
+                }
+            }
         }
     }
 }

@@ -30,9 +30,99 @@ pub fn short_id(prefix: &str, digest: &str) -> String {
     format!("{prefix}-{}", &digest[..n])
 }
 
+/// A file's mode as a tree digest sees it: only the executable bit counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FileMode {
+    Regular,
+    Executable,
+}
+
+impl FileMode {
+    /// The git spelling, which is what the digest hashes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileMode::Regular => "100644",
+            FileMode::Executable => "100755",
+        }
+    }
+}
+
+/// One file of a folder's tree: its path relative to the folder (`/`-separated), its mode
+/// and its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeEntry<'a> {
+    pub path: &'a str,
+    pub mode: FileMode,
+    pub bytes: &'a [u8],
+}
+
+/// Whether `path` (relative, `/`-separated) is part of a folder's tree: everything but what
+/// lies in a `.git` folder (documented in `docs/language.md`, `dir(…)` parameters).
+pub fn in_tree(path: &str) -> bool {
+    !path.split('/').any(|c| c == ".git")
+}
+
+/// The digest of a folder's tree: every entry [`in_tree`], sorted by path bytes, as
+/// path, NUL, mode, NUL, length (u64 little-endian), bytes. Lowercase hex sha256. The one
+/// digest of a folder, whichever loader read it.
+pub fn folder_digest(entries: &[TreeEntry<'_>]) -> String {
+    let mut sorted: Vec<&TreeEntry<'_>> = entries.iter().filter(|e| in_tree(e.path)).collect();
+    sorted.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    let mut h = Sha256::new();
+    for e in sorted {
+        h.update(e.path.as_bytes());
+        h.update([0]);
+        h.update(e.mode.as_str().as_bytes());
+        h.update([0]);
+        h.update((e.bytes.len() as u64).to_le_bytes());
+        h.update(e.bytes);
+    }
+    hex::encode(h.finalize())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry<'a>(path: &'a str, mode: FileMode, bytes: &'a [u8]) -> TreeEntry<'a> {
+        TreeEntry { path, mode, bytes }
+    }
+
+    #[test]
+    fn folder_digests_ignore_order_and_git_folders_but_not_modes_paths_or_bytes() {
+        use FileMode::{Executable, Regular};
+        let base = folder_digest(&[entry("a.txt", Regular, b"x"), entry("a/b", Regular, b"y")]);
+        let same = [
+            vec![entry("a/b", Regular, b"y"), entry("a.txt", Regular, b"x")],
+            vec![
+                entry("a/b", Regular, b"y"),
+                entry(".git/HEAD", Regular, b"ref"),
+                entry("a.txt", Regular, b"x"),
+                entry("sub/.git/config", Regular, b"c"),
+            ],
+        ];
+        for tree in same {
+            assert_eq!(base, folder_digest(&tree), "{tree:?}");
+        }
+        let other = [
+            vec![
+                entry("a.txt", Executable, b"x"),
+                entry("a/b", Regular, b"y"),
+            ],
+            vec![entry("a.txt", Regular, b"xy"), entry("a/b", Regular, b"")],
+            vec![entry("a.txt", Regular, b"x"), entry("a/c", Regular, b"y")],
+            // `.gitignore` is an ordinary file.
+            vec![
+                entry("a.txt", Regular, b"x"),
+                entry("a/b", Regular, b"y"),
+                entry(".gitignore", Regular, b""),
+            ],
+        ];
+        for tree in other {
+            assert_ne!(base, folder_digest(&tree), "{tree:?}");
+        }
+        assert_eq!(folder_digest(&[]), sha256_hex(b""));
+    }
 
     #[test]
     fn digests_are_tagged_and_short_ids_are_16_hex() {

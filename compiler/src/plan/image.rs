@@ -7,6 +7,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Role;
 
+/// The unprivileged user and group the test command runs as, created in the task image
+/// with this id (its Dockerfile) and dropped to by the run script.
+pub const TEST_UID: u32 = 10001;
+pub const TEST_USER: &str = "taskc-test";
+
+/// The engine tag of the environment image `id` (`img-…`).
+pub fn env_image_tag(id: &str) -> String {
+    format!("taskc/env:{id}")
+}
+
+/// The engine tag of the task image `id` (`img-…`).
+pub fn task_image_tag(id: &str) -> String {
+    format!("taskc/task:{id}")
+}
+
 /// Both images a plan's runs start from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Images {
@@ -83,6 +98,24 @@ pub struct TaskImage {
     pub from: String,
     /// In declaration order.
     pub repos: Vec<RepoMaterial>,
+    /// The Dockerfile that builds it (its text enters `digest`): `FROM` the environment
+    /// image, the repositories copied from the build context's `work/`, the test user, each
+    /// repository's setup commands.
+    pub dockerfile: String,
+}
+
+impl EnvImage {
+    /// The engine tag of this image.
+    pub fn tag(&self) -> String {
+        env_image_tag(&self.id)
+    }
+}
+
+impl TaskImage {
+    /// The engine tag of this image.
+    pub fn tag(&self) -> String {
+        task_image_tag(&self.id)
+    }
 }
 
 /// One repository as the task image holds it.

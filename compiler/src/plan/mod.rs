@@ -20,7 +20,8 @@ use crate::model::TaskKind;
 
 pub use digest::{canonical_digest, sha256_hex, short_id};
 pub use image::{
-    BuildContext, EnvImage, Images, LocalEnv, Param, RepoMaterial, SourceRef, TaskImage,
+    env_image_tag, task_image_tag, BuildContext, EnvImage, Images, LocalEnv, Param, RepoMaterial,
+    SourceRef, TaskImage, TEST_UID, TEST_USER,
 };
 pub use run::{DroppedTest, Run, SelectHow, Step, TestSelection, TestStep};
 pub use score::{ScoreMode, ScorePlan};

@@ -23,6 +23,7 @@ pub fn patch_file(path: &str, text: &str, paths: &[&str]) -> PatchFile {
                     hunks: Vec::new(),
                     binary: false,
                     span: Span::default(),
+                    header_paths: Vec::new(),
                 })
                 .collect(),
         },

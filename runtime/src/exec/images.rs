@@ -1,7 +1,8 @@
 //! The plan's two images as backend builds: the environment image (the recipe's rendered
 //! Dockerfile, or its local variant) and the task image (every repository materialised at
-//! base under `/work/<name>`, then the setup commands). Neither holds a gold patch or a
-//! hidden test: those are uploaded into runs only.
+//! base under `/work/<name>`, then the setup commands). Both Dockerfiles are lowered by the
+//! compiler and hashed into their image ids; this module only gathers their build contexts.
+//! Neither holds a gold patch or a hidden test: those are uploaded into runs only.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,11 +13,6 @@ use super::script::sh_quote;
 use crate::backend::{ContextFile, ImageBuild, IMAGE_LABEL};
 use crate::repo::Materialized;
 
-/// Docker tag of a plan image id (`img-…`).
-pub fn tag(kind: &str, id: &str) -> String {
-    format!("taskc/{kind}:{id}")
-}
-
 /// The environment image build of `plan`.
 pub fn env_build(plan: &Plan, base_image: &str) -> ImageBuild {
     let env = &plan.images.environment;
@@ -25,7 +21,7 @@ pub fn env_build(plan: &Plan, base_image: &str) -> ImageBuild {
     labels.insert("taskc.recipe".to_string(), env.recipe.clone());
     labels.insert("taskc.base".to_string(), base_image.to_string());
     ImageBuild {
-        tag: tag("env", &env.id),
+        tag: env.tag(),
         dockerfile: env.dockerfile.clone(),
         context: Vec::new(),
         labels,
@@ -36,19 +32,44 @@ pub fn env_build(plan: &Plan, base_image: &str) -> ImageBuild {
 
 /// The files of the environment image's build context (a `dir("…")` recipe parameter),
 /// read from `spec_dir` and checked against the digest the plan was lowered with: a context
-/// that changed since is an error, never a silently different image.
+/// that changed since is an error, never a silently different image. The digest is taken
+/// over the very files sent (`folder_digest`, as the checker's loader takes it), so what is
+/// checked is what is built.
 pub fn env_context(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ContextFile>> {
     use taskc_compiler::loader::Loader;
+    use taskc_compiler::plan::digest::{folder_digest, in_tree, FileMode, TreeEntry};
     let Some(ctx) = &plan.images.environment.context else {
         return Ok(Vec::new());
     };
-    let loader = crate::fs_loader::FsLoader::new(spec_dir);
-    let now = loader.dir_digest(&ctx.path).map_err(|e| {
-        std::io::Error::other(format!(
-            "the build context `{}` cannot be read: {e:?}",
-            ctx.path
-        ))
-    })?;
+    // Refuses a context that leaves the spec's folder (through a symbolic link).
+    crate::fs_loader::FsLoader::new(spec_dir)
+        .kind(&ctx.path)
+        .map_err(|e| {
+            std::io::Error::other(format!(
+                "the build context `{}` cannot be read: {e:?}",
+                ctx.path
+            ))
+        })?;
+    let root = spec_dir.join(&ctx.path);
+    let mut files = Vec::new();
+    // A fixed modification time: the image depends on the bytes only.
+    collect(&root, &root, "", 0, &mut files)?;
+    // The digest leaves `.git` folders out; so does the context.
+    files.retain(|f| in_tree(&f.path));
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let entries: Vec<TreeEntry<'_>> = files
+        .iter()
+        .map(|f| TreeEntry {
+            path: &f.path,
+            mode: if f.mode & 0o111 != 0 {
+                FileMode::Executable
+            } else {
+                FileMode::Regular
+            },
+            bytes: &f.bytes,
+        })
+        .collect();
+    let now = folder_digest(&entries);
     if now != ctx.digest {
         return Err(std::io::Error::other(format!(
             "the build context `{}` changed since the plan was made (tree {} now, {} in the plan); re-run to lower the spec again",
@@ -57,13 +78,6 @@ pub fn env_context(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ContextF
             &ctx.digest[..12.min(ctx.digest.len())]
         )));
     }
-    let root = spec_dir.join(&ctx.path);
-    let mut files = Vec::new();
-    // A fixed modification time: the image depends on the bytes only.
-    collect(&root, &root, "", 0, &mut files)?;
-    // The digest leaves `.git` folders out; so does the context.
-    files.retain(|f| !f.path.split('/').any(|c| c == ".git"));
-    files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
 }
 
@@ -87,32 +101,22 @@ pub fn task_build(
         collect(&m.path, &m.path, &prefix, m.mtime, &mut context)?;
     }
     context.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut df = format!("FROM {}\nCOPY work/ /work/\n", tag("env", &img.from));
-    // The unprivileged user the test command runs as (`exec::script`, least privilege);
-    // tool folders under /root (GOPATH, CARGO_HOME…) stay readable to it.
-    df.push_str(&format!(
-        "RUN groupadd -g {uid} {user} && useradd -u {uid} -g {uid} -M -d /tmp/{user}-home -s /bin/bash {user} && chmod 0755 /root\n",
-        uid = super::script::TEST_UID,
-        user = super::script::TEST_USER,
-    ));
-    let mut local_setup = Vec::new();
-    for r in &img.repos {
-        for cmd in &r.setup {
-            df.push_str(&format!(
-                "RUN cd {} && bash -euo pipefail -c {}\n",
-                sh_quote(&r.path),
-                sh_quote(cmd)
-            ));
-            local_setup.push(format!("cd work/{} && {}", sh_quote(&r.name), cmd));
-        }
-    }
-    df.push_str("WORKDIR /work\n");
+    // The local backend runs the setup commands itself, in the run's copy of `work/`.
+    let local_setup = img
+        .repos
+        .iter()
+        .flat_map(|r| {
+            r.setup
+                .iter()
+                .map(|cmd| format!("cd work/{} && {}", sh_quote(&r.name), cmd))
+        })
+        .collect();
     let mut labels = BTreeMap::new();
     labels.insert(IMAGE_LABEL.to_string(), img.id.clone());
     labels.insert("taskc.task".to_string(), plan.task.id.clone());
     Ok(ImageBuild {
-        tag: tag("task", &img.id),
-        dockerfile: df,
+        tag: img.tag(),
+        dockerfile: img.dockerfile.clone(),
         context,
         labels,
         local_setup,
@@ -168,4 +172,50 @@ fn file_mode(md: &std::fs::Metadata) -> u32 {
 #[cfg(not(unix))]
 fn file_mode(_: &std::fs::Metadata) -> u32 {
     0o644
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use taskc_compiler::check::check_spec;
+    use taskc_compiler::lower::{lower_verify, LowerOptions};
+
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn the_build_context_sent_is_the_one_checked_and_a_changed_one_is_refused() {
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/dockerfile-env");
+        let dir = tempfile::tempdir().unwrap();
+        copy(&fixture, dir.path());
+        let loader = crate::fs_loader::FsLoader::new(dir.path());
+        let spec = std::fs::read(dir.path().join("dockerfile-env.task")).unwrap();
+        let checked = check_spec("dockerfile-env.task", &spec, &loader);
+        let task = checked.task.expect("the fixture checks");
+        let plan = lower_verify(&task, &LowerOptions::default()).unwrap();
+        let files = env_context(&plan, dir.path()).unwrap();
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["Dockerfile", "files/expected"]);
+        // A `.git` folder is not part of the context, sent or hashed.
+        std::fs::create_dir_all(dir.path().join("env/.git")).unwrap();
+        std::fs::write(dir.path().join("env/.git/HEAD"), "ref").unwrap();
+        assert_eq!(env_context(&plan, dir.path()).unwrap(), files);
+        // Any other change is refused until the spec is lowered again.
+        std::fs::write(dir.path().join("env/files/expected"), "changed\n").unwrap();
+        let err = env_context(&plan, dir.path()).unwrap_err();
+        assert!(
+            err.to_string().contains("changed since the plan was made"),
+            "{err}"
+        );
+    }
 }

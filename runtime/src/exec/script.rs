@@ -86,9 +86,8 @@ pub const HARNESS_LOG: &str = "harness.log";
 /// without bubblewrap): the test command then keeps the script's user.
 pub const UNSANDBOXED_VAR: &str = "TASKC_UNSANDBOXED";
 /// The unprivileged user and group the test command runs as (`taskc-test`, created in the
-/// task image with this id).
-pub const TEST_UID: u32 = 10001;
-pub const TEST_USER: &str = "taskc-test";
+/// task image with this id by its lowered Dockerfile).
+pub use taskc_compiler::plan::{TEST_UID, TEST_USER};
 /// The test user's process limit where the sandbox has no pids cgroup (the local backend).
 pub const LOCAL_NPROC: u32 = 4096;
 /// Time the harness may take around the test command (patches, uploads, collect) before
@@ -136,16 +135,8 @@ pub enum ScriptError {
     MissingBlob(String),
 }
 
-/// Quote `s` for bash as one word.
-pub fn sh_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@%+,".contains(&b))
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
+/// Quote `s` for bash as one word (the compiler's quoting, which lowered Dockerfiles use).
+pub use taskc_compiler::lower::shell_quote as sh_quote;
 
 fn repo_dir(repo: &str) -> String {
     format!("\"$TASKC_ROOT\"/work/{}", sh_quote(repo))

@@ -172,7 +172,7 @@ impl ResultStore {
 
     /// Keep the streamed log `partial` as the log of `name` (the repository under test).
     pub fn keep_log(&self, key: &ResultKey, name: &str, partial: &Path) -> std::io::Result<()> {
-        std::fs::rename(partial, self.log_path(key, name))
+        crate::atomic::keep_durably(partial, &self.log_path(key, name))
     }
 
     /// Where the log of `name` (a repository or `run`) of a stored run is.

@@ -71,7 +71,7 @@ pub fn write(out: &Path, folder: &TaskFolder, force: bool) -> Result<PathBuf, Wr
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
-        std::fs::write(&p, bytes).map_err(io(&p))?;
+        crate::atomic::write_atomic(&p, bytes).map_err(io(&p))?;
     }
     let staged = partial.keep();
     if dest.symlink_metadata().is_ok() {
@@ -88,5 +88,7 @@ pub fn write(out: &Path, folder: &TaskFolder, force: bool) -> Result<PathBuf, Wr
         let _ = std::fs::remove_dir_all(&staged);
         return Err(WriteError::Io(dest, e));
     }
+    // Every file was written durably in the staged folder; make its move durable too.
+    crate::atomic::sync_dir(out).map_err(io(out))?;
     Ok(dest)
 }

@@ -65,12 +65,10 @@ fn failed(cache: &Path, tag: String, detail: String, log: String) -> PipelineErr
     }
 }
 
-/// Writes `text` to `path` atomically (a temporary file in the same folder, then rename).
+/// Writes `text` to `path` atomically, creating its folder.
 fn save(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    crate::atomic::write_atomic(path, text.as_bytes())
 }

@@ -10,7 +10,6 @@ use taskc_compiler::plan::Plan;
 
 use super::PipelineError;
 use crate::backend::{Backend, GcItem, GcReport, KeepImages};
-use crate::exec::images::tag;
 use crate::exec::ResultStore;
 
 /// What to keep: image tags and run ids referenced by the kept specs' plans.
@@ -27,10 +26,8 @@ pub struct GcKeep {
 impl GcKeep {
     /// Keep the images of `plan` and the results of its runs.
     pub fn add_plan(&mut self, plan: &Plan) {
-        self.images
-            .tags
-            .insert(tag("env", &plan.images.environment.id));
-        self.images.tags.insert(tag("task", &plan.images.task.id));
+        self.images.tags.insert(plan.images.environment.tag());
+        self.images.tags.insert(plan.images.task.tag());
         for run in plan.runs() {
             self.runs.insert(run.id.clone());
         }

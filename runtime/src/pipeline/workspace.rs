@@ -142,7 +142,7 @@ fn export_one(
     }
     let prompt = plan.blobs.get(&w.prompt).cloned().unwrap_or_default();
     let prompt_path = dir.join(PROMPT_FILE);
-    std::fs::write(&prompt_path, prompt)
+    crate::atomic::write_atomic(&prompt_path, prompt.as_bytes())
         .map_err(io(format!("cannot write {}", prompt_path.display())))?;
     let manifest = Manifest {
         task: &plan.task.id,
@@ -155,7 +155,7 @@ fn export_one(
         source: std::io::Error::other(e),
     })?;
     let manifest_path = dir.join(WORKSPACE_FILE);
-    std::fs::write(&manifest_path, format!("{json}\n"))
+    crate::atomic::write_atomic(&manifest_path, format!("{json}\n").as_bytes())
         .map_err(io(format!("cannot write {}", manifest_path.display())))?;
     Ok(ExportedWorkspace {
         name: w.name.clone(),

@@ -2,11 +2,16 @@
 //! every repository) into one diff per repository: `a/proxy/src/x.py` belongs to repository
 //! `proxy` and becomes `a/src/x.py`, so each part applies inside its repository.
 //!
-//! Hunk bodies are copied as they are; only file headers (`diff --git`, `---`, `+++`,
-//! `rename`/`copy` lines) are rewritten. Hunk line counts are followed, so a removed line
-//! that starts with `-- ` is never taken for a header.
+//! The diff is read with the compiler's diff parser (leniently: a malformed hunk is the
+//! agent's, and must fail when applied, not here). Each file's section — from its header to
+//! the next file's — is copied as it is but for the paths its header lines name
+//! (`diff --git`, `---`, `+++`, `rename`/`copy`), which are rewritten by their spans. Hunk
+//! bodies are never touched, so a removed line that starts with `-- ` is never taken for a
+//! header.
 
 use std::collections::BTreeMap;
+
+use taskc_compiler::patch::{parse_patch_lenient, FilePatch, HeaderLine};
 
 /// Why a combined diff could not be split.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -22,234 +27,90 @@ pub enum SplitError {
     NoFiles,
 }
 
-#[derive(Default)]
-struct Section<'a> {
-    lines: Vec<&'a str>,
-    git: bool,
-    seen_minus: bool,
-}
-
 /// Split `diff` by leading repository folder, one of `known`. A blank diff gives no parts.
 pub fn split_by_repo(diff: &str, known: &[String]) -> Result<BTreeMap<String, String>, SplitError> {
     if diff.trim().is_empty() {
         return Ok(BTreeMap::new());
     }
-    let sections = sections(diff);
-    if sections.is_empty() {
+    let patch = parse_patch_lenient(diff);
+    if patch.files.is_empty() {
         return Err(SplitError::NoFiles);
     }
     let mut parts: BTreeMap<String, String> = BTreeMap::new();
-    for s in sections {
-        let (repo, text) = rewrite(&s, known)?;
+    for (i, file) in patch.files.iter().enumerate() {
+        // Text before the first section (a commit message) is dropped; text after a
+        // file's last hunk stays with it.
+        let start = file.span.start as usize;
+        let end = patch
+            .files
+            .get(i + 1)
+            .map_or(diff.len(), |next| next.span.start as usize);
+        let (repo, text) = rewrite(diff, file, start..end, known)?;
         parts.entry(repo).or_default().push_str(&text);
     }
     Ok(parts)
 }
 
-/// Cut `diff` into file sections, following hunk counts.
-fn sections(diff: &str) -> Vec<Section<'_>> {
-    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
-    let mut out: Vec<Section<'_>> = Vec::new();
-    let (mut old_left, mut new_left) = (0u64, 0u64);
-    for (i, line) in lines.iter().enumerate() {
-        if old_left > 0 || new_left > 0 {
-            match line.as_bytes().first() {
-                Some(b'-') => old_left = old_left.saturating_sub(1),
-                Some(b'+') => new_left = new_left.saturating_sub(1),
-                Some(b'\\') => {}
-                _ => {
-                    old_left = old_left.saturating_sub(1);
-                    new_left = new_left.saturating_sub(1);
-                }
-            }
-            if let Some(s) = out.last_mut() {
-                s.lines.push(line);
-            }
-            continue;
-        }
-        if line.starts_with("diff --git ") {
-            out.push(Section {
-                lines: vec![line],
-                git: true,
-                seen_minus: false,
-            });
-            continue;
-        }
-        let next_plus = lines.get(i + 1).is_some_and(|n| n.starts_with("+++ "));
-        if line.starts_with("--- ") && next_plus {
-            let continues = out.last().is_some_and(|s| s.git && !s.seen_minus);
-            if !continues {
-                out.push(Section::default());
-            }
-            if let Some(s) = out.last_mut() {
-                s.seen_minus = true;
-                s.lines.push(line);
-            }
-            continue;
-        }
-        if line.starts_with("@@ ") {
-            if let Some((o, n)) = hunk_counts(line) {
-                old_left = o;
-                new_left = n;
-            }
-        }
-        // Text before the first section (a commit message) is dropped.
-        if let Some(s) = out.last_mut() {
-            s.lines.push(line);
-        }
-    }
-    out
-}
-
-/// `@@ -a,b +c,d @@` → (b, d); a missing count means 1.
-fn hunk_counts(line: &str) -> Option<(u64, u64)> {
-    let mut it = line.split_whitespace().skip(1);
-    let count = |tok: &str| -> Option<u64> {
-        match tok[1..].split_once(',') {
-            Some((_, n)) => n.parse().ok(),
-            None => tok[1..].parse::<u64>().ok().map(|_| 1),
-        }
-    };
-    let old = it.next().filter(|t| t.starts_with('-'))?;
-    let new = it.next().filter(|t| t.starts_with('+'))?;
-    Some((count(old)?, count(new)?))
-}
-
-/// The repository of one section and its text with repository folders removed.
-fn rewrite(s: &Section<'_>, known: &[String]) -> Result<(String, String), SplitError> {
+/// The repository of one file section (`section` of `diff`) and its text with repository
+/// folders removed from its header paths.
+fn rewrite(
+    diff: &str,
+    file: &FilePatch,
+    section: std::ops::Range<usize>,
+    known: &[String],
+) -> Result<(String, String), SplitError> {
     let mut repo: Option<String> = None;
-    let mut note = |r: &str, path: &str| -> Result<(), SplitError> {
-        match &repo {
-            Some(prev) if prev != r => Err(SplitError::CrossRepo {
-                from: format!("{prev}/…"),
-                to: path.to_string(),
-            }),
-            _ => {
-                repo = Some(r.to_string());
-                Ok(())
-            }
-        }
-    };
     let mut text = String::new();
-    let mut in_header = true;
-    for line in &s.lines {
-        if !in_header {
-            text.push_str(line);
+    let mut at = section.start;
+    for h in &file.header_paths {
+        let range = h.span.range();
+        let Some(path) = diff.get(range.clone()) else {
+            continue;
+        };
+        if path == "/dev/null" || !section.contains(&range.start) {
             continue;
         }
-        if line.starts_with("@@ ") || line.starts_with("GIT binary patch") {
-            in_header = false;
-            text.push_str(line);
-            continue;
-        }
-        let (body, eol) = split_eol(line);
-        if let Some(rest) = body.strip_prefix("diff --git ") {
-            let (r, new) = rewrite_git_line(rest, known)?;
-            for x in &r {
-                note(x, body)?;
+        let (r, new) = rewrite_path(path, h.line, known)?;
+        match &repo {
+            Some(prev) if *prev != r => {
+                return Err(SplitError::CrossRepo {
+                    from: format!("{prev}/…"),
+                    to: path.to_string(),
+                })
             }
-            text.push_str("diff --git ");
-            text.push_str(&new);
-        } else if let Some((tag, path)) = header_path(body) {
-            if path == "/dev/null" || path.starts_with("/dev/null\t") {
-                text.push_str(body);
-            } else {
-                let (r, new) = rewrite_path(path, tag, known)?;
-                note(&r, path)?;
-                text.push_str(&body[..body.len() - path.len()]);
-                text.push_str(&new);
-            }
-        } else {
-            text.push_str(body);
+            _ => repo = Some(r),
         }
-        text.push_str(eol);
+        text.push_str(&diff[at..range.start]);
+        text.push_str(&new);
+        at = range.end;
     }
+    text.push_str(&diff[at..section.end]);
     match repo {
         Some(r) => Ok((r, text)),
         None => Err(SplitError::NoFiles),
     }
 }
 
-fn split_eol(line: &str) -> (&str, &str) {
-    match line.strip_suffix('\n') {
-        Some(b) => (b, "\n"),
-        None => (line, ""),
-    }
-}
-
-/// A header line naming a path: (kind, path text). `---`/`+++` keep a/ b/ prefixes;
-/// rename/copy lines name bare paths.
-fn header_path(body: &str) -> Option<(&'static str, &str)> {
-    for (prefix, tag) in [
-        ("--- ", "a"),
-        ("+++ ", "b"),
-        ("rename from ", ""),
-        ("rename to ", ""),
-        ("copy from ", ""),
-        ("copy to ", ""),
-    ] {
-        if let Some(p) = body.strip_prefix(prefix) {
-            return Some((tag, p));
-        }
-    }
-    None
-}
-
-/// Rewrite one path (maybe quoted, maybe `a/`- or `b/`-prefixed, maybe followed by a tab
-/// and a timestamp). `side` is the prefix to use when the path had none (`a`, `b`, or
-/// empty for bare rename/copy paths).
-fn rewrite_path(path: &str, side: &str, known: &[String]) -> Result<(String, String), SplitError> {
+/// Rewrite one path as written (maybe quoted, maybe `a/`- or `b/`-prefixed) on header line
+/// `line`: its repository, and the path without the repository folder (a path without the
+/// usual prefix gets it).
+fn rewrite_path(
+    path: &str,
+    line: HeaderLine,
+    known: &[String],
+) -> Result<(String, String), SplitError> {
     let (quoted, inner) = match path.strip_prefix('"') {
         Some(rest) => (true, rest),
         None => (false, path),
     };
+    let side = line.side_prefix();
     let (prefix, bare) = match inner.get(..2) {
-        Some("a/") | Some("b/") if !side.is_empty() => (&inner[..2], &inner[2..]),
-        _ if side.is_empty() => ("", inner),
-        // A path without a/ b/ prefix (`diff -u proxy/x proxy/x`): add the usual prefix.
-        _ => ("", inner),
+        Some(p @ ("a/" | "b/")) if !side.is_empty() => (p, &inner[2..]),
+        _ => (side, inner),
     };
     let (repo, rest) = repo_of(bare, known).ok_or_else(|| outside(bare, known))?;
-    let new_prefix = match (prefix.is_empty(), side.is_empty()) {
-        (false, _) => prefix.to_string(),
-        (true, false) => format!("{side}/"),
-        (true, true) => String::new(),
-    };
     let q = if quoted { "\"" } else { "" };
-    Ok((repo.to_string(), format!("{q}{new_prefix}{rest}")))
-}
-
-/// Rewrite the rest of a `diff --git a/R/x b/R/y` line.
-fn rewrite_git_line(rest: &str, known: &[String]) -> Result<(Vec<String>, String), SplitError> {
-    let (a_quoted, a) = match rest.strip_prefix('"') {
-        Some(r) => (true, r),
-        None => (false, rest),
-    };
-    let a = a.strip_prefix("a/").ok_or_else(|| outside(rest, known))?;
-    let shown = a.split(" b/").next().unwrap_or(a);
-    let (ra, after_a) = repo_of(a, known).ok_or_else(|| outside(shown, known))?;
-    // Find where the b-side starts: ` b/<repo>/` or ` "b/<repo>/`.
-    let mut found = None;
-    for (i, _) in after_a.match_indices(' ') {
-        let tail = &after_a[i + 1..];
-        let (q, t) = match tail.strip_prefix('"') {
-            Some(t) => (true, t),
-            None => (false, tail),
-        };
-        if let Some(b) = t.strip_prefix("b/") {
-            if let Some((rb, after_b)) = repo_of(b, known) {
-                found = Some((i, q, rb, after_b));
-                break;
-            }
-        }
-    }
-    let Some((i, b_quoted, rb, after_b)) = found else {
-        return Err(outside(after_a, known));
-    };
-    let qa = if a_quoted { "\"" } else { "" };
-    let qb = if b_quoted { "\"" } else { "" };
-    let new = format!("{qa}a/{} {qb}b/{after_b}", &after_a[..i]);
-    Ok((vec![ra.to_string(), rb.to_string()], new))
+    Ok((repo.to_string(), format!("{q}{prefix}{rest}")))
 }
 
 /// `R/rest` with `R` a known repository → (R, rest).
@@ -260,13 +121,8 @@ fn repo_of<'a, 'k>(path: &'a str, known: &'k [String]) -> Option<(&'k str, &'a s
 }
 
 fn outside(path: &str, known: &[String]) -> SplitError {
-    let path = path
-        .split('\t')
-        .next()
-        .unwrap_or(path)
-        .trim_end_matches('"');
     SplitError::OutsideRepo {
-        path: path.to_string(),
+        path: path.trim_end_matches('"').to_string(),
         known: known.join(", "),
     }
 }
@@ -383,5 +239,153 @@ new file mode 100644
             split_by_repo(d, &known()),
             Err(SplitError::CrossRepo { .. })
         ));
+    }
+
+    #[test]
+    fn binary_mode_empty_and_no_newline_sections_split_whole() {
+        let d = "\
+diff --git a/proxy/logo.png b/proxy/logo.png
+index 87ae6b6..22f6b3b 100644
+GIT binary patch
+literal 3
+KcmZ?wbNT=P0RRC2
+
+literal 0
+HcmV?d00001
+
+diff --git a/gateway/run.sh b/gateway/run.sh
+old mode 100644
+new mode 100755
+diff --git a/gateway/empty b/gateway/empty
+new file mode 100644
+index 0000000..e69de29
+diff --git a/proxy/x b/proxy/x
+--- a/proxy/x
++++ b/proxy/x
+@@ -1 +1 @@
+-a
+\\ No newline at end of file
++b
+\\ No newline at end of file
+";
+        let parts = split_by_repo(d, &known()).unwrap();
+        assert_eq!(
+            parts["proxy"],
+            "\
+diff --git a/logo.png b/logo.png
+index 87ae6b6..22f6b3b 100644
+GIT binary patch
+literal 3
+KcmZ?wbNT=P0RRC2
+
+literal 0
+HcmV?d00001
+
+diff --git a/x b/x
+--- a/x
++++ b/x
+@@ -1 +1 @@
+-a
+\\ No newline at end of file
++b
+\\ No newline at end of file
+"
+        );
+        assert_eq!(
+            parts["gateway"],
+            "\
+diff --git a/run.sh b/run.sh
+old mode 100644
+new mode 100755
+diff --git a/empty b/empty
+new file mode 100644
+index 0000000..e69de29
+"
+        );
+    }
+
+    #[test]
+    fn crlf_diffs_keep_their_line_endings() {
+        let d = COMBINED.replace('\n', "\r\n");
+        let parts = split_by_repo(&d, &known()).unwrap();
+        let lf = split_by_repo(COMBINED, &known()).unwrap();
+        for (repo, text) in &lf {
+            assert_eq!(parts[repo], text.replace('\n', "\r\n"));
+        }
+    }
+
+    #[test]
+    fn a_malformed_hunk_is_split_as_it_stands_to_fail_when_applied() {
+        // The hunk claims three lines and has two: the agent's patch, copied for `git apply`.
+        // The next `diff --git` still starts a file of its own repository (it is not
+        // swallowed into proxy's hunk).
+        let d = "diff --git a/proxy/x b/proxy/x\n--- a/proxy/x\n+++ b/proxy/x\n@@ -1,3 +1,3 @@\n-a\n+b\n\
+                 diff --git a/gateway/y b/gateway/y\n--- a/gateway/y\n+++ b/gateway/y\n@@ -1 +1 @@\n-a\n+b\n";
+        let parts = split_by_repo(d, &known()).unwrap();
+        assert_eq!(
+            parts["proxy"],
+            "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n+b\n"
+        );
+        assert_eq!(
+            parts["gateway"],
+            "diff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+    }
+
+    #[test]
+    fn escaped_quoted_paths_and_copies() {
+        let d = "diff --git \"a/proxy/t\\303\\251st.py\" \"b/gateway/t\\303\\251st.py\"\n";
+        assert!(matches!(
+            split_by_repo(d, &known()),
+            Err(SplitError::CrossRepo { .. })
+        ));
+        let d = "diff --git a/proxy/a.py b/proxy/b.py\nsimilarity index 90%\ncopy from proxy/a.py\ncopy to proxy/b.py\n--- a/proxy/a.py\n+++ b/proxy/b.py\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(
+            split_by_repo(d, &known()).unwrap()["proxy"],
+            "diff --git a/a.py b/b.py\nsimilarity index 90%\ncopy from a.py\ncopy to b.py\n--- a/a.py\n+++ b/b.py\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+        use taskc_compiler::patch::parse_patch;
+
+        fn section(path: &str, body: &[String]) -> String {
+            let n = body.len();
+            let adds: String = body.iter().map(|l| format!("+{l}\n")).collect();
+            let dels: String = body.iter().map(|l| format!("-{l}\n")).collect();
+            format!("diff --git a/{path} b/{path}\nindex 1..2 100644\n--- a/{path}\n+++ b/{path}\n@@ -1,{n} +1,{n} @@\n{dels}{adds}")
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+            /// Splitting a combined diff gives, per repository, exactly its files (paths
+            /// without the folder) with their hunks unchanged, and nothing else.
+            #[test]
+            fn each_part_holds_its_repositorys_files_unchanged(
+                files in proptest::collection::vec((0usize..2, "[a-z]{1,5}(/[a-z]{1,5})?", proptest::collection::vec("(-- |\\+\\+\\+ |@@ |diff --git )?[a-z ]{0,6}", 1..4)), 1..6),
+            ) {
+                let repos = known();
+                let combined: String = files
+                    .iter()
+                    .map(|(r, p, b)| section(&format!("{}/{p}", repos[*r]), b))
+                    .collect();
+                let parts = split_by_repo(&combined, &repos).unwrap();
+                for (r, repo) in repos.iter().enumerate() {
+                    let mine: String = files
+                        .iter()
+                        .filter(|(x, _, _)| *x == r)
+                        .map(|(_, p, b)| section(p, b))
+                        .collect();
+                    prop_assert_eq!(parts.get(repo).cloned().unwrap_or_default(), mine.clone());
+                    if !mine.is_empty() {
+                        let parsed = parse_patch(&parts[repo]).unwrap();
+                        prop_assert_eq!(parsed.files.len(), files.iter().filter(|(x, _, _)| *x == r).count());
+                    }
+                }
+            }
+        }
     }
 }
