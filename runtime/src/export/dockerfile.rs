@@ -30,9 +30,10 @@ pub fn dockerfile(plan: &Plan, commits: &[(String, String)], version: &str) -> S
     df.push_str(&format!(
         "RUN groupadd -g {TEST_UID} {TEST_USER} && useradd -u {TEST_UID} -g {TEST_UID} -M -d /tmp/{TEST_USER}-home -s /bin/bash {TEST_USER} && chmod 0755 /root\n"
     ));
+    // One hermetic git per line (a shell function, so nothing of it stays in the image).
     let git = format!(
-        "env GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_AUTHOR_NAME={n} GIT_AUTHOR_EMAIL={e} \
-         GIT_AUTHOR_DATE={d} GIT_COMMITTER_NAME={n} GIT_COMMITTER_EMAIL={e} GIT_COMMITTER_DATE={d} TZ=UTC LC_ALL=C git",
+        "g() {{ env GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_AUTHOR_NAME={n} GIT_AUTHOR_EMAIL={e} \
+         GIT_AUTHOR_DATE={d} GIT_COMMITTER_NAME={n} GIT_COMMITTER_EMAIL={e} GIT_COMMITTER_DATE={d} TZ=UTC LC_ALL=C git \"$@\"; }}",
         n = sh_quote(AUTHOR_NAME),
         e = sh_quote(AUTHOR_EMAIL),
         d = sh_quote(COMMIT_DATE),
@@ -42,9 +43,8 @@ pub fn dockerfile(plan: &Plan, commits: &[(String, String)], version: &str) -> S
             continue;
         };
         df.push_str(&format!(
-            "RUN cd {dir} && {git} init --quiet --template= --initial-branch=main && {git} add --all --force . \
-             && {git} commit --quiet --no-verify --allow-empty -m base \
-             && test \"$({git} rev-parse HEAD)\" = {commit}\n",
+            "RUN {git} && cd {dir} && g init --quiet --template= --initial-branch=main && g add --all --force . \
+             && g commit --quiet --no-verify --allow-empty -m base && test \"$(g rev-parse HEAD)\" = {commit}\n",
             dir = sh_quote(&r.path),
         ));
     }

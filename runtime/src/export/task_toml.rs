@@ -57,7 +57,7 @@ pub fn render(t: &TaskToml<'_>) -> String {
     let _ = writeln!(s, "\n[agent]\ntimeout_sec = {}.0", t.agent_timeout_secs);
     let _ = writeln!(
         s,
-        "\n[verifier]\ntimeout_sec = {}.0\nuser = \"root\"\nnetwork_mode = \"no-network\"",
+        "\n[verifier]\ntimeout_sec = {}.0\nuser = \"root\"",
         t.verifier_timeout_secs
     );
     let _ = writeln!(

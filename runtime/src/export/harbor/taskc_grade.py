@@ -486,6 +486,13 @@ def write_patch(text):
     return path
 
 
+def image_env():
+    """The image's environment (its ENV lines reach test.sh), the harness's own PATH."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TASKC_")}
+    env["PATH"] = HARNESS_PATH
+    return env
+
+
 def run_one(manifest, run, gits, predictions):
     for g in gits.values():
         g.reset()
@@ -530,7 +537,7 @@ def run_one(manifest, run, gits, predictions):
     start = time.monotonic()
     with open(log_path, "wb") as log:
         code = subprocess.run(cmd, cwd=t["workdir"], stdout=log, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, env={"PATH": HARNESS_PATH}).returncode
+                              stdin=subprocess.DEVNULL, env=image_env()).returncode
     secs = time.monotonic() - start
     subprocess.run(["setpriv", "--reuid=%d" % TEST_UID, "--regid=%d" % TEST_UID,
                     "--clear-groups", "--", "kill", "-9", "-1"],
