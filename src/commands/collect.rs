@@ -13,11 +13,26 @@ use crate::discover::display;
 use crate::exit::Exit;
 use crate::output;
 
+/// Where `taskc collect` reads from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FromArg {
+    /// A workspace `taskc workspace` exported (DIR), one prediction.
+    Workspace,
+    /// A finished Harbor job (DIR: `<jobs-dir>/<job>`) of tasks `taskc export harbor`
+    /// wrote: one prediction per trial, from the diffs its verifier recorded.
+    Harbor,
+}
+
 /// Arguments of `taskc collect`.
 #[derive(Debug, clap::Args)]
 pub struct CollectArgs {
-    /// The agent's finished workspace: a folder with one git repository per task repository.
+    /// The agent's finished workspace: a folder with one git repository per task repository
+    /// (or, with `--from harbor`, a Harbor job folder).
     pub dir: PathBuf,
+
+    /// What DIR is.
+    #[arg(long, value_enum, default_value_t = FromArg::Workspace)]
+    pub from: FromArg,
 
     /// Task id recorded in the prediction (default: the `task` of DIR/.taskc-workspace.json,
     /// which must exist: it records each repository's base commit).
@@ -35,6 +50,9 @@ pub struct CollectArgs {
 
 /// Run `taskc collect`.
 pub fn run(args: &CollectArgs, _ctx: &Context) -> Exit {
+    if args.from == FromArg::Harbor {
+        return run_harbor(args);
+    }
     let pred = match collect(&args.dir, args.task.as_deref(), &args.model) {
         Ok(p) => p,
         Err(e) => {
@@ -75,6 +93,50 @@ pub fn run(args: &CollectArgs, _ctx: &Context) -> Exit {
         } else {
             repos.join(", ")
         }
+    ));
+    Exit::Success
+}
+
+/// `--from harbor`: one line per trial; skipped trials reported on stderr with their path.
+fn run_harbor(args: &CollectArgs) -> Exit {
+    use taskc_runtime::predictions::harbor::collect_job;
+    let job = match collect_job(&args.dir) {
+        Ok(j) => j,
+        Err(e) => {
+            output::err(&format!(
+                "error[{}]: {e}\n  help: pass the folder `harbor run` wrote (<jobs-dir>/<job-name>)\n",
+                taskc_compiler::Code::HarborJobUnreadable.as_str()
+            ));
+            return Exit::Usage;
+        }
+    };
+    let mut text = String::new();
+    for (_, p) in &job.predictions {
+        text.push_str(&p.to_json_line());
+        text.push('\n');
+    }
+    match &args.output {
+        None => output::out(&text),
+        Some(path) => {
+            let written = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(text.as_bytes()));
+            if let Err(e) = written {
+                output::error(&format!("cannot append to {}: {e}", display(path)));
+                return Exit::Usage;
+            }
+        }
+    }
+    for s in &job.skipped {
+        output::err(&format!("skipped {}: {}\n", display(&s.path), s.reason));
+    }
+    output::err(&format!(
+        "collected {} prediction(s) from {} ({} trial(s) skipped)\n",
+        job.predictions.len(),
+        display(&args.dir),
+        job.skipped.len()
     ));
     Exit::Success
 }
