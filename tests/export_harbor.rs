@@ -46,7 +46,10 @@ fn export(out: &Path, extra: &[&str]) -> std::process::Output {
 /// Every file under `dir`: relative path → (mode, bytes).
 fn snapshot(dir: &Path, rel: &str, out: &mut Vec<(String, u32, Vec<u8>)>) {
     use std::os::unix::fs::PermissionsExt;
-    let mut entries: Vec<_> = std::fs::read_dir(dir.join(rel)).unwrap().flatten().collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir.join(rel))
+        .unwrap()
+        .flatten()
+        .collect();
     entries.sort_by_key(|e| e.file_name());
     for e in entries {
         let name = format!("{rel}{}", e.file_name().to_string_lossy());
@@ -60,11 +63,23 @@ fn snapshot(dir: &Path, rel: &str, out: &mut Vec<(String, u32, Vec<u8>)>) {
     }
 }
 
-/// The distinctive added lines of every gold and hidden-test patch of `example`.
-fn needles(example: &str) -> Vec<String> {
+/// The text of the repositories at base, as exported in `task`'s `environment/repos/`.
+fn base_text(task: &Path) -> String {
+    let mut files = Vec::new();
+    snapshot(&task.join("environment/repos"), "", &mut files);
+    files
+        .iter()
+        .map(|(_, _, b)| String::from_utf8_lossy(b).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The distinctive added lines of the gold (`gold`) or hidden-test (`tests`) patches of
+/// `example`: long enough, and not already somewhere at base.
+fn needles(example: &str, subs: &[&str], base: &str) -> Vec<String> {
     let dir = root().join("examples").join(example);
     let mut out = Vec::new();
-    for sub in ["gold", "tests"] {
+    for sub in subs {
         for f in std::fs::read_dir(dir.join(sub)).unwrap().flatten() {
             let text = std::fs::read_to_string(f.path()).unwrap();
             let patch = parse_patch(&text).expect("example patches parse");
@@ -77,6 +92,7 @@ fn needles(example: &str) -> Vec<String> {
             }
         }
     }
+    out.retain(|l| !base.contains(l.as_str()));
     out.sort();
     out.dedup();
     out
@@ -88,7 +104,11 @@ fn export_is_deterministic_leaks_nothing_into_environment_and_refuses_clobbering
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
     for out in [&a, &b] {
         let run = export(out, &[]);
-        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
     }
     let (mut sa, mut sb) = (Vec::new(), Vec::new());
     snapshot(&a, "", &mut sa);
@@ -96,26 +116,44 @@ fn export_is_deterministic_leaks_nothing_into_environment_and_refuses_clobbering
     assert!(sa.len() > 40, "too few files exported: {}", sa.len());
     assert!(sa == sb, "two exports of the same specs differ");
     for e in SOUND {
-        for f in ["task.toml", "instruction.md", "environment/Dockerfile", "tests/test.sh",
-                  "tests/taskc_grade.py", "tests/grading.json", "solution/solve.sh"] {
+        for f in [
+            "task.toml",
+            "instruction.md",
+            "environment/Dockerfile",
+            "tests/test.sh",
+            "tests/taskc_grade.py",
+            "tests/grading.json",
+            "solution/solve.sh",
+        ] {
             assert!(a.join(e).join(f).is_file(), "{e}/{f} missing");
         }
         // No gold or hidden-test line anywhere in environment/ (the agent's image context).
-        let needles = needles(e);
-        assert!(!needles.is_empty(), "{e}: no needles");
-        for (path, _, bytes) in sa.iter().filter(|(p, _, _)| p.starts_with(&format!("{e}/environment/"))) {
+        let base = base_text(&a.join(e));
+        let needles = needles(e, &["gold", "tests"], &base);
+        assert!(needles.len() >= 3, "{e}: too few needles: {needles:?}");
+        for (path, _, bytes) in sa
+            .iter()
+            .filter(|(p, _, _)| p.starts_with(&format!("{e}/environment/")))
+        {
             let text = String::from_utf8_lossy(bytes);
             for n in &needles {
-                assert!(!text.contains(n.as_str()), "{path} holds the hidden line `{n}`");
+                assert!(
+                    !text.contains(n.as_str()),
+                    "{path} holds the hidden line `{n}`"
+                );
             }
         }
-        // ... while solution/ and tests/ do hold them (the needles are real).
-        let graded: String = sa
+        // ... while solution/ does hold the gold lines (the needles are real).
+        let solution: String = sa
             .iter()
-            .filter(|(p, _, _)| p.starts_with(&format!("{e}/solution/")) || p.starts_with(&format!("{e}/tests/")))
+            .filter(|(p, _, _)| p.starts_with(&format!("{e}/solution/")))
             .map(|(_, _, b)| String::from_utf8_lossy(b).into_owned())
             .collect();
-        assert!(needles.iter().all(|n| graded.contains(n.as_str())), "{e}: a needle is nowhere");
+        let gold = needles(e, &["gold"], &base);
+        assert!(
+            !gold.is_empty() && gold.iter().all(|n| solution.contains(n.as_str())),
+            "{e}: a gold line is not in solution/"
+        );
     }
     // An existing task folder is never replaced without --force.
     let again = export(&a, &[]);
@@ -123,34 +161,71 @@ fn export_is_deterministic_leaks_nothing_into_environment_and_refuses_clobbering
     assert!(String::from_utf8_lossy(&again.stderr).contains("error[E1202]"));
     assert!(export(&a, &["--force"]).status.success());
     // A spec without a lock has no oracle to export.
-    let unsound = taskc(&["export", "harbor", "--out", tmp.path().join("c").to_str().unwrap(), &spec("unsound-partial")]);
+    let unsound = taskc(&[
+        "export",
+        "harbor",
+        "--out",
+        tmp.path().join("c").to_str().unwrap(),
+        &spec("unsound-partial"),
+    ]);
     assert_eq!(unsound.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&unsound.stderr).contains("error[E1200]"), "{}", String::from_utf8_lossy(&unsound.stderr));
+    assert!(
+        String::from_utf8_lossy(&unsound.stderr).contains("error[E1200]"),
+        "{}",
+        String::from_utf8_lossy(&unsound.stderr)
+    );
     assert!(!tmp.path().join("c").exists());
     // Independent: one folder per target, naming the repository to change.
     let ind = tmp.path().join("ind");
-    let run = taskc(&["export", "harbor", "--mode", "independent", "--out", ind.to_str().unwrap(), &spec("cookie-split")]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let run = taskc(&[
+        "export",
+        "harbor",
+        "--mode",
+        "independent",
+        "--out",
+        ind.to_str().unwrap(),
+        &spec("cookie-split"),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let prompt = std::fs::read_to_string(ind.join("cookie-split__gateway/instruction.md")).unwrap();
-    assert!(prompt.contains("change only the repository `gateway`"), "{prompt}");
+    assert!(
+        prompt.contains("change only the repository `gateway`"),
+        "{prompt}"
+    );
     assert!(ind.join("cookie-split__proxy/task.toml").is_file());
 }
 
-/// Removes what the Harbor runs left: the `hb__harbor-test-*` images and containers.
-struct DockerGuard(Vec<String>);
+/// Removes what the Harbor runs left: the images (`<trial>__env-main`, kept by
+/// `--no-delete`) and containers whose names start with [`PREFIX`].
+struct DockerGuard;
 
 impl Drop for DockerGuard {
     fn drop(&mut self) {
-        for image in &self.0 {
-            let ids = Command::new("docker")
-                .args(["ps", "-aq", "--filter", &format!("ancestor={image}")])
-                .output();
-            if let Ok(out) = ids {
-                for id in String::from_utf8_lossy(&out.stdout).split_whitespace() {
-                    let _ = Command::new("docker").args(["rm", "-f", id]).output();
+        for (what, list, rm) in [
+            (
+                "containers",
+                vec!["ps", "-a", "--format", "{{.Names}}"],
+                vec!["rm", "-f"],
+            ),
+            (
+                "images",
+                vec!["images", "--format", "{{.Repository}}:{{.Tag}}"],
+                vec!["rmi", "-f"],
+            ),
+        ] {
+            let Ok(out) = Command::new("docker").args(&list).output() else {
+                eprintln!("cannot list {what}");
+                continue;
+            };
+            for name in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+                if name.starts_with(PREFIX) {
+                    let _ = Command::new("docker").args(&rm).arg(name).output();
                 }
             }
-            let _ = Command::new("docker").args(["rmi", "-f", image]).output();
         }
     }
 }
@@ -164,14 +239,26 @@ fn harbor() -> Option<PathBuf> {
     }
     let home = std::env::var("TASKC_HARBOR_HOME").unwrap_or_else(|_| "/opt/taskc-harbor".into());
     let bin = PathBuf::from(home).join("bin/harbor");
-    assert!(bin.is_file(), "{} missing: run scripts/setup.sh (or TASKC_SKIP_HARBOR=1)", bin.display());
+    assert!(
+        bin.is_file(),
+        "{} missing: run scripts/setup.sh (or TASKC_SKIP_HARBOR=1)",
+        bin.display()
+    );
     let docker = Command::new("docker").arg("info").output();
-    assert!(docker.is_ok_and(|o| o.status.success()), "the Docker Engine does not answer");
+    assert!(
+        docker.is_ok_and(|o| o.status.success()),
+        "the Docker Engine does not answer"
+    );
     Some(bin)
 }
 
 /// Run `harbor run` with `agent` over `tasks`; returns each task folder's reward.json.
-fn harbor_run(bin: &Path, tasks: &Path, jobs: &Path, agent: &str) -> Vec<(String, serde_json::Value)> {
+fn harbor_run(
+    bin: &Path,
+    tasks: &Path,
+    jobs: &Path,
+    agent: &str,
+) -> Vec<(String, serde_json::Value)> {
     let out = Command::new(bin)
         .args(["run", "-p"])
         .arg(tasks)
@@ -180,25 +267,70 @@ fn harbor_run(bin: &Path, tasks: &Path, jobs: &Path, agent: &str) -> Vec<(String
         .args(["--job-name", agent, "-y", "-q", "-n", "2", "--no-delete"])
         .output()
         .expect("harbor runs");
-    assert!(out.status.success(), "harbor run -a {agent} failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "harbor run -a {agent} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut rewards = Vec::new();
-    let mut trials: Vec<_> = std::fs::read_dir(jobs.join(agent)).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let mut trials: Vec<_> = std::fs::read_dir(jobs.join(agent))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
     trials.sort();
     for t in trials {
         let name = t.file_name().unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(t.join("verifier/reward.json"))
-            .unwrap_or_else(|e| panic!("{name}: no reward.json ({e}); trial log:\n{}", std::fs::read_to_string(t.join("trial.log")).unwrap_or_default()));
+        let text = std::fs::read_to_string(t.join("verifier/reward.json")).unwrap_or_else(|e| {
+            panic!(
+                "{name}: no reward.json ({e}); trial log:\n{}",
+                std::fs::read_to_string(t.join("trial.log")).unwrap_or_default()
+            )
+        });
         rewards.push((name, serde_json::from_str(&text).unwrap()));
     }
     rewards
 }
 
-/// Whether the exported filesystem of `image` holds any of `needles` (files up to 16 MiB).
-fn image_leaks(image: &str, needles: &[String]) -> Vec<String> {
-    let created = Command::new("docker").args(["create", image, "true"]).output().unwrap();
-    assert!(created.status.success(), "docker create {image}: {}", String::from_utf8_lossy(&created.stderr));
+/// The environment image alone: `task`'s Dockerfile up to its first `COPY` (the recipe),
+/// built as `tag` (from Harbor's build cache).
+fn env_image(task: &Path, tag: &str) -> String {
+    let df = std::fs::read_to_string(task.join("environment/Dockerfile")).unwrap();
+    let head: Vec<&str> = df.lines().take_while(|l| !l.starts_with("COPY ")).collect();
+    let ctx = tempfile::tempdir().unwrap();
+    std::fs::write(ctx.path().join("Dockerfile"), head.join("\n") + "\n").unwrap();
+    let built = Command::new("docker")
+        .args(["build", "-q", "-t", tag])
+        .arg(ctx.path())
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "docker build {tag}: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    tag.to_string()
+}
+
+/// (file, needle) for every needle in a file of `image`'s filesystem (files ≤ 16 MiB).
+fn image_hits(image: &str, needles: &[String]) -> Vec<(String, String)> {
+    let created = Command::new("docker")
+        .args(["create", image, "true"])
+        .output()
+        .unwrap();
+    assert!(
+        created.status.success(),
+        "docker create {image}: {}",
+        String::from_utf8_lossy(&created.stderr)
+    );
     let id = String::from_utf8_lossy(&created.stdout).trim().to_string();
-    let mut child = Command::new("docker").args(["export", &id]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new("docker")
+        .args(["export", &id])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut found = Vec::new();
     let mut archive = tar::Archive::new(child.stdout.take().unwrap());
     for entry in archive.entries().unwrap() {
@@ -208,7 +340,12 @@ fn image_leaks(image: &str, needles: &[String]) -> Vec<String> {
             let mut bytes = Vec::new();
             entry.read_to_end(&mut bytes).unwrap();
             let text = String::from_utf8_lossy(&bytes);
-            found.extend(needles.iter().filter(|n| text.contains(n.as_str())).map(|n| format!("{path}: {n}")));
+            found.extend(
+                needles
+                    .iter()
+                    .filter(|n| text.contains(n.as_str()))
+                    .map(|n| (path.clone(), n.clone())),
+            );
         }
     }
     let _ = child.wait();
@@ -220,14 +357,22 @@ fn image_leaks(image: &str, needles: &[String]) -> Vec<String> {
 fn harbor_oracle_scores_1_nop_0_and_collected_patches_score_the_same() {
     let Some(bin) = harbor() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let (out, tasks, jobs) = (tmp.path().join("out"), tmp.path().join("tasks"), tmp.path().join("jobs"));
+    let (out, tasks, jobs) = (
+        tmp.path().join("out"),
+        tmp.path().join("tasks"),
+        tmp.path().join("jobs"),
+    );
     let run = export(&out, &[]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     std::fs::create_dir_all(&tasks).unwrap();
     for e in SOUND {
         std::fs::rename(out.join(e), tasks.join(format!("{PREFIX}{e}"))).unwrap();
     }
-    let _guard = DockerGuard(SOUND.iter().map(|e| format!("hb__{PREFIX}{e}")).collect());
+    let _guard = DockerGuard;
 
     let oracle = harbor_run(&bin, &tasks, &jobs, "oracle");
     assert_eq!(oracle.len(), SOUND.len(), "{oracle:?}");
@@ -239,32 +384,100 @@ fn harbor_oracle_scores_1_nop_0_and_collected_patches_score_the_same() {
     for (trial, r) in &nop {
         assert_eq!(r["reward"], 0, "nop on {trial}: {r}");
     }
-    // The images Harbor built for the agent hold no gold or hidden-test line.
-    for e in SOUND {
-        let leaks = image_leaks(&format!("hb__{PREFIX}{e}"), &needles(e));
-        assert!(leaks.is_empty(), "{e}: {leaks:?}");
+    // The images Harbor built for the agent hold no gold or hidden-test line. Lines the
+    // toolchain already holds (the recipe's part of the Dockerfile, rebuilt from the
+    // build cache) are not distinctive, as in tests/workspace_leak.rs.
+    for (trial, _) in &oracle {
+        let image = format!("{}__env-main", trial.to_lowercase());
+        let e = SOUND
+            .iter()
+            .find(|e| trial.starts_with(&format!("{PREFIX}{e}__")))
+            .unwrap();
+        let task = tasks.join(format!("{PREFIX}{e}"));
+        let base = base_text(&task);
+        let candidates = needles(e, &["gold", "tests"], &base);
+        let env = env_image(&task, &format!("{PREFIX}env-{e}"));
+        let in_env = image_hits(&env, &candidates);
+        let needles: Vec<String> = candidates
+            .into_iter()
+            .filter(|n| !in_env.iter().any(|(_, h)| h == n))
+            .collect();
+        assert!(
+            needles.len() >= 3,
+            "{e}: too few distinctive lines: {needles:?}"
+        );
+        let leaks = image_hits(&image, &needles);
+        assert!(
+            leaks.is_empty(),
+            "{e}: gold or hidden-test lines in {image}: {leaks:?}"
+        );
     }
     // The oracle's recorded diffs, collected and scored by taskc: every task solved.
     let preds = tmp.path().join("preds.jsonl");
-    let collected = taskc(&["collect", "--from", "harbor", jobs.join("oracle").to_str().unwrap(), "-o", preds.to_str().unwrap()]);
-    assert!(collected.status.success(), "{}", String::from_utf8_lossy(&collected.stderr));
+    let collected = taskc(&[
+        "collect",
+        "--from",
+        "harbor",
+        jobs.join("oracle").to_str().unwrap(),
+        "-o",
+        preds.to_str().unwrap(),
+    ]);
+    assert!(
+        collected.status.success(),
+        "{}",
+        String::from_utf8_lossy(&collected.stderr)
+    );
     let lines = std::fs::read_to_string(&preds).unwrap();
     assert_eq!(lines.lines().count(), SOUND.len(), "{lines}");
     let report = tmp.path().join("report");
     let mut args = vec!["score".to_string()];
     args.extend(SOUND.iter().map(|e| spec(e)));
-    args.extend(["--predictions", preds.to_str().unwrap(), "--backend", "docker", "--jobs", "2", "--color", "never", "--out", report.to_str().unwrap()].map(String::from));
+    args.extend(
+        [
+            "--predictions",
+            preds.to_str().unwrap(),
+            "--backend",
+            "docker",
+            "--jobs",
+            "2",
+            "--color",
+            "never",
+            "--out",
+            report.to_str().unwrap(),
+        ]
+        .map(String::from),
+    );
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let scored = taskc(&args);
-    assert_eq!(scored.status.code(), Some(0), "{}", String::from_utf8_lossy(&scored.stderr));
+    assert_eq!(
+        scored.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&scored.stderr)
+    );
     let text = std::fs::read_to_string(report.join("report.json")).unwrap();
     let report: serde_json::Value = serde_json::from_str(&text).unwrap();
     let m = &report["summaries"][0]["metrics"];
-    assert_eq!((m["solved"].as_u64(), m["predictions"].as_u64()), (Some(4), Some(4)), "{m}");
+    assert_eq!(
+        (m["solved"].as_u64(), m["predictions"].as_u64()),
+        (Some(4), Some(4)),
+        "{m}"
+    );
     // The nop job: every trial recorded empty diffs, so every task is unsolved.
     let nop_preds = tmp.path().join("nop.jsonl");
-    let collected = taskc(&["collect", "--from", "harbor", jobs.join("nop").to_str().unwrap(), "-o", nop_preds.to_str().unwrap()]);
-    assert!(collected.status.success(), "{}", String::from_utf8_lossy(&collected.stderr));
+    let collected = taskc(&[
+        "collect",
+        "--from",
+        "harbor",
+        jobs.join("nop").to_str().unwrap(),
+        "-o",
+        nop_preds.to_str().unwrap(),
+    ]);
+    assert!(
+        collected.status.success(),
+        "{}",
+        String::from_utf8_lossy(&collected.stderr)
+    );
     for line in std::fs::read_to_string(&nop_preds).unwrap().lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         assert_eq!(v["patches"], serde_json::json!({}), "{line}");

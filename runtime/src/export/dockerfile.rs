@@ -12,6 +12,10 @@ use crate::repo::{AUTHOR_EMAIL, AUTHOR_NAME, COMMIT_DATE};
 
 /// Where the repositories' trees live in the build context.
 pub const REPOS_DIR: &str = "repos";
+/// The change recorder and the repositories' base commits (nothing secret), in the build
+/// context and at [`IMAGE_TASKC_DIR`] in the image.
+pub const TASKC_DIR: &str = "taskc";
+pub const IMAGE_TASKC_DIR: &str = "/opt/taskc";
 
 /// The Dockerfile; `commits` holds each repository's synthetic base commit, in the plan's
 /// repository order.
@@ -57,6 +61,7 @@ pub fn dockerfile(plan: &Plan, commits: &[(String, String)], version: &str) -> S
             ));
         }
     }
+    df.push_str(&format!("COPY {TASKC_DIR}/ {IMAGE_TASKC_DIR}/\n"));
     df.push_str("WORKDIR /work\n");
     df
 }

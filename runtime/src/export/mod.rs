@@ -31,6 +31,8 @@ use crate::repo::{materialize, RepoSource};
 
 /// The in-place grader shipped in every task's `tests/`.
 pub const GRADER: &str = include_str!("harbor/taskc_grade.py");
+/// The change recorder, in the image (the collect hook runs it) and beside the grader.
+pub const RECORDER: &str = include_str!("harbor/taskc_record.py");
 const TEST_SH: &str = include_str!("harbor/test.sh");
 /// File the grader writes into the verifier log folder, naming the task (read by
 /// `taskc collect --from harbor`).
@@ -118,12 +120,11 @@ fn build_spec(
         full: false,
         base_image_id: None,
     };
-    let locked = load_oracle(spec.path, spec.task, &lower, false).map_err(|source| {
-        ExportError::Lock {
+    let locked =
+        load_oracle(spec.path, spec.task, &lower, false).map_err(|source| ExportError::Lock {
             spec: name.clone(),
             source,
-        }
-    })?;
+        })?;
     let plan = lower_score(spec.task, &lower, opts.mode)
         .map_err(|e| pipeline_err(spec)(PipelineError::Lower(e)))?;
     let PlanBody::Score { score } = &plan.body else {
@@ -165,7 +166,14 @@ fn build_spec(
             "instruction.md".into(),
             Entry::file(instruction(&prompt, target).into_bytes()),
         );
-        tests(spec, (&plan, opts.mode), &runs, &commits, &locked, &mut tree)?;
+        tests(
+            spec,
+            (&plan, opts.mode),
+            &runs,
+            &commits,
+            &locked,
+            &mut tree,
+        )?;
         solution(spec.task, &targets, &mut tree);
         let verifier_secs: u64 = runs
             .iter()
@@ -233,12 +241,13 @@ fn environment(
         };
         let dest = repos_dir.join(&r.name);
         let source = RepoSource::resolve(&repo.source, spec.dir, &spec.site.rewrites);
-        let m = materialize(&source, repo.base.as_deref(), &dest, &opts.cache).map_err(|source| {
-            pipeline_err(spec)(PipelineError::Repo {
-                repo: r.name.clone(),
-                source,
-            })
-        })?;
+        let m =
+            materialize(&source, repo.base.as_deref(), &dest, &opts.cache).map_err(|source| {
+                pipeline_err(spec)(PipelineError::Repo {
+                    repo: r.name.clone(),
+                    source,
+                })
+            })?;
         commits.push((r.name.clone(), m.commit.clone()));
         let mut tree = Vec::new();
         write::read_tree(&dest, &dest, &mut tree).map_err(|source| ExportError::Write {
@@ -256,6 +265,21 @@ fn environment(
             ));
         }
     }
+    let repos = serde_json::json!({
+        "repos": plan.images.task.repos.iter().filter_map(|r| {
+            commits.iter().find(|(n, _)| n == &r.name).map(|(_, c)| {
+                serde_json::json!({"name": r.name, "path": r.path, "commit": c})
+            })
+        }).collect::<Vec<_>>(),
+    });
+    files.push((
+        format!("environment/{}/repos.json", dockerfile::TASKC_DIR),
+        Entry::file(format!("{repos:#}\n").into_bytes()),
+    ));
+    files.push((
+        format!("environment/{}/taskc_record.py", dockerfile::TASKC_DIR),
+        Entry::file(RECORDER.as_bytes().to_vec()),
+    ));
     files.push((
         "environment/Dockerfile".into(),
         Entry::file(dockerfile::dockerfile(plan, &commits, &opts.version).into_bytes()),
@@ -273,12 +297,15 @@ fn tests(
     tree: &mut Tree,
 ) -> Result<(), ExportError> {
     let name = spec.path.display().to_string();
-    let oracle = grading::oracle(&locked.oracle, runs).map_err(|what| ExportError::Unsupported {
-        spec: name.clone(),
-        what,
-    })?;
-    let mut prediction_repos: Vec<String> =
-        runs.iter().flat_map(|r| r.prediction.iter().cloned()).collect();
+    let oracle =
+        grading::oracle(&locked.oracle, runs).map_err(|what| ExportError::Unsupported {
+            spec: name.clone(),
+            what,
+        })?;
+    let mut prediction_repos: Vec<String> = runs
+        .iter()
+        .flat_map(|r| r.prediction.iter().cloned())
+        .collect();
     prediction_repos.sort();
     prediction_repos.dedup();
     let g = grading::Grading {
@@ -317,9 +344,22 @@ fn tests(
         what: "cannot encode grading.json".into(),
         source: std::io::Error::other(e),
     })?;
-    tree.insert("tests/grading.json".into(), Entry::file(format!("{json}\n").into_bytes()));
-    tree.insert("tests/test.sh".into(), Entry::exec(TEST_SH.as_bytes().to_vec()));
-    tree.insert("tests/taskc_grade.py".into(), Entry::file(GRADER.as_bytes().to_vec()));
+    tree.insert(
+        "tests/grading.json".into(),
+        Entry::file(format!("{json}\n").into_bytes()),
+    );
+    tree.insert(
+        "tests/test.sh".into(),
+        Entry::exec(TEST_SH.as_bytes().to_vec()),
+    );
+    tree.insert(
+        "tests/taskc_grade.py".into(),
+        Entry::file(GRADER.as_bytes().to_vec()),
+    );
+    tree.insert(
+        "tests/taskc_record.py".into(),
+        Entry::file(RECORDER.as_bytes().to_vec()),
+    );
     for blob in grading::blobs(runs) {
         let Some(text) = plan.blobs.get(blob) else {
             return Err(ExportError::Unsupported {

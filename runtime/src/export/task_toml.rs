@@ -1,5 +1,5 @@
 //! `task.toml` of an exported task, in Harbor's task schema (`schema_version` 1.4): names,
-//! timeouts, resources, the verifier without network, and taskc's metadata.
+//! timeouts, resources, the separate verifier and its collect hook, and taskc's metadata.
 
 use std::fmt::Write;
 
@@ -20,6 +20,9 @@ pub struct TaskToml<'a> {
     pub cpus: f64,
     pub memory_mb: u64,
 }
+
+/// Where the collect hook writes the recorded diffs (under Harbor's artifact folder).
+pub const ARTIFACT_DIR: &str = "/logs/artifacts/taskc";
 
 /// The Harbor task schema version the exporter writes.
 pub const SCHEMA_VERSION: &str = "1.4";
@@ -57,8 +60,19 @@ pub fn render(t: &TaskToml<'_>) -> String {
     let _ = writeln!(s, "\n[agent]\ntimeout_sec = {}.0", t.agent_timeout_secs);
     let _ = writeln!(
         s,
-        "\n[verifier]\ntimeout_sec = {}.0\nuser = \"root\"",
+        "\n[verifier]\ntimeout_sec = {}.0\nuser = \"root\"\nenvironment_mode = \"separate\"",
         t.verifier_timeout_secs
+    );
+    // In the agent's container once it is done: its change, recorded into Harbor's
+    // artifact folder, which reaches the separate verifier.
+    let _ = writeln!(
+        s,
+        "\n[[verifier.collect]]\ncommand = {}\ntimeout_sec = 300.0\nuser = \"root\"",
+        q(&format!(
+            "python3 {d}/taskc_record.py {d}/repos.json {a}",
+            d = super::dockerfile::IMAGE_TASKC_DIR,
+            a = ARTIFACT_DIR
+        ))
     );
     let _ = writeln!(
         s,

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::ExportedTask;
 use super::ExportError;
+use super::ExportedTask;
 
 /// One file of a task folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +90,11 @@ pub fn read_tree(root: &Path, dir: &Path, out: &mut Vec<(String, Entry)>) -> std
 /// Write every task folder under `out`. Without `force`, any folder that exists already
 /// fails the export before anything is written; with it, those folders are replaced
 /// (nothing else in `out` is touched).
-pub fn write_all(out: &Path, trees: &[(ExportedTask, Tree)], force: bool) -> Result<(), ExportError> {
+pub fn write_all(
+    out: &Path,
+    trees: &[(ExportedTask, Tree)],
+    force: bool,
+) -> Result<(), ExportError> {
     let io = |what: String| move |source| ExportError::Write { what, source };
     if !force {
         for (t, _) in trees {
@@ -105,7 +109,8 @@ pub fn write_all(out: &Path, trees: &[(ExportedTask, Tree)], force: bool) -> Res
         let dir = out.join(&t.name);
         let tmp = out.join(format!(".{}.taskc-tmp", t.name));
         if std::fs::symlink_metadata(&tmp).is_ok() {
-            std::fs::remove_dir_all(&tmp).map_err(io(format!("cannot remove {}", tmp.display())))?;
+            std::fs::remove_dir_all(&tmp)
+                .map_err(io(format!("cannot remove {}", tmp.display())))?;
         }
         let written = write_tree(&tmp, tree);
         if let Err(e) = written {
@@ -113,7 +118,8 @@ pub fn write_all(out: &Path, trees: &[(ExportedTask, Tree)], force: bool) -> Res
             return Err(e);
         }
         if std::fs::symlink_metadata(&dir).is_ok() {
-            std::fs::remove_dir_all(&dir).map_err(io(format!("cannot replace {}", dir.display())))?;
+            std::fs::remove_dir_all(&dir)
+                .map_err(io(format!("cannot replace {}", dir.display())))?;
         }
         std::fs::rename(&tmp, &dir).map_err(io(format!("cannot create {}", dir.display())))?;
     }
@@ -145,13 +151,18 @@ fn write_tree(dir: &Path, tree: &Tree) -> Result<(), ExportError> {
     }
     // Fixed times last (folders too), as in the task image: the image depends on bytes only.
     for (path, t) in &times {
-        let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(u64::try_from(*t).unwrap_or(0));
+        let time =
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(u64::try_from(*t).unwrap_or(0));
         let f = std::fs::File::options()
             .write(true)
             .open(path)
             .map_err(io(format!("cannot open {}", path.display())))?;
-        f.set_times(std::fs::FileTimes::new().set_accessed(time).set_modified(time))
-            .map_err(io(format!("cannot set the time of {}", path.display())))?;
+        f.set_times(
+            std::fs::FileTimes::new()
+                .set_accessed(time)
+                .set_modified(time),
+        )
+        .map_err(io(format!("cannot set the time of {}", path.display())))?;
     }
     Ok(())
 }

@@ -71,7 +71,8 @@ pub fn collect_job(dir: &Path) -> Result<HarborJob, HarborJobError> {
 }
 
 fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{} is not valid: {e}", path.display()))
 }
 
@@ -85,7 +86,10 @@ fn agent_of(trial: &Path) -> String {
         .or_else(|| value.pointer("/agent"))
         .cloned()
         .unwrap_or_default();
-    let name = agent.get("name").and_then(|v| v.as_str()).unwrap_or("agent");
+    let name = agent
+        .get("name")
+        .and_then(|v| v.as_str())
+        .unwrap_or("agent");
     match agent.get("model_name").and_then(|v| v.as_str()) {
         Some(model) if !model.is_empty() => format!("{name}:{model}"),
         _ => name.to_string(),
@@ -104,15 +108,23 @@ fn trial(trial: &Path) -> Result<Prediction, String> {
     for repo in &record.prediction_repos {
         let plain = !repo.is_empty() && !repo.contains('/') && repo != "." && repo != "..";
         if !plain {
-            return Err(format!("{} names `{repo}`, which is not a repository name", record_path.display()));
+            return Err(format!(
+                "{} names `{repo}`, which is not a repository name",
+                record_path.display()
+            ));
         }
         let path = trial.join("verifier/diffs").join(format!("{repo}.patch"));
-        let meta = std::fs::symlink_metadata(&path)
-            .map_err(|_| format!("no recorded diff for `{repo}` ({} is missing)", path.display()))?;
+        let meta = std::fs::symlink_metadata(&path).map_err(|_| {
+            format!(
+                "no recorded diff for `{repo}` ({} is missing)",
+                path.display()
+            )
+        })?;
         if !meta.is_file() {
             return Err(format!("{} is not a plain file", path.display()));
         }
-        let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes =
+            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let text = String::from_utf8(bytes)
             .map_err(|_| format!("the recorded diff {} is not UTF-8 text", path.display()))?;
         if !text.trim().is_empty() {

@@ -26,97 +26,13 @@ import sys
 import tempfile
 
 TEST_UID = 10001
-HARNESS_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 LOG_DIR = os.environ.get("TASKC_VERIFIER_DIR", "/logs/verifier")
+# What the collect hook recorded in the agent's container (separate verifier mode).
+ARTIFACT_DIR = os.environ.get("TASKC_ARTIFACT_DIR", "/logs/artifacts/taskc")
 
-
-class StepFailed(Exception):
-    """A preparation step failed; `who` is `prediction`, `after-prediction` or `spec`."""
-
-    def __init__(self, who, message):
-        super().__init__(message)
-        self.who = who
-        self.message = message
-
-
-# ---------------------------------------------------------------------------------------
-# git, hermetic: a git directory of our own, the repository's objects read as alternates.
-
-class Git:
-    def __init__(self, work, base):
-        self.work = work
-        self.base = base
-        self.scratch = tempfile.mkdtemp(prefix="taskc-git-")
-        self.run(["init", "--quiet", "--template="])
-
-    def env(self):
-        return {
-            "PATH": HARNESS_PATH,
-            "HOME": self.scratch,
-            "XDG_CONFIG_HOME": self.scratch,
-            "LC_ALL": "C",
-            "GIT_DIR": os.path.join(self.scratch, "git"),
-            "GIT_WORK_TREE": self.work,
-            "GIT_INDEX_FILE": os.path.join(self.scratch, "index"),
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.path.join(self.work, ".git", "objects"),
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": "/dev/null",
-            "GIT_ATTR_NOSYSTEM": "1",
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_OPTIONAL_LOCKS": "0",
-            "GIT_NO_REPLACE_OBJECTS": "1",
-        }
-
-    def run(self, args, check=True, stdin=None):
-        conf = []
-        for kv in ("core.fsmonitor=false", "core.hooksPath=/dev/null",
-                   "core.attributesFile=/dev/null", "core.excludesFile=/dev/null",
-                   "core.untrackedCache=false", "core.quotepath=true", "core.symlinks=true",
-                   "core.fileMode=true", "core.autocrlf=false", "core.bare=false",
-                   "safe.directory=*", "diff.noprefix=false", "diff.external=",
-                   "diff.renames=true"):
-            conf += ["-c", kv]
-        p = subprocess.run(["git"] + conf + args, cwd=self.work, env=self.env(),
-                           input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        if check and p.returncode != 0:
-            raise RuntimeError("git %s failed: %s" % (" ".join(args),
-                                                      p.stderr.decode("utf-8", "replace")))
-        return p
-
-    def diff(self):
-        """The work tree (tracked and untracked, not-ignored files) against the base."""
-        self.run(["read-tree", self.base])
-        self.run(["add", "--all", "."])
-        out = self.run(["diff", "--cached", "--binary", "--full-index", "--no-color",
-                        "--no-ext-diff", "--no-textconv", "--find-renames",
-                        "--src-prefix=a/", "--dst-prefix=b/", self.base, "--"]).stdout
-        return out.decode("utf-8", "surrogateescape")
-
-    def reset(self):
-        """Every file back to base: tracked files restored, untracked ones removed
-        (ignored files are kept, as setup commands leave them)."""
-        self.run(["read-tree", "--reset", "-u", self.base])
-        self.run(["clean", "-f", "-f", "-d", "--quiet"])
-
-    def apply(self, patch_file, who, why):
-        p = self.run(["apply", "--whitespace=nowarn", patch_file], check=False)
-        if p.returncode != 0:
-            raise StepFailed(who, "%s: %s" % (why, p.stderr.decode("utf-8", "replace")[:400]))
-
-    def restore(self, path, who):
-        """`path` as at base, or deleted when the base has no such path."""
-        full = os.path.join(self.work, path)
-        at_base = self.run(["cat-file", "-e", "%s:%s" % (self.base, path)], check=False)
-        if os.path.lexists(full):
-            if os.path.isdir(full) and not os.path.islink(full):
-                shutil.rmtree(full)
-            else:
-                os.remove(full)
-        if at_base.returncode == 0:
-            p = self.run(["checkout", self.base, "--", path], check=False)
-            if p.returncode != 0:
-                raise StepFailed(who, "could not restore `%s`" % path)
+sys.path.insert(0, TESTS_DIR)
+from taskc_record import HARNESS_PATH, Git, StepFailed, record  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------
@@ -572,20 +488,30 @@ def grade_target(oracle, outcome, tests):
 def main():
     with open(os.path.join(TESTS_DIR, "grading.json"), encoding="utf-8") as f:
         manifest = json.load(f)
-    os.makedirs(os.path.join(LOG_DIR, "diffs"), exist_ok=True)
     gits = {r["name"]: Git(r["path"], r["commit"]) for r in manifest["repos"]}
     with open(os.path.join(LOG_DIR, "taskc.json"), "w", encoding="utf-8") as f:
         json.dump({"schema": "taskc.harbor-trial/1", "task": manifest["task"],
                    "mode": manifest["mode"], "lock_digest": manifest["lock_digest"],
                    "targets": sorted(t["test"]["repo"] for t in manifest["runs"]),
                    "prediction_repos": manifest["prediction_repos"]}, f, indent=2, sort_keys=True)
-    # 1. The agent's change of every repository, recorded before anything is touched.
-    diffs = {}
-    for name, g in sorted(gits.items()):
-        diffs[name] = g.diff()
-        with open(os.path.join(LOG_DIR, "diffs", name + ".patch"), "w",
-                  encoding="utf-8", errors="surrogateescape") as f:
-            f.write(diffs[name])
+    # 1. The agent's change of every repository: recorded in its container by the collect
+    #    hook (separate verifier), else recorded here before anything is touched.
+    recorded = os.path.join(ARTIFACT_DIR, "diffs")
+    if os.path.isdir(recorded):
+        diffs = {}
+        os.makedirs(os.path.join(LOG_DIR, "diffs"), exist_ok=True)
+        for r in manifest["repos"]:
+            path = os.path.join(recorded, r["name"] + ".patch")
+            if os.path.isfile(path) and not os.path.islink(path):
+                with open(path, encoding="utf-8", errors="surrogateescape") as f:
+                    diffs[r["name"]] = f.read()
+            else:
+                diffs[r["name"]] = ""
+            with open(os.path.join(LOG_DIR, "diffs", r["name"] + ".patch"), "w",
+                      encoding="utf-8", errors="surrogateescape") as f:
+                f.write(diffs[r["name"]])
+    else:
+        diffs = record(manifest["repos"], LOG_DIR)
     predictions = {r: d for r, d in diffs.items()
                    if r in manifest["prediction_repos"] and d.strip()}
     # 2. One run per target.
