@@ -129,14 +129,14 @@ fn export_is_deterministic_leaks_nothing_into_environment_and_refuses_clobbering
         }
         // No gold or hidden-test line anywhere in environment/ (the agent's image context).
         let base = base_text(&a.join(e));
-        let needles = needles(e, &["gold", "tests"], &base);
-        assert!(needles.len() >= 3, "{e}: too few needles: {needles:?}");
+        let hidden = needles(e, &["gold", "tests"], &base);
+        assert!(hidden.len() >= 3, "{e}: too few needles: {hidden:?}");
         for (path, _, bytes) in sa
             .iter()
             .filter(|(p, _, _)| p.starts_with(&format!("{e}/environment/")))
         {
             let text = String::from_utf8_lossy(bytes);
-            for n in &needles {
+            for n in &hidden {
                 assert!(
                     !text.contains(n.as_str()),
                     "{path} holds the hidden line `{n}`"

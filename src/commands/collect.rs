@@ -65,19 +65,8 @@ pub fn run(args: &CollectArgs, _ctx: &Context) -> Exit {
         }
     };
     let line = format!("{}\n", pred.to_json_line());
-    match &args.output {
-        None => output::out(&line),
-        Some(path) => {
-            let written = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| f.write_all(line.as_bytes()));
-            if let Err(e) = written {
-                output::error(&format!("cannot append to {}: {e}", display(path)));
-                return Exit::Usage;
-            }
-        }
+    if let Err(e) = emit(args, &line) {
+        return e;
     }
     let repos: Vec<String> = pred
         .patches
@@ -115,19 +104,8 @@ fn run_harbor(args: &CollectArgs) -> Exit {
         text.push_str(&p.to_json_line());
         text.push('\n');
     }
-    match &args.output {
-        None => output::out(&text),
-        Some(path) => {
-            let written = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| f.write_all(text.as_bytes()));
-            if let Err(e) = written {
-                output::error(&format!("cannot append to {}: {e}", display(path)));
-                return Exit::Usage;
-            }
-        }
+    if let Err(e) = emit(args, &text) {
+        return e;
     }
     for s in &job.skipped {
         output::err(&format!("skipped {}: {}\n", display(&s.path), s.reason));
@@ -139,4 +117,23 @@ fn run_harbor(args: &CollectArgs) -> Exit {
         job.skipped.len()
     ));
     Exit::Success
+}
+
+/// Print `lines` on stdout, or append them to `-o FILE`.
+fn emit(args: &CollectArgs, lines: &str) -> Result<(), Exit> {
+    match &args.output {
+        None => output::out(lines),
+        Some(path) => {
+            let written = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(lines.as_bytes()));
+            if let Err(e) = written {
+                output::error(&format!("cannot append to {}: {e}", display(path)));
+                return Err(Exit::Usage);
+            }
+        }
+    }
+    Ok(())
 }

@@ -19,7 +19,7 @@ pub enum ExportError {
     /// The output folder holds files and `--force` was not given.
     #[error("{}: the folder is not empty", out.display())]
     OutExists { out: PathBuf },
-    /// Something the in-place grader cannot reproduce faithfully.
+    /// Something the exported grader cannot reproduce faithfully.
     #[error("{spec}: cannot export: {what}")]
     Unsupported { spec: String, what: String },
     /// Lowering, materialising or reading the spec's files.

@@ -1,4 +1,4 @@
-//! `tests/grading.json`: what the in-place grader (`harbor/taskc_grade.py`) runs — the
+//! `tests/grading.json`: what the exported grader (`harbor/taskc_grade.py`) runs — the
 //! scoring runs of the task exactly as `taskc score` plans them (steps, test command,
 //! parser, time limit), each repository's base commit, and the lock's oracle — and the
 //! patch files those steps name (relaxed hidden tests; in independent mode the other
@@ -11,7 +11,7 @@ use taskc_compiler::plan::{Plan, Run, Step};
 
 use crate::grade::TaskOracle;
 
-/// Parsers the in-place grader implements (the others: export refused).
+/// Parsers the exported grader implements (the others: export refused).
 pub const GRADER_PARSERS: &[&str] = &["pytest", "tap", "go-test-json"];
 
 #[derive(Serialize)]
@@ -131,7 +131,7 @@ pub fn check_supported(plan: &Plan, runs: &[&Run]) -> Result<(), String> {
     for r in runs {
         if !GRADER_PARSERS.contains(&r.test.parser.as_str()) {
             return Err(format!(
-                "the tests of `{}` use parser `{}`, which the in-place grader does not implement (it has {})",
+                "the tests of `{}` use parser `{}`, which the exported grader does not implement (it has {})",
                 r.test.repo,
                 r.test.parser,
                 GRADER_PARSERS.join(", ")

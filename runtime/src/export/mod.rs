@@ -3,7 +3,7 @@
 //! One folder per task (joint) or per target (independent):
 //! `task.toml`, `instruction.md`, `environment/` (a Dockerfile and the repositories' trees
 //! at base: what `taskc workspace --image` builds, nothing else), `tests/` (`test.sh`, the
-//! in-place grader, `grading.json`, the relaxed hidden tests) and `solution/` (`solve.sh`
+//! exported grader, `grading.json`, the relaxed hidden tests) and `solution/` (`solve.sh`
 //! and the gold patches). Same spec and lock → same bytes.
 
 mod dockerfile;
@@ -29,7 +29,7 @@ use crate::exec::script::SETUP_ALLOWANCE;
 use crate::pipeline::{load_oracle, PipelineError, Site, DEFAULT_LIMITS};
 use crate::repo::{materialize, RepoSource};
 
-/// The in-place grader shipped in every task's `tests/`.
+/// The exported grader shipped in every task's `tests/`.
 pub const GRADER: &str = include_str!("harbor/taskc_grade.py");
 /// The change recorder, in the image (the collect hook runs it) and beside the grader.
 pub const RECORDER: &str = include_str!("harbor/taskc_record.py");

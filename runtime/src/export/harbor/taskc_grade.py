@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""taskc's in-place grader for an exported Harbor task (written by `taskc export harbor`).
+"""taskc's grader for an exported Harbor task (written by `taskc export harbor`).
 
-Runs as root in Harbor's verifier container, after the agent finished:
-  1. records every repository's change against its base commit as a unified diff into
-     the verifier log folder (`diffs/<repo>.patch`), with a git directory, index and
-     configuration of its own (the agent's .git config, hooks and index are never used);
+Harbor's separate verifier runs it as root in a fresh container of the task's image:
+  1. takes the change of every repository that the collect hook recorded in the agent's
+     container (`/logs/artifacts/taskc/diffs/<repo>.patch`, see taskc_record.py) — or,
+     when there is none (a task run in Harbor's shared mode), records it here — and keeps
+     a copy in the verifier log folder (`diffs/<repo>.patch`);
   2. for every scoring run of the task (one per target, as `taskc score` plans them):
      puts every repository back to base, applies the recorded change (and, in
      independent mode, the other targets' gold patches), restores the test surface and

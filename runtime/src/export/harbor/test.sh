@@ -1,7 +1,7 @@
 #!/bin/bash
 # Written by `taskc export harbor`; do not edit. Harbor's verifier runs it as root after the
-# agent: it records each repository's change into the verifier log folder, grades it in
-# place as `taskc score` plans it, and writes reward.json (see taskc's docs/export.md).
+# agent: it keeps each repository's recorded change in the verifier log folder, grades it as
+# `taskc score` plans it, and writes reward.json (see taskc's docs/export.md).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p /logs/verifier
