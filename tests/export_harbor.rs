@@ -9,7 +9,6 @@
 
 mod common;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -314,43 +313,36 @@ fn env_image(task: &Path, tag: &str) -> String {
     tag.to_string()
 }
 
-/// (file, needle) for every needle in a file of `image`'s filesystem (files ≤ 16 MiB).
+/// (file, needle) for every needle in a file of `image`'s filesystem: grep in a container
+/// of it (no network), needles on stdin.
 fn image_hits(image: &str, needles: &[String]) -> Vec<(String, String)> {
-    let created = Command::new("docker")
-        .args(["create", image, "true"])
-        .output()
-        .unwrap();
-    assert!(
-        created.status.success(),
-        "docker create {image}: {}",
-        String::from_utf8_lossy(&created.stderr)
-    );
-    let id = String::from_utf8_lossy(&created.stdout).trim().to_string();
+    const SCRIPT: &str = r#"
+cat > /tmp/taskc-leak-needles
+grep -rasoF -f /tmp/taskc-leak-needles --exclude=taskc-leak-needles \
+  --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev / | sort -u || true
+"#;
     let mut child = Command::new("docker")
-        .args(["export", &id])
+        .args(["run", "--rm", "-i", "--network", "none", "--entrypoint", ""])
+        .arg(image)
+        .args(["bash", "-c", SCRIPT])
+        .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut found = Vec::new();
-    let mut archive = tar::Archive::new(child.stdout.take().unwrap());
-    for entry in archive.entries().unwrap() {
-        let mut entry = entry.unwrap();
-        if entry.header().entry_type().is_file() && entry.size() <= 16 << 20 {
-            let path = entry.path().unwrap().display().to_string();
-            let mut bytes = Vec::new();
-            entry.read_to_end(&mut bytes).unwrap();
-            let text = String::from_utf8_lossy(&bytes);
-            found.extend(
-                needles
-                    .iter()
-                    .filter(|n| text.contains(n.as_str()))
-                    .map(|n| (path.clone(), n.clone())),
-            );
-        }
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(format!("{}\n", needles.join("\n")).as_bytes())
+            .unwrap();
     }
-    let _ = child.wait();
-    let _ = Command::new("docker").args(["rm", "-f", &id]).output();
-    found
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "grep in {image} failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(path, hit)| (path.to_string(), hit.to_string()))
+        .collect()
 }
 
 #[test]
