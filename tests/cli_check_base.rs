@@ -3,6 +3,9 @@
 //! (`--cache`), a URL rewritten in `taskc.toml`, a folder's own `.git`. A remote that is not
 //! cached is skipped with a note, never failed. Each case snapshots the spec, the patches
 //! and what `check` prints.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
 use std::process::Command;
@@ -198,6 +201,39 @@ fn a_rewritten_url_is_read_where_it_points() {
     .expect("write");
     let url = "git(\"https://github.com/example/up\")";
     assert_eq!(c.check("rewrite_stale", url, STALE, &[]), 1);
+}
+
+#[test]
+fn a_url_rewritten_to_a_file_url_is_read_there() {
+    // `to = "file:///…"` (a local mirror by file URL) is read like a path: the stale patch
+    // is caught, not skipped as an uncached remote (`file:` once looked like `host:path`).
+    let c = case();
+    let root = c.dir.path();
+    std::fs::write(
+        root.join("taskc.toml"),
+        format!(
+            "[sources]\nrewrite = [{{ prefix = \"https://github.com/example/\", to = \"file://{}/\" }}]\n",
+            root.display()
+        ),
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("spec.task"),
+        spec("git(\"https://github.com/example/up\")", &c.base),
+    )
+    .expect("write");
+    std::fs::write(root.join("a.patch"), STALE).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["check", "--color", "never", "--format", "json", "--cache"])
+        .arg(root.join("cache"))
+        .arg("spec.task")
+        .current_dir(root)
+        .output()
+        .expect("run taskc");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("\"code\":\"E0404\""), "{stdout}");
+    assert!(!stdout.contains("N0306"), "{stdout}");
 }
 
 #[test]

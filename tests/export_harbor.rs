@@ -7,6 +7,10 @@
 //! The Harbor test FAILS when the engine or Harbor is missing, unless `TASKC_SKIP_DOCKER=1`
 //! or `TASKC_SKIP_HARBOR=1`.
 
+// Test code: unwrap/expect/panic are how a test fails (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -100,6 +100,7 @@ codes! {
     RelaxMissingReason = "E0604", "relax-missing-reason", Error, "a relaxation has no `because`";
     EditUnknownFile    = "E0605", "edit-unknown-file",   Error, "an `edit` names a file the hidden test patch does not touch";
     ExpectDropped      = "E0606", "expect-dropped",      Error, "a test is both expected and dropped";
+    RelaxNote          = "N0607", "relax-note",          Note,  "a relaxation kept as free text (an imported note): review it, and write it as a typed `drop` or `edit` where it maps onto one";
 
     // E07xx: environments and parsers
     UnknownRecipe      = "E0700", "unknown-recipe",      Error, "the environment names no stdlib recipe";

@@ -19,6 +19,7 @@ use crate::model::Task;
 use crate::plan::{Plan, ScoreMode, WorkspaceMode};
 
 pub use select::{narrow_run, narrowable, NarrowError};
+pub use shell_word::quote as shell_quote;
 pub use task_image::tree_digest;
 
 /// Most targets a joint verification may have (2^16 configurations).
