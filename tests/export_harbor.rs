@@ -392,17 +392,22 @@ fn harbor_oracle_scores_1_nop_0_and_collected_patches_score_the_same() {
         let task = tasks.join(format!("{PREFIX}{e}"));
         let base = base_text(&task);
         let candidates = needles(e, &["gold", "tests"], &base);
-        let env = env_image(&task, &format!("{PREFIX}env-{e}"));
-        let in_env = image_hits(&env, &candidates);
-        let needles: Vec<String> = candidates
-            .into_iter()
-            .filter(|n| !in_env.iter().any(|(_, h)| h == n))
-            .collect();
         assert!(
-            needles.len() >= 3,
-            "{e}: too few distinctive lines: {needles:?}"
+            candidates.len() >= 3,
+            "{e}: too few needles: {candidates:?}"
         );
-        let leaks = image_hits(&image, &needles);
+        let hits = image_hits(&image, &candidates);
+        // A hit is a leak unless the toolchain alone holds that line too.
+        let leaks: Vec<(String, String)> = if hits.is_empty() {
+            hits
+        } else {
+            let env = env_image(&task, &format!("{PREFIX}env-{e}"));
+            let hit_lines: Vec<String> = hits.iter().map(|(_, n)| n.clone()).collect();
+            let in_env = image_hits(&env, &hit_lines);
+            hits.into_iter()
+                .filter(|(_, n)| !in_env.iter().any(|(_, h)| h == n))
+                .collect()
+        };
         assert!(
             leaks.is_empty(),
             "{e}: gold or hidden-test lines in {image}: {leaks:?}"

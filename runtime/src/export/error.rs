@@ -27,7 +27,7 @@ pub enum ExportError {
     Pipeline {
         spec: String,
         #[source]
-        source: PipelineError,
+        source: Box<PipelineError>,
     },
     /// Writing the task folders.
     #[error("{what}: {source}")]

@@ -104,7 +104,7 @@ pub fn export_harbor(
 fn pipeline_err<'a>(spec: &'a ExportSpec<'_>) -> impl Fn(PipelineError) -> ExportError + 'a {
     move |source| ExportError::Pipeline {
         spec: spec.path.display().to_string(),
-        source,
+        source: Box::new(source),
     }
 }
 
@@ -225,6 +225,9 @@ fn instruction(prompt: &str, target: Option<&str>) -> String {
     s
 }
 
+/// The files of `environment/` and each repository's (name, synthetic base commit).
+type EnvFiles = (Vec<(String, Entry)>, Vec<(String, String)>);
+
 /// `environment/`: the Dockerfile and every repository's tree at base; returns the files
 /// and each repository's synthetic base commit.
 fn environment(
@@ -232,7 +235,7 @@ fn environment(
     plan: &Plan,
     repos_dir: &Path,
     opts: &ExportOptions,
-) -> Result<(Vec<(String, Entry)>, Vec<(String, String)>), ExportError> {
+) -> Result<EnvFiles, ExportError> {
     let mut files = Vec::new();
     let mut commits = Vec::new();
     for r in &plan.images.task.repos {
