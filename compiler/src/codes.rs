@@ -109,6 +109,8 @@ codes! {
     MissingParam       = "E0703", "missing-param",       Error, "a required recipe parameter is missing";
     UnknownParser      = "E0704", "unknown-parser",      Error, "a test block names no known log parser";
     ParamUnsafe        = "E0705", "param-unsafe",        Error, "a recipe parameter's value cannot be written into the recipe as one safe word";
+    SelectWithoutIds   = "E0710", "select-without-ids",  Error, "a `select` template does not contain `{ids}` exactly once";
+    SelectNotNeeded    = "E0711", "select-not-needed",   Error, "a `select` template is given for a parser taskc narrows itself";
 
     // W08xx: lints
     PromptLeak         = "W0800", "prompt-leak",         Warning, "the prompt names an identifier that only the gold patch introduces";

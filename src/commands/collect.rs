@@ -10,6 +10,7 @@ use taskc_runtime::predictions::collect;
 
 use super::Context;
 use crate::discover::display;
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
 
@@ -49,25 +50,24 @@ pub struct CollectArgs {
 }
 
 /// Run `taskc collect`.
-pub fn run(args: &CollectArgs, _ctx: &Context) -> Exit {
+pub fn run(args: &CollectArgs, _ctx: &Context) -> Result<Exit, CliError> {
     if args.from == FromArg::Harbor {
         return run_harbor(args);
     }
     let pred = match collect(&args.dir, args.task.as_deref(), &args.model) {
         Ok(p) => p,
         Err(e) => {
+            // Its stable code (E1000–E1006) goes in front, as a diagnostic's would.
             output::err(&format!(
                 "error[{}]: {e}\n  help: {}\n",
                 e.code().as_str(),
                 e.hint()
             ));
-            return Exit::Usage;
+            return Err(CliError::Shown(Exit::Usage));
         }
     };
     let line = format!("{}\n", pred.to_json_line());
-    if let Err(e) = emit(args, &line) {
-        return e;
-    }
+    emit(args, &line)?;
     let repos: Vec<String> = pred
         .patches
         .iter()
@@ -83,11 +83,11 @@ pub fn run(args: &CollectArgs, _ctx: &Context) -> Exit {
             repos.join(", ")
         }
     ));
-    Exit::Success
+    Ok(Exit::Success)
 }
 
 /// `--from harbor`: one line per trial; skipped trials reported on stderr with their path.
-fn run_harbor(args: &CollectArgs) -> Exit {
+fn run_harbor(args: &CollectArgs) -> Result<Exit, CliError> {
     use taskc_runtime::predictions::harbor::collect_job;
     let job = match collect_job(&args.dir) {
         Ok(j) => j,
@@ -96,7 +96,7 @@ fn run_harbor(args: &CollectArgs) -> Exit {
                 "error[{}]: {e}\n  help: pass the folder `harbor run` wrote (<jobs-dir>/<job-name>)\n",
                 taskc_compiler::Code::HarborJobUnreadable.as_str()
             ));
-            return Exit::Usage;
+            return Err(CliError::Shown(Exit::Usage));
         }
     };
     let mut text = String::new();
@@ -104,9 +104,7 @@ fn run_harbor(args: &CollectArgs) -> Exit {
         text.push_str(&p.to_json_line());
         text.push('\n');
     }
-    if let Err(e) = emit(args, &text) {
-        return e;
-    }
+    emit(args, &text)?;
     for s in &job.skipped {
         output::err(&format!("skipped {}: {}\n", display(&s.path), s.reason));
     }
@@ -116,11 +114,11 @@ fn run_harbor(args: &CollectArgs) -> Exit {
         display(&args.dir),
         job.skipped.len()
     ));
-    Exit::Success
+    Ok(Exit::Success)
 }
 
 /// Print `lines` on stdout, or append them to `-o FILE`.
-fn emit(args: &CollectArgs, lines: &str) -> Result<(), Exit> {
+fn emit(args: &CollectArgs, lines: &str) -> Result<(), CliError> {
     match &args.output {
         None => output::out(lines),
         Some(path) => {
@@ -129,10 +127,8 @@ fn emit(args: &CollectArgs, lines: &str) -> Result<(), Exit> {
                 .append(true)
                 .open(path)
                 .and_then(|mut f| f.write_all(lines.as_bytes()));
-            if let Err(e) = written {
-                output::error(&format!("cannot append to {}: {e}", display(path)));
-                return Err(Exit::Usage);
-            }
+            written
+                .map_err(|e| CliError::usage(format!("cannot append to {}: {e}", display(path))))?;
         }
     }
     Ok(())

@@ -11,8 +11,10 @@ use taskc_runtime::pipeline;
 use super::spec::{load_checked, spec_files};
 use super::Context;
 use crate::discover::display;
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
+use taskc_runtime::export::ExportError;
 
 /// Arguments of `taskc export`.
 #[derive(Debug, clap::Args)]
@@ -60,21 +62,16 @@ pub struct HarborArgs {
 }
 
 /// Run `taskc export`.
-pub fn run(args: &ExportArgs, ctx: &Context) -> Exit {
+pub fn run(args: &ExportArgs, ctx: &Context) -> Result<Exit, CliError> {
     let ExportFormat::Harbor(args) = &args.format;
-    let (files, mut exit) = spec_files(&args.specs);
+    let (files, exit) = spec_files(&args.specs);
     if exit != Exit::Success {
-        return exit;
+        return Err(CliError::Shown(exit));
     }
+    let cache = args.cache.clone().unwrap_or_else(pipeline::default_cache);
     let mut loaded = Vec::new();
     for f in &files {
-        match load_checked(f, ctx) {
-            Ok(l) => loaded.push(l),
-            Err(e) => exit = exit.max(e),
-        }
-    }
-    if exit != Exit::Success {
-        return exit;
+        loaded.push(load_checked(f, &cache, ctx)?);
     }
     let specs: Vec<ExportSpec<'_>> = loaded
         .iter()
@@ -93,7 +90,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Exit {
         },
         out: args.out.clone(),
         force: args.force,
-        cache: args.cache.clone().unwrap_or_else(pipeline::default_cache),
+        cache,
         agent_timeout_secs: args.agent_timeout,
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
@@ -107,15 +104,18 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Exit {
                     t.targets.join(", ")
                 ));
             }
-            Exit::Success
+            Ok(Exit::Success)
         }
+        // A spec that cannot be lowered exits 1, as from every command that lowers.
+        Err(ExportError::Pipeline { spec, source }) => Err(CliError::pipeline(spec, *source)),
         Err(e) => {
+            // Its stable code (E1200–E1204) goes in front, as a diagnostic's would.
             output::err(&format!(
                 "error[{}]: {e}\n  help: {}\n",
                 e.code().as_str(),
                 e.hint()
             ));
-            Exit::Usage
+            Err(CliError::Shown(Exit::Usage))
         }
     }
 }
