@@ -53,18 +53,19 @@ impl Scored {
 fn score(spec: &str, predictions: &str, mode: &str) -> Scored {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("report");
-    let run = Command::new(env!("CARGO_BIN_EXE_taskc"))
-        .arg("score")
-        .arg(spec)
-        .args(["--predictions", predictions, "--mode", mode])
-        .args(["--backend", "docker", "--jobs", "2", "--color", "never"])
-        .arg("--cache")
-        .arg(dir.path().join("cache"))
-        .arg("--out")
-        .arg(&out)
-        .current_dir(root())
-        .output()
-        .expect("the taskc binary runs");
+    let guard = common::DockerGuard::new();
+    let run = guard.output(
+        Command::new(env!("CARGO_BIN_EXE_taskc"))
+            .arg("score")
+            .arg(spec)
+            .args(["--predictions", predictions, "--mode", mode])
+            .args(["--backend", "docker", "--jobs", "2", "--color", "never"])
+            .arg("--cache")
+            .arg(dir.path().join("cache"))
+            .arg("--out")
+            .arg(&out)
+            .current_dir(root()),
+    );
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "taskc score failed:\n{stderr}");
     let text = std::fs::read_to_string(out.join("report.json")).expect("report.json written");

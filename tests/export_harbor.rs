@@ -204,9 +204,9 @@ fn export_is_deterministic_leaks_nothing_into_environment_and_refuses_clobbering
 
 /// Removes what the Harbor runs left: the images (`<trial>__env-main`, kept by
 /// `--no-delete`) and containers whose names start with [`PREFIX`].
-struct DockerGuard;
+struct HarborGuard;
 
-impl Drop for DockerGuard {
+impl Drop for HarborGuard {
     fn drop(&mut self) {
         for (what, list, rm) in [
             (
@@ -368,7 +368,7 @@ fn harbor_oracle_scores_1_nop_0_and_collected_patches_score_the_same() {
     for e in SOUND {
         std::fs::rename(out.join(e), tasks.join(format!("{PREFIX}{e}"))).unwrap();
     }
-    let _guard = DockerGuard;
+    let _guard = HarborGuard;
 
     let oracle = harbor_run(&bin, &tasks, &jobs, "oracle");
     assert_eq!(oracle.len(), SOUND.len(), "{oracle:?}");
@@ -449,7 +449,9 @@ fn harbor_oracle_scores_1_nop_0_and_collected_patches_score_the_same() {
         .map(String::from),
     );
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let scored = taskc(&args);
+    // taskc's own containers: removed by their session, also on panic.
+    let taskc_guard = common::DockerGuard::new();
+    let scored = taskc_guard.output(Command::new(TASKC).args(&args).current_dir(root()));
     assert_eq!(
         scored.status.code(),
         Some(0),

@@ -26,20 +26,20 @@ fn task_with_env(dir: &Path, env: &str) -> std::path::PathBuf {
 }
 
 fn verify(spec: &Path, backend: &str, cache: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_taskc"))
-        .args([
-            "verify",
-            "--no-lock",
-            "--color",
-            "never",
-            "--backend",
-            backend,
-        ])
-        .arg("--cache")
-        .arg(cache)
-        .arg(spec)
-        .output()
-        .unwrap()
+    common::DockerGuard::new().output(
+        Command::new(env!("CARGO_BIN_EXE_taskc"))
+            .args([
+                "verify",
+                "--no-lock",
+                "--color",
+                "never",
+                "--backend",
+                backend,
+            ])
+            .arg("--cache")
+            .arg(cache)
+            .arg(spec),
+    )
 }
 
 /// The shell text of a build step that reports its cause, then prints 200 lines of noise.

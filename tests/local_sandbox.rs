@@ -17,6 +17,8 @@ mod common;
 
 const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
 const ATTACKS: &[&str] = &["proc_spec", "image_write", "detached", "docker_socket"];
+/// The probe of what the test user may do (`privileges` in attack.py).
+const PROBE: &str = "privileges";
 
 struct Lab {
     tmp: tempfile::TempDir,
@@ -85,15 +87,25 @@ impl Lab {
                     gold("gateway")
                 ),
             );
-        std::fs::write(ws.join("proxy/proxy/_attack.py"), source).unwrap();
+        std::fs::write(ws.join("proxy/proxy/_attack.py"), &source).unwrap();
         prepend(
             &ws.join("proxy/proxy/__init__.py"),
             "from . import _attack  # noqa\n",
         );
-        prepend(
-            &ws.join("gateway/gateway/__init__.py"),
-            "import proxy._attack  # noqa\n",
-        );
+        if attack == PROBE {
+            // Its own copy in each target: in independent mode a run has only its own
+            // target's patch.
+            std::fs::write(ws.join("gateway/gateway/_attack.py"), &source).unwrap();
+            prepend(
+                &ws.join("gateway/gateway/__init__.py"),
+                "from . import _attack  # noqa\n",
+            );
+        } else {
+            prepend(
+                &ws.join("gateway/gateway/__init__.py"),
+                "import proxy._attack  # noqa\n",
+            );
+        }
         let o = Command::new(TASKC)
             .arg("collect")
             .arg(&ws)
@@ -106,16 +118,23 @@ impl Lab {
 
     /// `taskc score` of `predictions`; returns the report's solved count per model.
     fn score(&self, predictions: &str) -> Vec<(String, u64)> {
+        self.score_in(predictions, "joint")
+    }
+
+    /// `taskc score --mode mode` of `predictions`; the report's solved count per model.
+    fn score_in(&self, predictions: &str, mode: &str) -> Vec<(String, u64)> {
         let out = self
             .tmp
             .path()
-            .join(format!("report-{}", predictions.len()));
+            .join(format!("report-{mode}-{}", predictions.len()));
         let o = self.taskc(
             &[
                 "score",
                 "cookie-split.task",
                 "--predictions",
                 predictions,
+                "--mode",
+                mode,
                 "--jobs",
                 "2",
                 "--color",
@@ -256,4 +275,82 @@ fn attacks_on_the_host_fail_in_the_sandbox_and_are_refused_without_it() {
     // The same cache still gives the baselines their true scores.
     assert_eq!(lab.score("empty"), vec![("empty".to_string(), 0)]);
     assert_eq!(lab.score("gold"), vec![("gold".to_string(), 1)]);
+}
+
+/// Every `taskc-probe {…}` line in the stored logs under `cache`.
+fn probe_lines(dir: &Path, out: &mut Vec<serde_json::Value>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            probe_lines(&path, out);
+        } else if path.extension().is_some_and(|x| x == "log") {
+            let text =
+                String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).into_owned();
+            for line in text.lines() {
+                if let Some(json) = line.strip_prefix("taskc-probe ") {
+                    out.push(serde_json::from_str(json).unwrap_or_else(|e| {
+                        panic!("{}: bad probe line {json}: {e}", path.display())
+                    }));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_test_command_runs_unprivileged_and_reads_no_upload() {
+    // As root (CI), the sandboxed test command must drop to the test user; as another
+    // user there is no one to drop to (and nothing of root's to protect).
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let root = status
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
+    if !root {
+        eprintln!("not root: the privilege drop is not tested");
+        return;
+    }
+    let lab = Lab::new();
+    let file = lab.tmp.path().join("probe.jsonl");
+    std::fs::write(&file, lab.prediction(PROBE)).unwrap();
+    // Independent mode: the run testing `gateway` also uploads `proxy`'s gold patch.
+    let scored = lab.score_in(file.to_str().unwrap(), "independent");
+    let mut probes = Vec::new();
+    probe_lines(&lab.cache(), &mut probes);
+    let cwds: std::collections::BTreeSet<String> = probes
+        .iter()
+        .map(|p| {
+            p["cwd"]
+                .as_str()
+                .unwrap_or_default()
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        cwds.contains("proxy") && cwds.contains("gateway"),
+        "the probe ran in both targets' runs: {probes:#?}"
+    );
+    for p in &probes {
+        assert_ne!(p["uid"], 0, "the test command ran as root: {p}");
+        assert_ne!(p["euid"], 0, "{p}");
+        for cap in p["caps"].as_array().unwrap() {
+            assert_eq!(cap, "0000000000000000", "a capability left: {p}");
+        }
+        assert_eq!(p["harness_exists"], true, "{p}");
+        assert_eq!(
+            p["read"],
+            serde_json::json!([]),
+            "read the harness's files: {p}"
+        );
+        assert_eq!(
+            p["wrote"],
+            serde_json::json!([]),
+            "wrote outside its repo: {p}"
+        );
+        assert_eq!(p["wrote_own"], true, "its own repository is its own: {p}");
+    }
+    assert!(!lab.marker(PROBE).exists(), "read a gold patch");
+    assert_eq!(scored, vec![(PROBE.to_string(), 0)], "{scored:?}");
 }

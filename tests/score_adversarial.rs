@@ -33,7 +33,27 @@ const CLASSES: &[&str] = &[
     "node-assert-noop",
     "pytest11-entry-point",
     "xfail-everything",
+    // Round 2: attacks on the defences themselves.
+    "addopts-tox-ini",
+    "canary-aware-shim",
+    "fork-bomb",
+    "git-dir-hook",
+    "gitattributes-filter",
+    "go-forged-test2json",
+    "go-testmain-library",
+    "late-writer",
+    "node-package-hooks",
+    "pytest-plugins-variable",
+    "shadow-pytest-module",
+    "shadow-pytest-package",
+    "shadow-runner-internals",
+    "startup-files",
+    "symlink-tests-to-harness",
 ];
+
+/// The task the Python attacks are scored on: sdk-retry's Python target alone (same image,
+/// same tests), so an attack on pytest costs one run per mode instead of three.
+const PY_TASK: &str = "sdk-retry-python";
 
 const TARGETS: &[&str] = &["sdk-go", "sdk-node", "sdk-python"];
 
@@ -80,15 +100,47 @@ fn gold(repo: &str) -> String {
     read(&root().join(format!("examples/sdk-retry/gold/{repo}.patch")))
 }
 
-/// Score every attack and a gold control in `mode`; the report's rows by model.
+/// A copy of examples/sdk-retry in `dir` with a second spec, [`PY_TASK`]: the same task
+/// with the Python repository alone (the `repo sdk-node` and `repo sdk-go` blocks cut out).
+fn specs(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let to = dir.join("sdk-retry");
+    common::copy_dir(&root().join("examples/sdk-retry"), &to);
+    let full = to.join("sdk-retry.task");
+    let mut text = read(&full).replace("task \"sdk-retry\" {", &format!("task \"{PY_TASK}\" {{"));
+    for repo in ["sdk-node", "sdk-go"] {
+        let start = text
+            .find(&format!("\n  repo {repo} {{\n"))
+            .unwrap_or_else(|| panic!("no `repo {repo}` block in sdk-retry.task"));
+        let end = text[start + 1..]
+            .find("\n  }\n")
+            .map(|e| start + 1 + e + "\n  }\n".len())
+            .expect("the block ends");
+        text.replace_range(start + 1..end, "");
+    }
+    let py = to.join(format!("{PY_TASK}.task"));
+    std::fs::write(&py, text).expect("write the Python-only spec");
+    (full, py)
+}
+
+/// Score every attack and a gold control per task in `mode`; the report's rows by model.
 fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
     let dir = tempfile::tempdir().expect("temp dir");
+    let (full, py) = specs(dir.path());
     let mut lines = Vec::new();
     let control: BTreeMap<&str, String> = TARGETS.iter().map(|t| (*t, gold(t))).collect();
     lines.push(
         serde_json::json!({"task": "sdk-retry", "model": "gold-control", "patches": control}),
     );
+    lines.push(
+        serde_json::json!({"task": PY_TASK, "model": "gold-control-python",
+        "patches": {"sdk-python": gold("sdk-python")}}),
+    );
     for a in attacks() {
+        if a.repo == "sdk-python" {
+            lines.push(serde_json::json!({"task": PY_TASK, "model": a.class,
+                "patches": {"sdk-python": a.patch}}));
+            continue;
+        }
         let patches: BTreeMap<&str, String> = TARGETS
             .iter()
             .map(|t| {
@@ -102,33 +154,58 @@ fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
             .collect();
         lines.push(serde_json::json!({"task": "sdk-retry", "model": a.class, "patches": patches}));
     }
-    // A second try under the same model, this time the gold patches: scored once means the
+    // A second try under the same model, this time the gold patch: scored once means the
     // first line counts, not the best one.
-    lines.push(serde_json::json!({"task": "sdk-retry", "model": CLASSES[0], "patches": control}));
+    lines.push(serde_json::json!({"task": PY_TASK, "model": CLASSES[0],
+        "patches": {"sdk-python": gold("sdk-python")}}));
     let file = dir.path().join("attacks.jsonl");
     let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     std::fs::write(&file, text.join("\n") + "\n").expect("write predictions");
     let out = dir.path().join("report");
-    let run = Command::new(env!("CARGO_BIN_EXE_taskc"))
-        .args([
-            "score",
-            "examples/sdk-retry/sdk-retry.task",
-            "--predictions",
-        ])
-        .arg(&file)
-        .args(["--mode", mode, "--backend", "docker", "--jobs", "2"])
-        .args(["--color", "never", "--cache"])
-        .arg(dir.path().join("cache"))
-        .arg("--out")
-        .arg(&out)
-        .current_dir(root())
-        .output()
-        .expect("the taskc binary runs");
+    let guard = common::DockerGuard::new();
+    // The Python-only spec has no lock of its own: verify writes it (same cache: the images
+    // are the full spec's).
+    let verify = guard.output(
+        Command::new(env!("CARGO_BIN_EXE_taskc"))
+            .arg("verify")
+            .arg(&py)
+            .args([
+                "--backend",
+                "docker",
+                "--jobs",
+                "2",
+                "--color",
+                "never",
+                "--cache",
+            ])
+            .arg(dir.path().join("cache"))
+            .current_dir(root()),
+    );
+    assert_eq!(
+        verify.status.code(),
+        Some(0),
+        "taskc verify of the Python-only spec failed:\n{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+    let run = guard.output(
+        Command::new(env!("CARGO_BIN_EXE_taskc"))
+            .arg("score")
+            .arg(&full)
+            .arg(&py)
+            .arg("--predictions")
+            .arg(&file)
+            .args(["--mode", mode, "--backend", "docker", "--jobs", "2"])
+            .args(["--color", "never", "--cache"])
+            .arg(dir.path().join("cache"))
+            .arg("--out")
+            .arg(&out)
+            .current_dir(root()),
+    );
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "taskc score failed:\n{stderr}");
     assert!(
         stderr.contains(&format!(
-            "1 more prediction line(s) for task `sdk-retry` and model `{}` (with different patches): only the first is scored",
+            "1 more prediction line(s) for task `{PY_TASK}` and model `{}` (with different patches): only the first is scored",
             CLASSES[0]
         )),
         "the duplicate line is reported:\n{stderr}"
@@ -159,11 +236,13 @@ fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
 
 fn check(mode: &str) {
     let rows = score(mode);
-    let control = &rows["gold-control"];
-    assert_eq!(
-        control["status"], "solved",
-        "gold must still solve the task with canaries in place: {control:#}"
-    );
+    for c in ["gold-control", "gold-control-python"] {
+        let control = &rows[c];
+        assert_eq!(
+            control["status"], "solved",
+            "gold must still solve the task with canaries in place: {control:#}"
+        );
+    }
     let mut wrong = Vec::new();
     for a in attacks() {
         let Some(r) = rows.get(&a.class) else {

@@ -34,7 +34,8 @@ fn score(examples: &[&str], predictions: &str, mode: &str, backend: &str) -> (u6
         .arg("--out")
         .arg(&out)
         .current_dir(root());
-    let run = cmd.output().expect("the taskc binary runs");
+    let guard = common::DockerGuard::new();
+    let run = guard.output(&mut cmd);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "taskc score failed:\n{stderr}");
     let text = std::fs::read_to_string(out.join("report.json")).expect("report.json written");

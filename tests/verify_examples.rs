@@ -19,15 +19,16 @@ struct Run {
 }
 
 fn taskc(args: &[&str], cache: &Path, cwd: &Path) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
-        .args(args)
-        .arg("--cache")
-        .arg(cache)
-        .arg("--color")
-        .arg("never")
-        .current_dir(cwd)
-        .output()
-        .expect("the taskc binary runs");
+    let guard = common::DockerGuard::new();
+    let out = guard.output(
+        Command::new(env!("CARGO_BIN_EXE_taskc"))
+            .args(args)
+            .arg("--cache")
+            .arg(cache)
+            .arg("--color")
+            .arg("never")
+            .current_dir(cwd),
+    );
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -17,15 +17,23 @@ pub const COMMON: &[&str] = &["*.pth", "sitecustomize.py", "usercustomize.py"];
 /// pytest's, since pytest reads keys from anywhere in them: TOML dotted keys, INI
 /// sections), package metadata folders (`pytest11` entry points register plugins without
 /// any configuration), and test modules (`test_*.py`, `*_test.py`: tests the agent edits
-/// are run as they were at base).
+/// are run as they were at base), and modules shadowing the runner itself (`python3 -m
+/// pytest` puts the working folder first on `sys.path`: a `pytest.py`, `pytest/`, `_pytest/`,
+/// `py.py` or `pluggy/` there is imported instead of the real one).
 pub const PYTEST: &[&str] = &[
     "**/*.dist-info/**",
     "**/*.egg-info/**",
     ".pytest.ini",
     "*_test.py",
+    "_pytest/**",
     "conftest.py",
+    "pluggy.py",
+    "pluggy/**",
+    "py.py",
     "pyproject.toml",
     "pytest.ini",
+    "pytest.py",
+    "pytest/**",
     "setup.cfg",
     "test_*.py",
     "tox.ini",
@@ -98,9 +106,15 @@ pub const JUNIT: &[&str] = &[
     ".pytest.ini",
     "*_test.go",
     "*_test.py",
+    "_pytest/**",
     "conftest.py",
+    "pluggy.py",
+    "pluggy/**",
+    "py.py",
     "pyproject.toml",
     "pytest.ini",
+    "pytest.py",
+    "pytest/**",
     "setup.cfg",
     "test_*.py",
     "tox.ini",

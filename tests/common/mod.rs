@@ -45,6 +45,98 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Leaves no Docker container behind a test: every `taskc` started through
+/// [`DockerGuard::output`] is remembered by its process id, and when the guard is dropped —
+/// at the end of the test, also when it panics — every container (any state) whose
+/// `taskc.session` label is one of those processes' sessions (`s<pid>-…`) is removed, and so
+/// is every test-specific image named with [`DockerGuard::image`]. Other sessions'
+/// containers on the shared engine are never touched.
+#[allow(dead_code)] // not every test binary runs Docker
+#[derive(Default)]
+pub struct DockerGuard {
+    pids: std::sync::Mutex<Vec<u32>>,
+    images: std::sync::Mutex<Vec<String>>,
+}
+
+#[allow(dead_code)] // not every test binary runs Docker
+impl DockerGuard {
+    pub fn new() -> DockerGuard {
+        DockerGuard::default()
+    }
+
+    /// Runs `cmd` (a `taskc` that may start containers) to the end, like
+    /// [`Command::output`], remembering its process id.
+    pub fn output(&self, cmd: &mut Command) -> std::process::Output {
+        let child = cmd
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the command starts");
+        self.pids
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(child.id());
+        child.wait_with_output().expect("the command runs")
+    }
+
+    /// An image this test built for itself, removed with the guard.
+    pub fn image(&self, tag: &str) {
+        self.images
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(tag.to_string());
+    }
+
+    /// The ids of the containers the remembered processes' sessions left.
+    pub fn leftovers(&self) -> Vec<String> {
+        let pids = self.pids.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if pids.is_empty() {
+            return Vec::new();
+        }
+        let Ok(out) = Command::new("docker")
+            .args(["ps", "-aq", "--no-trunc", "--filter", "label=taskc.session"])
+            .args(["--format", "{{.ID}} {{.Label \"taskc.session\"}}"])
+            .output()
+        else {
+            return Vec::new();
+        };
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .filter(|(_, session)| pids.iter().any(|p| session.starts_with(&format!("s{p}-"))))
+            .map(|(id, _)| id.to_string())
+            .collect()
+    }
+}
+
+impl Drop for DockerGuard {
+    fn drop(&mut self) {
+        let ids = self.leftovers();
+        if !ids.is_empty() {
+            eprintln!(
+                "DockerGuard: removing {} container(s) left behind",
+                ids.len()
+            );
+            let _ = Command::new("docker")
+                .args(["rm", "-f", "-v"])
+                .args(&ids)
+                .output();
+        }
+        let images = self
+            .images
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if !images.is_empty() {
+            let _ = Command::new("docker")
+                .args(["rmi", "-f"])
+                .args(&images)
+                .output();
+        }
+    }
+}
+
 /// Runs `git <args>` in `dir` without the system's or the user's config (a fixed identity
 /// for commits); its trimmed stdout. Fails the test when git fails.
 #[allow(dead_code)] // not every test binary runs git

@@ -169,16 +169,39 @@ pub struct PairText {
     pub esm: Option<String>,
 }
 
+/// The placeholder of a pytest canary for a name the module itself imports or defines
+/// (the insertion program chooses one; `__name__` when it cannot).
+pub const PYTEST_SUBJECT: &str = "__TASKC_SUBJECT__";
+
+/// One pytest canary named `name`: compares `a` with `b` (equal: it must pass) through a
+/// name of the module (so its body refers to the module like the file's own tests do).
+pub fn pytest_canary(name: &str, a: u32, b: u32) -> String {
+    format!(
+        "def {name}():\n    subject = repr({PYTEST_SUBJECT})\n    assert len(subject) + {a} == len(subject) + {b}\n"
+    )
+}
+
 /// Write a canary pair named `pass`/`fail`; `a != b` are the numbers the failing one
 /// compares, with the framework's own assertion (so a no-op assertion is caught).
-pub fn pair(fw: Framework, pass: &str, fail: &str, a: u32, b: u32, tag: &str) -> PairText {
+/// `fail_first` puts the failing one first where the order is the file's (pytest).
+pub fn pair(
+    fw: Framework,
+    pass: &str,
+    fail: &str,
+    (a, b): (u32, u32),
+    tag: &str,
+    fail_first: bool,
+) -> PairText {
     match fw {
-        Framework::Pytest => PairText {
-            text: format!(
-                "\n\ndef {pass}():\n    assert {a} == {a}\n\n\ndef {fail}():\n    assert {a} == {b}\n"
-            ),
-            esm: None,
-        },
+        Framework::Pytest => {
+            let p = pytest_canary(pass, a, a);
+            let f = pytest_canary(fail, a, b);
+            let (x, y) = if fail_first { (f, p) } else { (p, f) };
+            PairText {
+                text: format!("\n\n{x}\n\n{y}"),
+                esm: None,
+            }
+        }
         Framework::GoTest => PairText {
             text: format!(
                 "import \"testing\"\n\nfunc {pass}(t *testing.T) {{\n\tif {a} != {a} {{\n\t\tt.Fatal(\"{a}\")\n\t}}\n}}\n\n\
@@ -210,16 +233,6 @@ pub fn pair(fw: Framework, pass: &str, fail: &str, a: u32, b: u32, tag: &str) ->
             ),
             esm: None,
         },
-    }
-}
-
-/// A test name for `fw` from random hex `hex` (lowercase hex digits).
-pub fn name(fw: Framework, hex: &str) -> String {
-    match fw {
-        Framework::Pytest => format!("test_{hex}"),
-        Framework::GoTest => format!("Test{}", hex.to_ascii_uppercase()),
-        Framework::NodeTest | Framework::Jest => format!("t{hex}"),
-        Framework::Cargo => format!("t{hex}"),
     }
 }
 
@@ -296,11 +309,5 @@ mod tests {
         assert!(Framework::Jest.carries("src/jar.spec.ts"));
         assert!(!Framework::Jest.carries("src/jar.ts"));
         assert!(Framework::Cargo.carries("tests/cli.rs"));
-    }
-
-    #[test]
-    fn go_names_are_test_functions() {
-        let n = name(Framework::GoTest, "0a9f");
-        assert_eq!(n, "Test0A9F");
     }
 }

@@ -8,10 +8,11 @@
 //! are removed from the results before the oracle or grading sees them.
 
 pub mod framework;
+mod names;
 mod seed;
 pub mod summary;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use taskc_compiler::patch::parse_patch;
@@ -97,14 +98,24 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
             Step::ApplyTests { repo: r, blob } if r == repo => blobs.get(blob),
             _ => None,
         });
+        // Per file: the test names the hidden patch shows for it (added and context lines).
+        let mut shown: BTreeMap<String, String> = BTreeMap::new();
         let files: Vec<String> = match patch.map(|text| parse_patch(text)) {
             Some(Ok(patch)) => {
-                let mut v: Vec<String> = patch
-                    .files
-                    .iter()
-                    .filter_map(|f| f.new_path.clone())
-                    .filter(|path| fw.carries(path))
-                    .collect();
+                let mut v: Vec<String> = Vec::new();
+                for f in &patch.files {
+                    let Some(path) = f.new_path.clone().filter(|p| fw.carries(p)) else {
+                        continue;
+                    };
+                    let text = shown.entry(path.clone()).or_default();
+                    for h in &f.hunks {
+                        for l in &h.lines {
+                            text.push_str(&l.text);
+                            text.push('\n');
+                        }
+                    }
+                    v.push(path);
+                }
                 v.sort();
                 v.dedup();
                 v
@@ -139,65 +150,165 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
             continue;
         }
         let dir = format!("\"$TASKC_ROOT\"/work/{}", quote(repo));
+        // Go: the package's test names (one canary file per package).
+        let mut taken: BTreeSet<String> =
+            shown.values().flat_map(|t| names::defined(fw, t)).collect();
         for file in files {
-            k += 1;
-            let pass = framework::name(fw, &seed.hex(k, 0));
-            let fail = framework::name(fw, &seed.hex(k, 1));
-            let (a, b) = seed.numbers(k);
-            let text = framework::pair(fw, &pass, &fail, a, b, &seed.hex(k, 2));
-            let blob = format!("{CANARY_DIR}/{k}.txt");
-            let target = format!("{dir}/{}", quote(&file));
-            p.uploads.push(Upload {
-                path: blob.clone(),
-                bytes: text.text.into_bytes(),
-                mode: 0o644,
-            });
-            let src = format!("\"$TASKC_ROOT\"{blob}");
-            match (fw, text.esm) {
-                (Framework::GoTest, _) => {
-                    let new = format!(
-                        "{dir}/{}",
-                        quote(&join(parent(&file), &format!("{}_test.go", seed.hex(k, 3))))
-                    );
-                    p.script.push_str(&format!(
-                        "pkg=$(sed -n 's/^package[[:space:]]\\{{1,\\}}\\([A-Za-z0-9_]\\{{1,\\}}\\).*/\\1/p' {target} | head -n 1)\n\
-                         {{ printf 'package %s\\n\\n' \"$pkg\"; cat {src}; }} > {new}\n"
+            let own = match fw {
+                Framework::GoTest => shown
+                    .iter()
+                    .filter(|(f, _)| parent(f) == parent(&file))
+                    .flat_map(|(_, t)| names::defined(fw, t))
+                    .collect(),
+                _ => names::defined(fw, shown.get(&file).map_or("", String::as_str)),
+            };
+            let vocab = names::vocabulary(&own);
+            // Two or three pairs, in an order and (pytest) at places drawn per run: neither
+            // their number nor their position in the file tells them apart, and at least two
+            // must fail (leaving alone the last tests of a file does not spare them all).
+            let pairs = 2 + seed.index(k + 1, 250, 2);
+            let go_file = join(parent(&file), &go_file_name(&file, &vocab, seed, k + 1));
+            for _ in 0..pairs {
+                k += 1;
+                let pass = names::make(fw, &vocab, seed, k, 0, &mut taken);
+                let fail = names::make(fw, &vocab, seed, k, 1, &mut taken);
+                let fail_first = seed.index(k, 251, 2) == 1;
+                let text = framework::pair(
+                    fw,
+                    &pass,
+                    &fail,
+                    seed.numbers(k),
+                    &seed.hex(k, 2),
+                    fail_first,
+                );
+                let blob = format!("{CANARY_DIR}/{k}.txt");
+                let target = format!("{dir}/{}", quote(&file));
+                if fw == Framework::Pytest {
+                    // Each canary on its own, at its own place in the module.
+                    let (a, b) = seed.numbers(k);
+                    for (i, (name, x)) in [(&pass, a), (&fail, b)].into_iter().enumerate() {
+                        let blob = format!("{CANARY_DIR}/{k}.{i}.txt");
+                        p.uploads.push(Upload {
+                            path: blob.clone(),
+                            bytes: framework::pytest_canary(name, a, x).into_bytes(),
+                            mode: 0o644,
+                        });
+                        let src = format!("\"$TASKC_ROOT\"{blob}");
+                        let at = seed.index(k, 252 + i as u8, 1 << 16);
+                        p.script.push_str(&format!(
+                        "python3 -I -S -c {py} {target} {src} {at} {subject} 2>/dev/null \
+                         || {{ printf '\\n\\n'; sed 's/{subject}/__name__/g' {src}; }} >> {target}\n",
+                        py = quote(PYTEST_INSERT),
+                        subject = framework::PYTEST_SUBJECT,
                     ));
-                }
-                (_, Some(esm)) => {
-                    let esm_blob = format!("{CANARY_DIR}/{k}.esm.txt");
+                    }
+                } else {
                     p.uploads.push(Upload {
-                        path: esm_blob.clone(),
-                        bytes: esm.into_bytes(),
+                        path: blob.clone(),
+                        bytes: text.text.into_bytes(),
                         mode: 0o644,
                     });
-                    let is_esm = if file.ends_with(".mjs") {
-                        "true".to_string()
-                    } else if file.ends_with(".cjs") {
-                        "false".to_string()
-                    } else {
-                        format!("grep -qE '^[[:space:]]*(import|export)[[:space:]{{*]' {target}")
-                    };
-                    p.script.push_str(&format!(
+                    let src = format!("\"$TASKC_ROOT\"{blob}");
+                    match (fw, text.esm) {
+                        (Framework::GoTest, _) => {
+                            let new = format!("{dir}/{}", quote(&go_file));
+                            let alt = format!(
+                                "{dir}/{}",
+                                quote(&join(parent(&file), &format!("{}_test.go", seed.hex(k, 3))))
+                            );
+                            // The first pair writes the file (`$cf`: never over an existing one)
+                            // with its `package` line; the others add their functions.
+                            let body =
+                                if p.canaries.iter().any(|c| c.repo == *repo && c.file == file) {
+                                    format!("sed '/^import \"testing\"$/d' {src} >> \"$cf\"")
+                                } else {
+                                    format!(
+                                        "cf={new}; [ -e \"$cf\" ] && cf={alt}\n\
+                             {{ printf 'package %s\\n\\n' \"$pkg\"; cat {src}; }} > \"$cf\""
+                                    )
+                                };
+                            p.script.push_str(&format!(
+                        "pkg=$(sed -n 's/^package[[:space:]]\\{{1,\\}}\\([A-Za-z0-9_]\\{{1,\\}}\\).*/\\1/p' {target} | head -n 1)\n\
+                         {body}\n"
+                    ));
+                        }
+                        (_, Some(esm)) => {
+                            let esm_blob = format!("{CANARY_DIR}/{k}.esm.txt");
+                            p.uploads.push(Upload {
+                                path: esm_blob.clone(),
+                                bytes: esm.into_bytes(),
+                                mode: 0o644,
+                            });
+                            let is_esm = if file.ends_with(".mjs") {
+                                "true".to_string()
+                            } else if file.ends_with(".cjs") {
+                                "false".to_string()
+                            } else {
+                                format!("grep -qE '^[[:space:]]*(import|export)[[:space:]{{*]' {target}")
+                            };
+                            p.script.push_str(&format!(
                         "if {is_esm}; then cat \"$TASKC_ROOT\"{esm_blob} >> {target}; else cat {src} >> {target}; fi\n"
                     ));
+                        }
+                        (_, None) => {
+                            p.script.push_str(&format!("cat {src} >> {target}\n"));
+                        }
+                    }
                 }
-                (_, None) => {
-                    p.script.push_str(&format!("cat {src} >> {target}\n"));
+                for (name, expected) in [(pass, Expected::Pass), (fail, Expected::Fail)] {
+                    p.canaries.push(Canary {
+                        repo: repo.clone(),
+                        file: file.clone(),
+                        framework: fw,
+                        name,
+                        expected,
+                    });
                 }
-            }
-            for (name, expected) in [(pass, Expected::Pass), (fail, Expected::Fail)] {
-                p.canaries.push(Canary {
-                    repo: repo.clone(),
-                    file: file.clone(),
-                    framework: fw,
-                    name,
-                    expected,
-                });
             }
         }
     }
     p
+}
+
+/// Inserts the canary in file `argv[2]` into the Python module `argv[1]` before one of its
+/// top-level definitions (decorators included; at the end when it has none), the
+/// `argv[3]`-th modulo their number, with the placeholder `argv[4]` replaced by a name the
+/// module imports or defines; fails (leaving the module as it was) when the result would
+/// not parse. Runs as `python3 -I -S` (no `site`, no environment, no current folder on
+/// `sys.path`): nothing of the agent's is imported.
+const PYTEST_INSERT: &str = r#"import ast, sys
+t, s, n, ph = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+src = open(t, encoding="utf-8").read()
+tree = ast.parse(src)
+lines = src.splitlines(keepends=True)
+defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+spots = [min([d.lineno for d in x.decorator_list] + [x.lineno]) - 1 for x in tree.body if isinstance(x, defs)]
+names = []
+for x in tree.body:
+    if isinstance(x, ast.ImportFrom) and x.module == "__future__":
+        continue
+    if isinstance(x, (ast.Import, ast.ImportFrom)):
+        names += [(a.asname or a.name).split(".")[0] for a in x.names if a.name != "*"]
+    elif isinstance(x, defs) and not x.name.lower().startswith("test"):
+        names.append(x.name)
+names = [m for m in names if m.isidentifier()] or ["__name__"]
+add = open(s, encoding="utf-8").read().replace(ph, names[n % len(names)]).strip("\n") + "\n"
+i = spots[n % len(spots)] if spots else len(lines)
+head = "".join(lines[:i]).rstrip("\n")
+new = (head + "\n\n\n" if head else "") + add + "\n\n" + "".join(lines[i:])
+ast.parse(new)
+open(t, "w", encoding="utf-8").write(new)
+"#;
+
+/// The name of the Go canary file next to `file`: the hidden test file's stem and a word,
+/// like a test file of the package.
+fn go_file_name(file: &str, vocab: &[String], seed: &Seed, k: u32) -> String {
+    let base = file.rsplit('/').next().unwrap_or(file);
+    let stem = base.strip_suffix("_test.go").unwrap_or(base);
+    let mut taken = BTreeSet::new();
+    let word = names::make(Framework::Cargo, vocab, seed, k, 3, &mut taken);
+    let word = word.rsplit('_').next().unwrap_or("extra");
+    format!("{stem}_{word}_test.go")
 }
 
 fn parent(path: &str) -> &str {

@@ -42,6 +42,13 @@ impl Seed {
         hex::encode(&self.derive(k, slot)[..8])
     }
 
+    /// A number below `n` (`n` > 0) for canary `k`, slot `slot`.
+    pub fn index(&self, k: u32, slot: u8, n: usize) -> usize {
+        let d = self.derive(k, slot);
+        (u64::from_le_bytes([d[8], d[9], d[10], d[11], d[12], d[13], d[14], d[15]])
+            % n.max(1) as u64) as usize
+    }
+
     /// Two different numbers below 10^6 for canary `k`.
     pub fn numbers(&self, k: u32) -> (u32, u32) {
         let d = self.derive(k, 255);

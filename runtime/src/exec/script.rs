@@ -20,15 +20,16 @@
 //! - **Phases, in order** (each a function below; a phase that has nothing to do writes
 //!   nothing): apply patches → restore the test surface → apply hidden tests → inject
 //!   canaries → delete blobs → drop privileges → run.
-//! - **Least privilege.** When the script runs as root with `$TASKC_ROOT` empty (or the
-//!   backend sets `TASKC_DROP_PRIVILEGES=1`: the test user can then reach `$TASKC_ROOT/work`),
-//!   the test command runs as uid/gid [`TEST_UID`] (`taskc-test`), through
-//!   `setpriv --reuid --regid --clear-groups --no-new-privs`: its own repository is handed
-//!   to it, `HOME` is a fresh folder of its own, it can read nothing under `/taskc` (the
-//!   blobs are deleted before it starts, and the folder is root-only). The harness keeps
-//!   its own `PATH` of system folders, so nothing the tests write is ever run as root.
-//!   Otherwise (the local backend without a sandbox) the command runs as the script does:
-//!   trusted predictions only (`docs/security.md`, defence 9).
+//! - **Least privilege.** Whenever the script runs as root, the test command runs as
+//!   uid/gid [`TEST_UID`] (`taskc-test`) with no capabilities, through
+//!   `setpriv --reuid --regid --clear-groups --inh-caps=-all --bounding-set=-all
+//!   --no-new-privs`: its own repository is handed to it, `HOME` is a fresh folder of its
+//!   own, it can read nothing under `/taskc` (the blobs are deleted before it starts, and the
+//!   folder is root-only). The harness keeps its own `PATH` of system folders, so nothing the
+//!   tests write is ever run as root. The one exception is a backend without a sandbox of
+//!   its own, which says so with [`UNSANDBOXED_VAR`]`=1` (the local backend without
+//!   bubblewrap: its run folder is not reachable by another user): the command then runs as
+//!   the script does, and only trusted predictions run there (`docs/security.md`, defence 9).
 //! - **Time.** The test command is killed with SIGKILL (its process group) at its timeout;
 //!   every process the test user left is killed when it ends; the harness records by the
 //!   clock whether it reached its limit, and a run that reached it is a `timeout` whatever
@@ -81,10 +82,15 @@ pub const MS_FILE: &str = "ms";
 pub const TIMED_OUT_FILE: &str = "timed-out";
 /// The harness's own messages (what the preparation steps printed).
 pub const HARNESS_LOG: &str = "harness.log";
+/// Set to `1` by a backend whose runs have no sandbox of their own (the local backend
+/// without bubblewrap): the test command then keeps the script's user.
+pub const UNSANDBOXED_VAR: &str = "TASKC_UNSANDBOXED";
 /// The unprivileged user and group the test command runs as (`taskc-test`, created in the
 /// task image with this id).
 pub const TEST_UID: u32 = 10001;
 pub const TEST_USER: &str = "taskc-test";
+/// The test user's process limit where the sandbox has no pids cgroup (the local backend).
+pub const LOCAL_NPROC: u32 = 4096;
 /// Time the harness may take around the test command (patches, uploads, collect) before
 /// the backend kills the whole run.
 pub const SETUP_ALLOWANCE: Duration = Duration::from_secs(120);
@@ -357,9 +363,9 @@ fn drop_privileges(s: &mut Script<'_>, run: &Run) {
     s.line(&format!(
         "TH=\"$TASKC_ROOT\"/tmp/{TEST_USER}-home; rm -rf \"$TH\"; mkdir -p \"$TH\" || fail {harness} 'cannot create the test home'"
     ));
-    s.line(
-        "if [ \"$EUID\" = 0 ] && { [ -z \"$TASKC_ROOT\" ] || [ \"${TASKC_DROP_PRIVILEGES:-}\" = 1 ]; }; then",
-    );
+    s.line(&format!(
+        "if [ \"$EUID\" = 0 ] && [ \"${{{UNSANDBOXED_VAR}:-}}\" != 1 ]; then"
+    ));
     s.line(&format!(
         "  chown -R {TEST_UID}:{TEST_UID} {repo} \"$TH\" || fail {harness} {why}",
         why = sh_quote(&format!(
@@ -368,7 +374,14 @@ fn drop_privileges(s: &mut Script<'_>, run: &Run) {
         )),
     ));
     s.line(&format!(
-        "  drop=(setpriv --reuid={TEST_UID} --regid={TEST_UID} --clear-groups --no-new-privs --)"
+        "  drop=(setpriv --reuid={TEST_UID} --regid={TEST_UID} --clear-groups \
+         --inh-caps=-all --bounding-set=-all --no-new-privs --)"
+    ));
+    // Docker caps the processes of a run (its pids limit); bubblewrap has no cgroup, so on
+    // the local backend the test user gets a process limit of its own (per uid, shared by
+    // the local runs in flight).
+    s.line(&format!(
+        "  [ -n \"$TASKC_ROOT\" ] && drop=(prlimit --nproc={LOCAL_NPROC}:{LOCAL_NPROC} -- \"${{drop[@]}}\")"
     ));
     s.line("fi");
 }

@@ -18,7 +18,9 @@
 //! unsandboxed: [`LocalBackend::sandbox_status`] says why, and a run marked
 //! [`RunRequest::untrusted`] (a prediction's code) is refused with
 //! [`BackendError::Unsandboxed`]. Unsandboxed runs with `network: false` still get a
-//! network namespace when `unshare` allows it.
+//! network namespace when `unshare` allows it, and `TASKC_UNSANDBOXED=1`: only there does the
+//! run script keep its user for the test command (sandboxed, as root, it drops to the
+//! unprivileged test user as in Docker).
 
 mod fs_tree;
 mod gc;
@@ -358,6 +360,11 @@ impl LocalBackend {
         argv.extend(bash(&req.script));
         let mut env = self.base_env(&env_root, &home, &tmp);
         env.extend(req.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if sandbox.is_err() {
+            // No sandbox: the run folder is not the test user's to reach, and only trusted
+            // predictions run here; the script keeps its user (`exec::script`).
+            env.push((crate::exec::script::UNSANDBOXED_VAR.into(), "1".into()));
+        }
         let started = Instant::now();
         let finished = process::run_script(
             &argv,

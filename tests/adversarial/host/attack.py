@@ -121,5 +121,71 @@ def docker_socket():
             pass
 
 
+def privileges():
+    """What the test user can do (defence 2 on the local backend): read the uploads (hidden
+    tests, the other target's gold patch in independent mode) or the harness's records, write
+    outside its own repository, keep root or a capability. Reports it on one JSON line at
+    exit (pytest captures what a module prints at import); wins with any gold patch it
+    reads."""
+    import atexit
+    import json
+
+    root = os.environ.get("TASKC_ROOT", "")
+    cwd = os.getcwd()
+    report = {"uid": os.getuid(), "euid": os.geteuid(), "cwd": cwd}
+    caps = [l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapEff", "CapPrm", "CapBnd"))]
+    report["caps"] = caps
+    report["harness_exists"] = os.path.isdir(root + "/taskc")
+    read, gold = [], {}
+    for top in (root + "/taskc", root + "/taskc/blobs", root + "/taskc/harness"):
+        try:
+            names = os.listdir(top)
+        except OSError:
+            continue
+        read.append(top + "/")
+        for name in names:
+            path = os.path.join(top, name)
+            try:
+                text = open(path, errors="replace").read()
+            except OSError:
+                continue
+            read.append(path)
+            if name.endswith(".patch") and "+++ b/" in text:
+                gold[name] = text
+    report["read"] = read
+    wrote = []
+    own = None
+    for repo in glob.glob(root + "/work/*"):
+        if cwd == repo or cwd.startswith(repo + "/"):
+            own = repo
+    targets = [root + "/work", root + "/taskc", root + "/usr/local", "/etc", "/usr"]
+    targets += [r for r in glob.glob(root + "/work/*") if r != own]
+    targets += [os.path.join(root, "")]
+    for t in targets:
+        probe = os.path.join(t, ".taskc-probe-write")
+        try:
+            with open(probe, "w") as f:
+                f.write("x")
+            os.unlink(probe)
+            wrote.append(t)
+        except OSError:
+            pass
+    report["wrote"] = wrote
+    try:
+        p = os.path.join(own or cwd, ".taskc-probe-own")
+        open(p, "w").close()
+        os.unlink(p)
+        report["wrote_own"] = True
+    except OSError:
+        report["wrote_own"] = False
+    if gold:
+        mark("read uploads " + " ".join(sorted(gold)))
+        for text in gold.values():
+            for repo in glob.glob(root + "/work/*"):
+                subprocess.run(["git", "-C", repo, "apply", "-"], input=text.encode(),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    atexit.register(lambda: print("taskc-probe " + json.dumps(report, sort_keys=True), flush=True))
+
+
 if ATTACK in globals():
     globals()[ATTACK]()

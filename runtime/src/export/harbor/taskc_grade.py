@@ -448,7 +448,7 @@ def run_one(manifest, run, gits, predictions):
     test_path = os.environ.get("TASKC_TEST_PATH", os.environ.get("PATH", HARNESS_PATH))
     cmd = ["timeout", "-s", "KILL", str(t["timeout_secs"]),
            "setpriv", "--reuid=%d" % TEST_UID, "--regid=%d" % TEST_UID, "--clear-groups",
-           "--no-new-privs", "--", "env", "HOME=" + home, "USER=taskc-test",
+           "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--", "env", "HOME=" + home, "USER=taskc-test",
            "LOGNAME=taskc-test", "PATH=" + test_path, "bash", "-c", t["command"]]
     import time
     start = time.monotonic()
