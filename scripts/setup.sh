@@ -36,3 +36,9 @@ fi
 
 # Base image built from nothing (debootstrap + docker import); reused by tag when present.
 cargo run --quiet --bin taskc -- image bootstrap
+
+# Harbor (tests/export_harbor.rs): PyPI's harbor in a venv with Python >= 3.12, and Docker
+# Compose v2 as a CLI plugin.
+if [ "${TASKC_SKIP_HARBOR:-}" != 1 ]; then
+  "$(dirname "$0")/harbor/setup.sh"
+fi

@@ -56,6 +56,8 @@ enum Command {
     Image(commands::image::ImageArgs),
     /// Export what an agent gets: repositories at base, the prompt, no gold, no hidden tests.
     Workspace(commands::workspace::WorkspaceArgs),
+    /// Export tasks for other harnesses: `export harbor` writes Harbor task folders.
+    Export(commands::export::ExportArgs),
     /// Import WideSWE cases or SWE-bench instances as checked taskc specs.
     Import(commands::import::ImportArgs),
     /// Remove stale taskc containers, images, local image folders and stored results.
@@ -89,6 +91,7 @@ fn main() -> ExitCode {
         Command::Workspace(args) => commands::workspace::run(&args, &ctx),
         Command::Gc(args) => commands::gc::run(&args, &ctx),
         Command::Import(args) => commands::import::run(&args, &ctx),
+        Command::Export(args) => commands::export::run(&args, &ctx),
         Command::Completions(args) => commands::completions::run::<Cli>(&args),
     };
     match result {

@@ -139,6 +139,14 @@ codes! {
     ImportSpecInvalid  = "E1107", "import-spec-invalid", Error, "the generated spec does not check clean";
     ImportNote         = "W1108", "import-note",         Warning, "something was imported as a note a curator should review";
     ImportEnvironment  = "E1109", "import-environment",  Error, "the case's environment cannot be expressed as a taskc recipe";
+
+    // E12xx: exporting to Harbor task folders and collecting Harbor jobs
+    ExportLockMissing  = "E1200", "export-lock-missing", Error, "the spec has no readable lock: there is no oracle to export";
+    ExportLockStale    = "E1201", "export-lock-stale",   Error, "the spec's lock is stale: the exported grader would use an old oracle";
+    ExportOutExists    = "E1202", "export-out-exists",   Error, "a task folder to write already exists (pass --force to replace it)";
+    ExportUnsupported  = "E1203", "export-unsupported",  Error, "the task uses something the exported exported grader cannot reproduce";
+    ExportFailed       = "E1204", "export-failed",       Error, "the task folders could not be built or written";
+    HarborJobUnreadable = "E1205", "harbor-job-unreadable", Error, "the Harbor job folder cannot be read";
 }
 
 impl std::fmt::Display for Code {

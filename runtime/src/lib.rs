@@ -8,6 +8,7 @@ pub mod bootstrap;
 pub mod canary;
 pub mod docker;
 pub mod exec;
+pub mod export;
 pub mod failure;
 pub mod fs_loader;
 pub mod grade;

@@ -4,6 +4,7 @@ pub mod check;
 pub mod collect;
 pub mod completions;
 pub mod diff;
+pub mod export;
 pub mod fmt;
 pub mod gc;
 pub mod image;

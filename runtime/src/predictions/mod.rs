@@ -5,6 +5,7 @@
 pub mod builtin;
 pub mod collect;
 pub mod dedup;
+pub mod harbor;
 pub mod jsonl;
 pub mod split;
 

@@ -1,0 +1,121 @@
+//! `taskc export harbor SPEC… --out DIR [--mode joint|independent] [--force]`: tasks as
+//! Harbor task folders (`docs/export.md`). Thin: load the specs, call
+//! `taskc_runtime::export::export_harbor`, print what was written.
+
+use std::path::PathBuf;
+
+use taskc_compiler::plan::ScoreMode;
+use taskc_runtime::export::{export_harbor, ExportOptions, ExportSpec};
+use taskc_runtime::pipeline;
+
+use super::spec::{load_checked, spec_files};
+use super::Context;
+use crate::discover::display;
+use crate::error::CliError;
+use crate::exit::Exit;
+use crate::output;
+use taskc_runtime::export::ExportError;
+
+/// Arguments of `taskc export`.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    #[command(subcommand)]
+    pub format: ExportFormat,
+}
+
+/// The formats `taskc export` writes.
+#[derive(Debug, clap::Subcommand)]
+pub enum ExportFormat {
+    /// Harbor task folders (task.toml, instruction.md, environment/, tests/, solution/).
+    Harbor(HarborArgs),
+}
+
+/// `--mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// One task folder per task: the agent changes every repository.
+    Joint,
+    /// One task folder per target: the agent changes that target; the others get gold.
+    Independent,
+}
+
+/// Arguments of `taskc export harbor`.
+#[derive(Debug, clap::Args)]
+pub struct HarborArgs {
+    /// Spec files or folders holding them; each needs a fresh lock (`taskc verify`).
+    #[arg(required = true)]
+    pub specs: Vec<PathBuf>,
+    /// Folder the task folders are written into (`<task>` or `<task>__<target>`).
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, value_enum, default_value_t = ModeArg::Joint)]
+    pub mode: ModeArg,
+    /// Replace task folders that already exist under --out.
+    #[arg(long)]
+    pub force: bool,
+    /// The agent's time limit written into task.toml, in seconds.
+    #[arg(long, default_value_t = 3600, value_name = "SECS")]
+    pub agent_timeout: u64,
+    /// Cache folder (git mirrors); default `$TASKC_CACHE` or `~/.cache/taskc`.
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+}
+
+/// Run `taskc export`.
+pub fn run(args: &ExportArgs, ctx: &Context) -> Result<Exit, CliError> {
+    let ExportFormat::Harbor(args) = &args.format;
+    let (files, exit) = spec_files(&args.specs);
+    if exit != Exit::Success {
+        return Err(CliError::Shown(exit));
+    }
+    let cache = args.cache.clone().unwrap_or_else(pipeline::default_cache);
+    let mut loaded = Vec::new();
+    for f in &files {
+        loaded.push(load_checked(f, &cache, ctx)?);
+    }
+    let specs: Vec<ExportSpec<'_>> = loaded
+        .iter()
+        .map(|l| ExportSpec {
+            path: &l.path,
+            dir: &l.dir,
+            task: &l.task,
+            site: &l.site,
+            base_image_override: l.base_image_override.clone(),
+        })
+        .collect();
+    let opts = ExportOptions {
+        mode: match args.mode {
+            ModeArg::Joint => ScoreMode::Joint,
+            ModeArg::Independent => ScoreMode::Independent,
+        },
+        out: args.out.clone(),
+        force: args.force,
+        cache,
+        agent_timeout_secs: args.agent_timeout,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    match export_harbor(&specs, &opts) {
+        Ok(tasks) => {
+            for t in &tasks {
+                output::out(&format!(
+                    "exported Harbor task `{}` to {} (targets: {})\n",
+                    t.name,
+                    display(&t.dir),
+                    t.targets.join(", ")
+                ));
+            }
+            Ok(Exit::Success)
+        }
+        // A spec that cannot be lowered exits 1, as from every command that lowers.
+        Err(ExportError::Pipeline { spec, source }) => Err(CliError::pipeline(spec, *source)),
+        Err(e) => {
+            // Its stable code (E1200–E1204) goes in front, as a diagnostic's would.
+            output::err(&format!(
+                "error[{}]: {e}\n  help: {}\n",
+                e.code().as_str(),
+                e.hint()
+            ));
+            Err(CliError::Shown(Exit::Usage))
+        }
+    }
+}

@@ -1,0 +1,488 @@
+//! `taskc export harbor` and `taskc collect --from harbor`, end to end with the real binary
+//! and, on Docker, the real Harbor (installed by `scripts/harbor/setup.sh`): Harbor's oracle
+//! agent scores 1 on every sound example and its no-op agent 0; the environment images
+//! Harbor built hold no added line of any gold or hidden-test patch; `collect --from
+//! harbor` on the oracle job, scored by `taskc score`, solves every task too.
+//!
+//! The Harbor test FAILS when the engine or Harbor is missing, unless `TASKC_SKIP_DOCKER=1`
+//! or `TASKC_SKIP_HARBOR=1`.
+
+// Test code: unwrap/expect/panic are how a test fails (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::root;
+use taskc_compiler::patch::parse_patch;
+
+const TASKC: &str = env!("CARGO_BIN_EXE_taskc");
+const SOUND: &[&str] = &["config-merge", "context-docs", "cookie-split", "sdk-retry"];
+/// Added lines shorter than this are too generic to prove anything.
+const MIN_NEEDLE: usize = 20;
+/// Harbor folder (and so image `hb__…`) prefix: this test's Docker objects.
+const PREFIX: &str = "harbor-test-";
+
+fn spec(e: &str) -> String {
+    format!("examples/{e}/{e}.task")
+}
+
+fn taskc(args: &[&str]) -> std::process::Output {
+    Command::new(TASKC)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the taskc binary runs")
+}
+
+fn export(out: &Path, extra: &[&str]) -> std::process::Output {
+    let specs: Vec<String> = SOUND.iter().map(|e| spec(e)).collect();
+    let mut args = vec!["export", "harbor", "--out", out.to_str().unwrap()];
+    args.extend(specs.iter().map(String::as_str));
+    args.extend(extra);
+    taskc(&args)
+}
+
+/// Every file under `dir`: relative path → (mode, bytes).
+fn snapshot(dir: &Path, rel: &str, out: &mut Vec<(String, u32, Vec<u8>)>) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut entries: Vec<_> = std::fs::read_dir(dir.join(rel))
+        .unwrap()
+        .flatten()
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = format!("{rel}{}", e.file_name().to_string_lossy());
+        let md = std::fs::symlink_metadata(e.path()).unwrap();
+        if md.is_dir() {
+            snapshot(dir, &format!("{name}/"), out);
+        } else {
+            let bytes = std::fs::read(e.path()).unwrap_or_default();
+            out.push((name, md.permissions().mode() & 0o777, bytes));
+        }
+    }
+}
+
+/// The text of the repositories at base, as exported in `task`'s `environment/repos/`.
+fn base_text(task: &Path) -> String {
+    let mut files = Vec::new();
+    snapshot(&task.join("environment/repos"), "", &mut files);
+    files
+        .iter()
+        .map(|(_, _, b)| String::from_utf8_lossy(b).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The distinctive added lines of the gold (`gold`) or hidden-test (`tests`) patches of
+/// `example`: long enough, and not already somewhere at base.
+fn needles(example: &str, subs: &[&str], base: &str) -> Vec<String> {
+    let dir = root().join("examples").join(example);
+    let mut out = Vec::new();
+    for sub in subs {
+        for f in std::fs::read_dir(dir.join(sub)).unwrap().flatten() {
+            let text = std::fs::read_to_string(f.path()).unwrap();
+            let patch = parse_patch(&text).expect("example patches parse");
+            for file in &patch.files {
+                out.extend(
+                    file.added_lines()
+                        .map(|l| l.text.trim().to_string())
+                        .filter(|l| l.len() >= MIN_NEEDLE),
+                );
+            }
+        }
+    }
+    out.retain(|l| !base.contains(l.as_str()));
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn export_is_deterministic_leaks_nothing_into_environment_and_refuses_clobbering() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    for out in [&a, &b] {
+        let run = export(out, &[]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    let (mut sa, mut sb) = (Vec::new(), Vec::new());
+    snapshot(&a, "", &mut sa);
+    snapshot(&b, "", &mut sb);
+    assert!(sa.len() > 40, "too few files exported: {}", sa.len());
+    assert!(sa == sb, "two exports of the same specs differ");
+    for e in SOUND {
+        for f in [
+            "task.toml",
+            "instruction.md",
+            "environment/Dockerfile",
+            "tests/test.sh",
+            "tests/taskc_grade.py",
+            "tests/grading.json",
+            "solution/solve.sh",
+        ] {
+            assert!(a.join(e).join(f).is_file(), "{e}/{f} missing");
+        }
+        // No gold or hidden-test line anywhere in environment/ (the agent's image context).
+        let base = base_text(&a.join(e));
+        let hidden = needles(e, &["gold", "tests"], &base);
+        assert!(hidden.len() >= 3, "{e}: too few needles: {hidden:?}");
+        for (path, _, bytes) in sa
+            .iter()
+            .filter(|(p, _, _)| p.starts_with(&format!("{e}/environment/")))
+        {
+            let text = String::from_utf8_lossy(bytes);
+            for n in &hidden {
+                assert!(
+                    !text.contains(n.as_str()),
+                    "{path} holds the hidden line `{n}`"
+                );
+            }
+        }
+        // ... while solution/ does hold the gold lines (the needles are real).
+        let solution: String = sa
+            .iter()
+            .filter(|(p, _, _)| p.starts_with(&format!("{e}/solution/")))
+            .map(|(_, _, b)| String::from_utf8_lossy(b).into_owned())
+            .collect();
+        let gold = needles(e, &["gold"], &base);
+        assert!(
+            !gold.is_empty() && gold.iter().all(|n| solution.contains(n.as_str())),
+            "{e}: a gold line is not in solution/"
+        );
+    }
+    // An existing task folder is never replaced without --force.
+    let again = export(&a, &[]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("error[E1202]"));
+    assert!(export(&a, &["--force"]).status.success());
+    // A spec without a lock has no oracle to export.
+    let unsound = taskc(&[
+        "export",
+        "harbor",
+        "--out",
+        tmp.path().join("c").to_str().unwrap(),
+        &spec("unsound-partial"),
+    ]);
+    assert_eq!(unsound.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unsound.stderr).contains("error[E1200]"),
+        "{}",
+        String::from_utf8_lossy(&unsound.stderr)
+    );
+    assert!(!tmp.path().join("c").exists());
+    // Independent: one folder per target, naming the repository to change.
+    let ind = tmp.path().join("ind");
+    let run = taskc(&[
+        "export",
+        "harbor",
+        "--mode",
+        "independent",
+        "--out",
+        ind.to_str().unwrap(),
+        &spec("cookie-split"),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let prompt = std::fs::read_to_string(ind.join("cookie-split__gateway/instruction.md")).unwrap();
+    assert!(
+        prompt.contains("change only the repository `gateway`"),
+        "{prompt}"
+    );
+    assert!(ind.join("cookie-split__proxy/task.toml").is_file());
+}
+
+/// Removes what the Harbor runs left: the images (`<trial>__env-main`, kept by
+/// `--no-delete`) and containers whose names start with [`PREFIX`].
+struct HarborGuard;
+
+impl Drop for HarborGuard {
+    fn drop(&mut self) {
+        for (what, list, rm) in [
+            (
+                "containers",
+                vec!["ps", "-a", "--format", "{{.Names}}"],
+                vec!["rm", "-f"],
+            ),
+            (
+                "images",
+                vec!["images", "--format", "{{.Repository}}:{{.Tag}}"],
+                vec!["rmi", "-f"],
+            ),
+        ] {
+            let Ok(out) = Command::new("docker").args(&list).output() else {
+                eprintln!("cannot list {what}");
+                continue;
+            };
+            for name in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+                if name.starts_with(PREFIX) {
+                    let _ = Command::new("docker").args(&rm).arg(name).output();
+                }
+            }
+        }
+    }
+}
+
+fn harbor() -> Option<PathBuf> {
+    if std::env::var("TASKC_SKIP_DOCKER").as_deref() == Ok("1")
+        || std::env::var("TASKC_SKIP_HARBOR").as_deref() == Ok("1")
+    {
+        eprintln!("skipped: TASKC_SKIP_DOCKER or TASKC_SKIP_HARBOR is 1");
+        return None;
+    }
+    let home = std::env::var("TASKC_HARBOR_HOME").unwrap_or_else(|_| "/opt/taskc-harbor".into());
+    let bin = PathBuf::from(home).join("bin/harbor");
+    assert!(
+        bin.is_file(),
+        "{} missing: run scripts/setup.sh (or TASKC_SKIP_HARBOR=1)",
+        bin.display()
+    );
+    let docker = Command::new("docker").arg("info").output();
+    assert!(
+        docker.is_ok_and(|o| o.status.success()),
+        "the Docker Engine does not answer"
+    );
+    Some(bin)
+}
+
+/// Run `harbor run` with `agent` over `tasks`; returns each task folder's reward.json.
+fn harbor_run(
+    bin: &Path,
+    tasks: &Path,
+    jobs: &Path,
+    agent: &str,
+) -> Vec<(String, serde_json::Value)> {
+    let out = Command::new(bin)
+        .args(["run", "-p"])
+        .arg(tasks)
+        .args(["-a", agent, "-o"])
+        .arg(jobs)
+        .args(["--job-name", agent, "-y", "-q", "-n", "2", "--no-delete"])
+        .output()
+        .expect("harbor runs");
+    assert!(
+        out.status.success(),
+        "harbor run -a {agent} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut rewards = Vec::new();
+    let mut trials: Vec<_> = std::fs::read_dir(jobs.join(agent))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    trials.sort();
+    for t in trials {
+        let name = t.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(t.join("verifier/reward.json")).unwrap_or_else(|e| {
+            panic!(
+                "{name}: no reward.json ({e}); trial log:\n{}",
+                std::fs::read_to_string(t.join("trial.log")).unwrap_or_default()
+            )
+        });
+        rewards.push((name, serde_json::from_str(&text).unwrap()));
+    }
+    rewards
+}
+
+/// The environment image alone: `task`'s Dockerfile up to its first `COPY` (the recipe),
+/// built as `tag` (from Harbor's build cache).
+fn env_image(task: &Path, tag: &str) -> String {
+    let df = std::fs::read_to_string(task.join("environment/Dockerfile")).unwrap();
+    let head: Vec<&str> = df.lines().take_while(|l| !l.starts_with("COPY ")).collect();
+    let ctx = tempfile::tempdir().unwrap();
+    std::fs::write(ctx.path().join("Dockerfile"), head.join("\n") + "\n").unwrap();
+    let built = Command::new("docker")
+        .args(["build", "-q", "-t", tag])
+        .arg(ctx.path())
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "docker build {tag}: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    tag.to_string()
+}
+
+/// (file, needle) for every needle in a file of `image`'s filesystem: grep in a container
+/// of it (no network), needles on stdin.
+fn image_hits(image: &str, needles: &[String]) -> Vec<(String, String)> {
+    const SCRIPT: &str = r#"
+cat > /tmp/taskc-leak-needles
+grep -rasoF -f /tmp/taskc-leak-needles --exclude=taskc-leak-needles \
+  --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev / | sort -u || true
+"#;
+    let mut child = Command::new("docker")
+        .args(["run", "--rm", "-i", "--network", "none", "--entrypoint", ""])
+        .arg(image)
+        .args(["bash", "-c", SCRIPT])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(format!("{}\n", needles.join("\n")).as_bytes())
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "grep in {image} failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(path, hit)| (path.to_string(), hit.to_string()))
+        .collect()
+}
+
+#[test]
+fn harbor_oracle_scores_1_nop_0_and_collected_patches_score_the_same() {
+    let Some(bin) = harbor() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (out, tasks, jobs) = (
+        tmp.path().join("out"),
+        tmp.path().join("tasks"),
+        tmp.path().join("jobs"),
+    );
+    let run = export(&out, &[]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::fs::create_dir_all(&tasks).unwrap();
+    for e in SOUND {
+        std::fs::rename(out.join(e), tasks.join(format!("{PREFIX}{e}"))).unwrap();
+    }
+    let _guard = HarborGuard;
+
+    let oracle = harbor_run(&bin, &tasks, &jobs, "oracle");
+    assert_eq!(oracle.len(), SOUND.len(), "{oracle:?}");
+    for (trial, r) in &oracle {
+        assert_eq!(r["reward"], 1, "oracle on {trial}: {r}");
+    }
+    let nop = harbor_run(&bin, &tasks, &jobs, "nop");
+    assert_eq!(nop.len(), SOUND.len(), "{nop:?}");
+    for (trial, r) in &nop {
+        assert_eq!(r["reward"], 0, "nop on {trial}: {r}");
+    }
+    // The images Harbor built for the agent hold no gold or hidden-test line. Lines the
+    // toolchain already holds (the recipe's part of the Dockerfile, rebuilt from the
+    // build cache) are not distinctive, as in tests/workspace_leak.rs.
+    for (trial, _) in &oracle {
+        let image = format!("{}__env-main", trial.to_lowercase());
+        let e = SOUND
+            .iter()
+            .find(|e| trial.starts_with(&format!("{PREFIX}{e}__")))
+            .unwrap();
+        let task = tasks.join(format!("{PREFIX}{e}"));
+        let base = base_text(&task);
+        let candidates = needles(e, &["gold", "tests"], &base);
+        assert!(
+            candidates.len() >= 3,
+            "{e}: too few needles: {candidates:?}"
+        );
+        let hits = image_hits(&image, &candidates);
+        // A hit is a leak unless the toolchain alone holds that line too.
+        let leaks: Vec<(String, String)> = if hits.is_empty() {
+            hits
+        } else {
+            let env = env_image(&task, &format!("{PREFIX}env-{e}"));
+            let hit_lines: Vec<String> = hits.iter().map(|(_, n)| n.clone()).collect();
+            let in_env = image_hits(&env, &hit_lines);
+            hits.into_iter()
+                .filter(|(_, n)| !in_env.iter().any(|(_, h)| h == n))
+                .collect()
+        };
+        assert!(
+            leaks.is_empty(),
+            "{e}: gold or hidden-test lines in {image}: {leaks:?}"
+        );
+    }
+    // The oracle's recorded diffs, collected and scored by taskc: every task solved.
+    let preds = tmp.path().join("preds.jsonl");
+    let collected = taskc(&[
+        "collect",
+        "--from",
+        "harbor",
+        jobs.join("oracle").to_str().unwrap(),
+        "-o",
+        preds.to_str().unwrap(),
+    ]);
+    assert!(
+        collected.status.success(),
+        "{}",
+        String::from_utf8_lossy(&collected.stderr)
+    );
+    let lines = std::fs::read_to_string(&preds).unwrap();
+    assert_eq!(lines.lines().count(), SOUND.len(), "{lines}");
+    let report = tmp.path().join("report");
+    let mut args = vec!["score".to_string()];
+    args.extend(SOUND.iter().map(|e| spec(e)));
+    args.extend(
+        [
+            "--predictions",
+            preds.to_str().unwrap(),
+            "--backend",
+            "docker",
+            "--jobs",
+            "2",
+            "--color",
+            "never",
+            "--out",
+            report.to_str().unwrap(),
+        ]
+        .map(String::from),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // taskc's own containers: removed by their session, also on panic.
+    let taskc_guard = common::DockerGuard::new();
+    let scored = taskc_guard.output(Command::new(TASKC).args(&args).current_dir(root()));
+    assert_eq!(
+        scored.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&scored.stderr)
+    );
+    let text = std::fs::read_to_string(report.join("report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let m = &report["summaries"][0]["metrics"];
+    assert_eq!(
+        (m["solved"].as_u64(), m["predictions"].as_u64()),
+        (Some(4), Some(4)),
+        "{m}"
+    );
+    // The nop job: every trial recorded empty diffs, so every task is unsolved.
+    let nop_preds = tmp.path().join("nop.jsonl");
+    let collected = taskc(&[
+        "collect",
+        "--from",
+        "harbor",
+        jobs.join("nop").to_str().unwrap(),
+        "-o",
+        nop_preds.to_str().unwrap(),
+    ]);
+    assert!(
+        collected.status.success(),
+        "{}",
+        String::from_utf8_lossy(&collected.stderr)
+    );
+    for line in std::fs::read_to_string(&nop_preds).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["patches"], serde_json::json!({}), "{line}");
+    }
+}
