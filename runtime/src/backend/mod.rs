@@ -17,6 +17,7 @@ pub mod build_log;
 mod error;
 mod gc;
 mod log_buffer;
+pub(crate) mod tar_archive;
 mod types;
 
 pub use error::BackendError;

@@ -7,7 +7,6 @@
 
 mod errors;
 mod gc;
-mod tar_archive;
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -24,12 +23,12 @@ use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 
+use crate::backend::tar_archive::{build_tar, read_collected, TarFile};
 use crate::backend::{
     check_container_path, Backend, BackendError, GcReport, ImageBuild, KeepImages, LogBuffer,
     RunOutcome, RunRequest, IMAGE_LABEL, LOG_CAP, RUN_LABEL, SESSION_LABEL, TRUNCATION_MARKER,
 };
 pub(crate) use errors::{docker_error, is_not_found};
-use tar_archive::{build_tar, read_collected, TarFile};
 
 /// Name of the generated Dockerfile inside a build context.
 const DOCKERFILE_NAME: &str = "taskc.Dockerfile";

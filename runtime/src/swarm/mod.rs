@@ -1,0 +1,199 @@
+//! The Docker Swarm backend: each run is one swarm job (a `replicated-job` service with one
+//! task and no restart) on the task's image, its inputs are swarm configs mounted as files,
+//! its results come back through the service's log stream (`frame.rs`), never through a
+//! node's file system.
+//!
+//! Images are built on the manager's engine exactly as on the Docker backend (this backend
+//! holds one for builds, tags and image gc). A single-node swarm runs them by image id; a
+//! swarm of more than one node needs `[cluster] registry = "host:port"`: each image is
+//! pushed there once per content id and services name it by digest.
+//!
+//! The Kubernetes mapping, for a backend written later: a run is a `Job` (completions 1,
+//! backoffLimit 0), the configs are a `ConfigMap` mounted read-only, the service log is the
+//! pod log, the session label a label selector, the offline network a `NetworkPolicy`
+//! denying all egress.
+
+mod api;
+mod errors;
+mod frame;
+mod gc;
+mod images;
+mod inputs;
+mod run;
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use bollard::network::CreateNetworkOptions;
+use futures_util::future::BoxFuture;
+
+use crate::backend::{
+    Backend, BackendError, GcReport, ImageBuild, KeepImages, RunOutcome, RunRequest,
+};
+use crate::docker::DockerBackend;
+use api::Api;
+
+/// Label on the objects this backend creates besides runs (its offline network).
+const NETWORK_LABEL: &str = "taskc.network";
+/// The internal overlay network offline runs attach to (no route out; each run also takes
+/// its own interfaces down before the script starts).
+pub const OFFLINE_NETWORK: &str = "taskc-offline";
+
+/// Runs plans as swarm jobs through the manager's API.
+#[derive(Debug)]
+pub struct SwarmBackend {
+    engine: DockerBackend,
+    api: Api,
+    registry: Option<String>,
+    /// Image id → the name services use (the id itself, or `registry/…@digest`).
+    refs: Mutex<HashMap<String, String>>,
+    /// Why runs were retried (a task's node died), in order, for the caller to show.
+    retries: Mutex<Vec<String>>,
+}
+
+impl SwarmBackend {
+    /// Connects to the local engine, which must be a manager of an active swarm, and makes
+    /// sure the offline network exists. `registry` is `[cluster] registry`.
+    pub async fn connect(registry: Option<String>) -> Result<SwarmBackend, BackendError> {
+        let engine = DockerBackend::connect().await?;
+        let api = Api::from_env()?;
+        let backend = SwarmBackend {
+            engine,
+            api,
+            registry,
+            refs: Mutex::new(HashMap::new()),
+            retries: Mutex::new(Vec::new()),
+        };
+        backend.check_manager().await?;
+        backend.ensure_network().await?;
+        Ok(backend)
+    }
+
+    /// The engine builds, tags and garbage-collects images for the swarm.
+    pub fn engine(&self) -> &DockerBackend {
+        &self.engine
+    }
+
+    /// The reasons of every retry so far ("task … on node … was lost: …").
+    pub fn retries(&self) -> Vec<String> {
+        self.retries.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// How many nodes the swarm has (ready or not).
+    pub async fn node_count(&self) -> Result<usize, BackendError> {
+        let nodes: Vec<bollard::models::Node> = self
+            .api
+            .get("/nodes")
+            .await
+            .map_err(|e| e.into_backend("swarm: list nodes", "the swarm"))?;
+        Ok(nodes.len())
+    }
+
+    async fn check_manager(&self) -> Result<(), BackendError> {
+        let info =
+            self.engine.client().info().await.map_err(|e| {
+                crate::docker::docker_error("swarm: inspect the swarm", "engine", e)
+            })?;
+        let swarm = info.swarm.unwrap_or_default();
+        let state = swarm
+            .local_node_state
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "unknown".into());
+        if state != "active" || swarm.control_available != Some(true) {
+            let state = if state == "active" {
+                "active, but this node is a worker".to_string()
+            } else {
+                state
+            };
+            return Err(errors::not_in_swarm(&state));
+        }
+        Ok(())
+    }
+
+    async fn ensure_network(&self) -> Result<(), BackendError> {
+        let client = self.engine.client();
+        if client
+            .inspect_network::<String>(OFFLINE_NETWORK, None)
+            .await
+            .is_ok()
+        {
+            return Ok(());
+        }
+        let options = CreateNetworkOptions {
+            name: OFFLINE_NETWORK.to_string(),
+            driver: "overlay".into(),
+            internal: true,
+            check_duplicate: true,
+            labels: HashMap::from([(NETWORK_LABEL.to_string(), "offline".to_string())]),
+            ..Default::default()
+        };
+        match client.create_network(options).await {
+            Ok(_) => Ok(()),
+            // Another taskc created it meanwhile.
+            Err(_)
+                if client
+                    .inspect_network::<String>(OFFLINE_NETWORK, None)
+                    .await
+                    .is_ok() =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(crate::docker::docker_error(
+                "swarm: create the offline network",
+                OFFLINE_NETWORK,
+                e,
+            )),
+        }
+    }
+}
+
+impl Backend for SwarmBackend {
+    fn name(&self) -> &'static str {
+        "swarm"
+    }
+
+    fn ensure_image<'a>(
+        &'a self,
+        build: &'a ImageBuild,
+    ) -> BoxFuture<'a, Result<(), BackendError>> {
+        self.engine.ensure_image(build)
+    }
+
+    fn image_content_id<'a>(
+        &'a self,
+        tag: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, BackendError>> {
+        self.engine.image_content_id(tag)
+    }
+
+    fn tag_image<'a>(
+        &'a self,
+        image: &'a str,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<(), BackendError>> {
+        self.engine.tag_image(image, name)
+    }
+
+    fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>> {
+        Box::pin(self.run_inner(req))
+    }
+
+    fn remove_session<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> BoxFuture<'a, Result<usize, BackendError>> {
+        Box::pin(self.remove_session_inner(session))
+    }
+
+    fn gc<'a>(
+        &'a self,
+        keep: &'a KeepImages,
+        dry_run: bool,
+    ) -> BoxFuture<'a, Result<GcReport, BackendError>> {
+        Box::pin(async move {
+            let mut report = self.gc_inner(dry_run).await?;
+            report.extend(self.engine.gc(keep, dry_run).await?);
+            Ok(report)
+        })
+    }
+}
