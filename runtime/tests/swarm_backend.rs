@@ -35,9 +35,11 @@ async fn base(s: &SwarmBackend) {
         .expect("bootstrap the base image");
 }
 
+/// Objects of `kind` (`service`, `config`, `container`) labelled with `session`.
 fn objects(kind: &str, session: &str) -> usize {
+    let all = if kind == "container" { "-a" } else { "-q" };
     let out = Command::new("docker")
-        .args([kind, "ls", "-q", "--filter"])
+        .args([kind, "ls", "-q", all, "--filter"])
         .arg(format!("label=taskc.session={session}"))
         .output()
         .expect("docker");
@@ -54,13 +56,40 @@ async fn a_dropped_run_leaves_no_service_and_no_config() {
     assert!(dropped.is_err(), "the run should still be going");
     let mut left = usize::MAX;
     for _ in 0..50 {
-        left = objects("service", &session) + objects("config", &session);
+        left = objects("service", &session)
+            + objects("config", &session)
+            + objects("container", &session);
         if left == 0 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert_eq!(left, 0, "the dropped run's service or configs were left");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn finished_timed_out_and_capped_runs_leave_no_container() {
+    let Some(s) = swarm(None).await else { return };
+    base(&s).await;
+    let session = format!("swarm-left-{}", std::process::id());
+    let mut finished = RunRequest::new(IMAGE, "swarm-left-1", &session, "echo hi");
+    finished.timeout = Duration::from_secs(60);
+    assert!(s.run(&finished).await.expect("run").succeeded());
+    let mut timed_out = RunRequest::new(IMAGE, "swarm-left-2", &session, "sleep 100");
+    timed_out.timeout = Duration::from_secs(2);
+    assert!(s.run(&timed_out).await.expect("run").timed_out);
+    let flood = "yes \"$(printf 'taskc-flood-%.0s' $(seq 80))\"";
+    let capped = RunRequest::new(IMAGE, "swarm-left-3", &session, flood);
+    assert!(s.run(&capped).await.expect("run").log_truncated);
+    assert_eq!(
+        objects("container", &session),
+        0,
+        "task containers were left"
+    );
+    assert_eq!(
+        objects("service", &session) + objects("config", &session),
+        0
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -45,6 +45,8 @@ pub struct SwarmBackend {
     engine: DockerBackend,
     api: Api,
     registry: Option<String>,
+    /// This engine's swarm node id.
+    local_node: String,
     /// Image id → the name services use (the id itself, or `registry/…@digest`).
     refs: Mutex<HashMap<String, String>>,
     /// Why runs were retried (a task's node died), in order, for the caller to show.
@@ -57,14 +59,15 @@ impl SwarmBackend {
     pub async fn connect(registry: Option<String>) -> Result<SwarmBackend, BackendError> {
         let engine = DockerBackend::connect().await?;
         let api = Api::from_env()?;
-        let backend = SwarmBackend {
+        let mut backend = SwarmBackend {
             engine,
             api,
             registry,
+            local_node: String::new(),
             refs: Mutex::new(HashMap::new()),
             retries: Mutex::new(Vec::new()),
         };
-        backend.check_manager().await?;
+        backend.local_node = backend.check_manager().await?;
         backend.ensure_network().await?;
         Ok(backend)
     }
@@ -89,7 +92,8 @@ impl SwarmBackend {
         Ok(nodes.len())
     }
 
-    async fn check_manager(&self) -> Result<(), BackendError> {
+    /// This node's id, when it is a manager of an active swarm.
+    async fn check_manager(&self) -> Result<String, BackendError> {
         let info =
             self.engine.client().info().await.map_err(|e| {
                 crate::docker::docker_error("swarm: inspect the swarm", "engine", e)
@@ -107,7 +111,7 @@ impl SwarmBackend {
             };
             return Err(errors::not_in_swarm(&state));
         }
-        Ok(())
+        Ok(swarm.node_id.unwrap_or_default())
     }
 
     async fn ensure_network(&self) -> Result<(), BackendError> {

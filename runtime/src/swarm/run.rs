@@ -103,8 +103,11 @@ impl SwarmBackend {
         ]);
         let mut objects = Objects {
             api: self.api.clone(),
+            engine: self.engine.client().clone(),
+            local_node: self.local_node.clone(),
             service: None,
             configs: Vec::new(),
+            container: None,
         };
         let mut mounts = Vec::new();
         for (i, part) in parts.iter().enumerate() {
@@ -148,7 +151,9 @@ impl SwarmBackend {
             });
         };
         objects.service = Some(service.clone());
-        let result = self.follow(&service, req, image, &nonce).await;
+        let result = self
+            .follow(&service, req, image, &nonce, &mut objects)
+            .await;
         let removal = objects.remove_now().await;
         let attempt = result?;
         removal?;
@@ -161,6 +166,7 @@ impl SwarmBackend {
         req: &RunRequest,
         image: &str,
         nonce: &str,
+        objects: &mut Objects,
     ) -> Result<Attempt, BackendError> {
         let started = Instant::now();
         let mut sink = LogSink::open(req.log_to.as_deref()).await?;
@@ -225,6 +231,9 @@ impl SwarmBackend {
                     let err = status.err.clone().unwrap_or_default();
                     let code = status.container_status.as_ref().and_then(|c| c.exit_code);
                     let node = task.node_id.clone().unwrap_or_default();
+                    if let Some(id) = status.container_status.as_ref().and_then(|c| c.container_id.clone()) {
+                        objects.container = Some((node.clone(), id));
+                    }
                     match state {
                         Some(TaskState::REJECTED) => {
                             return Err(errors::task_rejected(&req.run_id, image, &err));
@@ -349,6 +358,9 @@ fn service_spec(
         dir: Some(req.workdir.clone()),
         init: Some(true),
         configs: Some(mounts),
+        // A task the swarm stops (its service removed) dies at once.
+        stop_signal: Some("SIGKILL".into()),
+        stop_grace_period: Some(1_000_000_000),
         // The wrapper (root) takes the interface down; the test user never has it.
         capability_add: (!req.network).then(|| vec!["CAP_NET_ADMIN".to_string()]),
         ..Default::default()
@@ -489,16 +501,45 @@ impl LogSink {
 /// (Ctrl-C), in the background.
 struct Objects {
     api: Api,
+    engine: bollard::Docker,
+    /// This engine's node id: its tasks' containers can be killed directly.
+    local_node: String,
     service: Option<String>,
     configs: Vec<String>,
+    /// The task's (node, container), once known.
+    container: Option<(String, String)>,
 }
 
 impl Objects {
     async fn remove_now(&mut self) -> Result<(), BackendError> {
         let service = self.service.take();
         let configs = std::mem::take(&mut self.configs);
+        if let Some(id) = self.local_container() {
+            kill(&self.engine, &id).await;
+        }
         remove(&self.api, service, configs).await
     }
+
+    /// The task's container when it runs on this engine's node.
+    fn local_container(&mut self) -> Option<String> {
+        match self.container.take() {
+            Some((node, id)) if node == self.local_node => Some(id),
+            _ => None,
+        }
+    }
+}
+
+/// Force-removes a task's container on this node before its service goes: the swarm's own
+/// stop of a task is asynchronous, has been seen to leave a container writing output
+/// running, and leaves exited containers behind (those of other nodes go with `taskc gc`,
+/// which removes containers of dead sessions: they carry `taskc.session`).
+async fn kill(engine: &bollard::Docker, id: &str) {
+    let options = bollard::container::RemoveContainerOptions {
+        force: true,
+        v: true,
+        ..Default::default()
+    };
+    let _ = engine.remove_container(id, Some(options)).await;
 }
 
 impl Drop for Objects {
@@ -506,13 +547,18 @@ impl Drop for Objects {
         if self.service.is_none() && self.configs.is_empty() {
             return;
         }
-        let (api, service, configs) = (
+        let container = self.local_container();
+        let (api, engine, service, configs) = (
             self.api.clone(),
+            self.engine.clone(),
             self.service.take(),
             std::mem::take(&mut self.configs),
         );
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(async move {
+                if let Some(id) = container {
+                    kill(&engine, &id).await;
+                }
                 let _ = remove(&api, service, configs).await;
             });
         }
