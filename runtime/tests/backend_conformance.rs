@@ -143,7 +143,7 @@ async fn swarm_subject() -> Option<Subject> {
         .await
         .unwrap_or_else(|e| panic!("Docker is required (TASKC_SKIP_DOCKER=1 skips): {e}"));
     base_image(&docker).await;
-    let swarm = taskc_runtime::swarm::SwarmBackend::connect(None)
+    let swarm = taskc_runtime::swarm::SwarmBackend::connect(None, Default::default())
         .await
         .expect("connect to the swarm");
     with_images(&swarm).await;

@@ -19,7 +19,7 @@ async fn swarm(registry: Option<&str>) -> Option<SwarmBackend> {
     }
     swarm_guard::ensure_swarm().expect("a single-node swarm");
     Some(
-        SwarmBackend::connect(registry.map(String::from))
+        SwarmBackend::connect(registry.map(String::from), Default::default())
             .await
             .expect("connect to the swarm"),
     )

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::backend::{Backend, BackendError};
 use crate::docker::DockerBackend;
 use crate::local::LocalBackend;
-use crate::swarm::SwarmBackend;
+use crate::swarm::{OfflineNetwork, SwarmBackend};
 
 /// `--backend auto|docker|local|swarm`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,12 +50,16 @@ pub async fn open_backend(
         BackendChoice::Local => Ok(local()),
         BackendChoice::Docker => Ok((Arc::new(DockerBackend::connect().await?), None)),
         BackendChoice::Swarm => {
-            let registry =
-                super::project::cluster_registry().map_err(|e| BackendError::InvalidRequest {
-                    run_id: "taskc.toml".into(),
-                    detail: format!("{e} ({})", e.hint),
-                })?;
-            Ok((Arc::new(SwarmBackend::connect(registry).await?), None))
+            let cluster = super::project::cluster().map_err(|e| BackendError::InvalidRequest {
+                run_id: "taskc.toml".into(),
+                detail: format!("{e} ({})", e.hint),
+            })?;
+            let network = match cluster.network {
+                super::project::ClusterNetwork::Internal => OfflineNetwork::Internal,
+                super::project::ClusterNetwork::None => OfflineNetwork::None,
+            };
+            let swarm = SwarmBackend::connect(cluster.registry, network).await?;
+            Ok((Arc::new(swarm), None))
         }
         BackendChoice::Auto => match DockerBackend::connect().await {
             Ok(d) => Ok((Arc::new(d), None)),

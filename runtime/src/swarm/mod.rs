@@ -39,12 +39,26 @@ const NETWORK_LABEL: &str = "taskc.network";
 /// its own interfaces down before the script starts).
 pub const OFFLINE_NETWORK: &str = "taskc-offline";
 
+/// What an offline (test) run's task is attached to. Either way the task's wrapper takes
+/// every interface but `lo` down before the script starts, and fails the run if it cannot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OfflineNetwork {
+    /// [`OFFLINE_NETWORK`], an internal overlay network (no route out): the default.
+    #[default]
+    Internal,
+    /// No network of the swarm (the node's default bridge until the wrapper takes it
+    /// down): for nodes sharing one kernel, where one overlay's VXLAN id cannot exist
+    /// twice (`[cluster] network = "none"`).
+    None,
+}
+
 /// Runs plans as swarm jobs through the manager's API.
 #[derive(Debug)]
 pub struct SwarmBackend {
     engine: DockerBackend,
     api: Api,
     registry: Option<String>,
+    offline: OfflineNetwork,
     /// This engine's swarm node id.
     local_node: String,
     /// Image id → the name services use (the id itself, or `registry/…@digest`).
@@ -55,20 +69,27 @@ pub struct SwarmBackend {
 
 impl SwarmBackend {
     /// Connects to the local engine, which must be a manager of an active swarm, and makes
-    /// sure the offline network exists. `registry` is `[cluster] registry`.
-    pub async fn connect(registry: Option<String>) -> Result<SwarmBackend, BackendError> {
+    /// sure the offline network exists. `registry` is `[cluster] registry`, `offline`
+    /// `[cluster] network`.
+    pub async fn connect(
+        registry: Option<String>,
+        offline: OfflineNetwork,
+    ) -> Result<SwarmBackend, BackendError> {
         let engine = DockerBackend::connect().await?;
         let api = Api::from_env()?;
         let mut backend = SwarmBackend {
             engine,
             api,
             registry,
+            offline,
             local_node: String::new(),
             refs: Mutex::new(HashMap::new()),
             retries: Mutex::new(Vec::new()),
         };
         backend.local_node = backend.check_manager().await?;
-        backend.ensure_network().await?;
+        if offline == OfflineNetwork::Internal {
+            backend.ensure_network().await?;
+        }
         Ok(backend)
     }
 
@@ -82,14 +103,22 @@ impl SwarmBackend {
         self.retries.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
-    /// How many nodes the swarm has (ready or not).
+    /// How many nodes may run tasks (ready and not drained).
     pub async fn node_count(&self) -> Result<usize, BackendError> {
+        use bollard::models::{NodeSpecAvailabilityEnum, NodeState};
         let nodes: Vec<bollard::models::Node> = self
             .api
             .get("/nodes")
             .await
             .map_err(|e| e.into_backend("swarm: list nodes", "the swarm"))?;
-        Ok(nodes.len())
+        Ok(nodes
+            .iter()
+            .filter(|n| n.status.as_ref().and_then(|s| s.state) == Some(NodeState::READY))
+            .filter(|n| {
+                n.spec.as_ref().and_then(|s| s.availability)
+                    != Some(NodeSpecAvailabilityEnum::DRAIN)
+            })
+            .count())
     }
 
     /// This node's id, when it is a manager of an active swarm.

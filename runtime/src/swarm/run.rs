@@ -136,7 +136,15 @@ impl SwarmBackend {
                 config_name: Some(name),
             });
         }
-        let spec = service_spec(req, image, &format!("taskc-{short}"), labels, mounts);
+        let internal = self.offline == super::OfflineNetwork::Internal;
+        let spec = service_spec(
+            req,
+            image,
+            &format!("taskc-{short}"),
+            labels,
+            mounts,
+            internal,
+        );
         let created: ServiceCreateResponse = self
             .api
             .post("/services/create", &spec)
@@ -337,6 +345,7 @@ fn service_spec(
     name: &str,
     labels: HashMap<String, String>,
     mounts: Vec<TaskSpecContainerSpecConfigs>,
+    internal_network: bool,
 ) -> ServiceSpec {
     // `TASKC_ROOT` is the mapped `/` of the local backend; empty here, as on Docker.
     let env: Vec<String> = std::iter::once("TASKC_ROOT=".to_string())
@@ -365,7 +374,7 @@ fn service_spec(
         capability_add: (!req.network).then(|| vec!["CAP_NET_ADMIN".to_string()]),
         ..Default::default()
     };
-    let networks = (!req.network).then(|| {
+    let networks = (!req.network && internal_network).then(|| {
         vec![NetworkAttachmentConfig {
             target: Some(OFFLINE_NETWORK.to_string()),
             ..Default::default()
