@@ -74,6 +74,8 @@ cleanup() {
     umount -l "$m" 2>/dev/null || fusermount -uz "$m" 2>/dev/null
   done
   ip link del "$BRIDGE" 2>/dev/null
+  cp "$W/dockerd.log" "${TMPDIR:-/tmp}/swarm-multinode-worker-dockerd.log" 2>/dev/null
+  cp "$W"/nodes-*.txt "${TMPDIR:-/tmp}/" 2>/dev/null
   rm -rf "$W"
   docker rmi "$REGISTRY/$BASE" >/dev/null 2>&1
   if [ -n "$made_swarm" ]; then docker swarm leave --force >/dev/null; fi
@@ -136,6 +138,7 @@ say "worker joins on 127.0.0.1:2378"
 d2 swarm join --token "$(docker swarm join-token -q worker)" \
   --listen-addr 127.0.0.1:2378 --advertise-addr 127.0.0.1:2378 127.0.0.1:2377
 worker_id=$(d2 info --format '{{.Swarm.NodeID}}')
+echo "worker node: $worker_id"
 docker node ls --format '{{.ID}} {{.Hostname}} {{.Status}} {{.Availability}} {{.ManagerStatus}}'
 
 manager_id=$(docker info --format '{{.Swarm.NodeID}}')

@@ -57,28 +57,15 @@ impl SwarmBackend {
         Ok(reference)
     }
 
-    /// Pushes image `id` (built as `tag`) to `registry` unless it is there already; returns
-    /// `registry/repo@sha256:…`.
+    /// Pushes image `id` (built as `tag`) to `registry` (once per process and content id:
+    /// the caller caches the answer; layers the registry holds are not sent again) and
+    /// returns `registry/repo@sha256:…`. A digest the engine remembers from an earlier
+    /// push is not trusted: that registry may have lost it.
     async fn push(&self, tag: &str, id: &str, registry: &str) -> Result<String, BackendError> {
         let client = self.engine.client();
         let repo = format!("{registry}/{PUSH_REPOSITORY}");
         let version = id.trim_start_matches("sha256:");
         let version = version.get(..40).unwrap_or(version).to_string();
-        let by_digest = |image: &bollard::models::ImageInspect| {
-            image
-                .repo_digests
-                .iter()
-                .flatten()
-                .find(|d| d.starts_with(&format!("{repo}@")))
-                .cloned()
-        };
-        let image = client
-            .inspect_image(id)
-            .await
-            .map_err(|e| crate::docker::docker_error("inspect image", tag, e))?;
-        if let Some(found) = by_digest(&image) {
-            return Ok(found);
-        }
         client
             .tag_image(
                 id,
@@ -106,21 +93,44 @@ impl SwarmBackend {
             }),
             None,
         );
+        // The push reports `<tag>: digest: sha256:… size: N` for what it pushed.
+        let mut pushed = None;
         while let Some(item) = stream.next().await {
             match item {
                 Ok(info) => {
                     if let Some(error) = info.error {
                         return Err(refused(error));
                     }
+                    if let Some(digest) = info.status.as_deref().and_then(pushed_digest) {
+                        pushed = Some(digest.to_string());
+                    }
                 }
                 Err(e) => return Err(refused(e.to_string())),
             }
         }
-        let image = client
-            .inspect_image(id)
-            .await
-            .map_err(|e| crate::docker::docker_error("inspect image", tag, e))?;
-        by_digest(&image)
+        pushed
+            .map(|digest| format!("{repo}@{digest}"))
             .ok_or_else(|| refused("the push ended without a digest for the image".into()))
+    }
+}
+
+/// The digest in a push's last status line (`v1: digest: sha256:… size: 1234`).
+fn pushed_digest(status: &str) -> Option<&str> {
+    let rest = status.split("digest: ").nth(1)?;
+    let digest = rest.split_whitespace().next()?;
+    digest.starts_with("sha256:").then_some(digest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_is_read_from_the_push_status() {
+        assert_eq!(
+            pushed_digest("abc: digest: sha256:0123 size: 529"),
+            Some("sha256:0123")
+        );
+        assert_eq!(pushed_digest("Pushed"), None);
     }
 }
