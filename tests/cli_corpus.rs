@@ -1,6 +1,9 @@
 //! The invalid-spec corpus (`tests/corpus/`): every entry is checked by the real binary and
 //! its source and rendered diagnostics are snapshotted together; every diagnostic code
 //! (except the lock-file ones) must be produced by some entry.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,9 @@
 //! A failed image build, with the real binary: the error shows the FIRST error lines (the
 //! cause, not the noise printed after it) and the path of the whole build log, which the
 //! cache keeps.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[allow(dead_code)]
 mod common;

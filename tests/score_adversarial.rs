@@ -5,6 +5,9 @@
 //! no rigged prediction may be `solved`; the classes taskc must catch are `tampered`; every
 //! flagged file is listed with its rule; a second line for the same model is not scored; and
 //! the control is solved (canaries did not break honest runs). FAILS when the engine does not answer, unless `TASKC_SKIP_DOCKER=1`.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

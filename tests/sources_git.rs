@@ -2,6 +2,9 @@
 //! project's `taskc.toml` rewrites it to a local mirror (one with a broken unrelated ref);
 //! materialised files carry the base commit's date (not 1970, which ZIP refuses), in exported
 //! workspaces and in the task image; a base the source lacks fails before any image build.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[allow(dead_code)]
 mod common;

@@ -1,6 +1,9 @@
 //! End to end: `taskc verify` on every example task, on both backends, with the real binary.
 //! The Docker tests run against the real Docker Engine; when it does not answer they FAIL,
 //! unless `TASKC_SKIP_DOCKER=1` says to skip them (no silent skip).
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

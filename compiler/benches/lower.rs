@@ -1,6 +1,11 @@
 //! Lower 1,000 generated 5-repository joint tasks (a chain of `uses` plus a leaf, two
 //! context repositories, 200-line patches, an edit relaxation each) and print tasks/s.
 //! `cargo bench -p taskc-compiler --bench lower`
+// Benchmark code: an unwrap/expect/panic that fires aborts the benchmark on a broken setup
+// (the workspace lints deny them outside tests and benches).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// compiler/clippy.toml keeps the library free of I/O; its tests and benches read fixtures.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::collections::BTreeMap;
 use std::time::Instant;

@@ -2,6 +2,11 @@
 //! folders, and git sources made readable with `with_commit`), the prompt-leak lint's use
 //! of the base, `allow`, and the messages around them. Each snapshot shows every input file
 //! (repositories included) and the diagnostics.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// compiler/clippy.toml keeps the library free of I/O; its tests and benches read fixtures.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod check_support;
 

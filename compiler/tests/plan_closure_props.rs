@@ -1,6 +1,11 @@
 //! Property: for random `uses` DAGs the joint plan has exactly Σ_r 2^|closure(r)| runs plus
 //! two `uses`-check runs per target whose closure is not every target, 2^N configurations, and each configuration's target is decided by the run that applies
 //! exactly the gold of the configuration's repositories within the target's closure.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// compiler/clippy.toml keeps the library free of I/O; its tests and benches read fixtures.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod plan_support;
 

@@ -1,5 +1,10 @@
 //! Relaxed hidden-test patches are still valid unified diffs: the checker's own diff parser
 //! (which validates hunk line counts) reads every edited patch.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// compiler/clippy.toml keeps the library free of I/O; its tests and benches read fixtures.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use taskc_compiler::lower::relax::{apply_edits, Edit};
 use taskc_compiler::patch::parse_patch;

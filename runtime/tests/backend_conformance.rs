@@ -6,6 +6,9 @@
 //! `TASKC_SKIP_DOCKER=1`); the swarm subject turns the engine into a single-node swarm for
 //! the run of the binary and leaves it afterwards if it made it (`support/swarm_guard.rs`).
 //! On the engine, gc only dry-runs: other images on it are not this test's to remove.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

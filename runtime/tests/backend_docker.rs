@@ -1,6 +1,9 @@
 //! What only the Docker backend shows, against the real engine (the behaviours every
 //! backend shares are in `backend_conformance.rs`). Fails loudly when Docker does not
 //! answer, unless `TASKC_SKIP_DOCKER=1` is set.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -2,6 +2,9 @@
 //! (each rate in an element with `data-summary` and `data-metric`, the paired table) equals
 //! the JSON report's. Chromium is required (Debian's `chromium` package; scripts/setup.sh
 //! installs it): without it this test fails, it does not skip.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "score_fixtures.rs"]
 mod fixtures;

@@ -2,6 +2,9 @@
 //! are in `backend_conformance.rs`): a cancelled run leaves no service or config behind,
 //! and each way the swarm cannot run a job is an error naming the swarm operation. FAILS
 //! when the engine does not answer, unless `TASKC_SKIP_DOCKER=1`.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::Command;
 use std::time::Duration;

@@ -7,6 +7,9 @@
 //! The runs are simulated (a test's outcome is a table over its closure's gold subsets), but
 //! the narrowing is real: the simulator honours exactly the selection and fail-fast the
 //! compiler's `narrow_run` put in the run, and the phases are the runtime's own functions.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../../compiler/tests/plan_support/mod.rs"]
 mod plan_support;
