@@ -13,7 +13,7 @@ mod common;
 #[path = "../runtime/tests/support/swarm_guard.rs"]
 mod swarm_guard;
 
-use common::{docker_or_skip, root};
+use common::{docker_or_skip, redact, root};
 
 use std::path::Path;
 use std::process::Command;
@@ -49,22 +49,6 @@ fn taskc(args: &[String], cache: &Path) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-/// The wall time of the header line replaced, as in `verify_examples.rs`.
-fn redact(s: &str) -> String {
-    let mut out = String::new();
-    for line in s.lines() {
-        let line = match line.rfind(", ") {
-            Some(i) if line.starts_with("verify ") && line.ends_with(" s)") => {
-                format!("{}, [time])", &line[..i])
-            }
-            _ => line.to_string(),
-        };
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
 }
 
 /// The body of the Docker backend's committed snapshot of `example`'s table.

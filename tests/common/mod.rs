@@ -44,3 +44,20 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Replace the wall time of `verify` header lines (`12.3 s`) so the table snapshots are stable.
+#[allow(dead_code)] // not every test binary prints tables
+pub fn redact(s: &str) -> String {
+    let mut out = String::new();
+    for line in s.lines() {
+        let line = match line.rfind(", ") {
+            Some(i) if line.starts_with("verify ") && line.ends_with(" s)") => {
+                format!("{}, [time])", &line[..i])
+            }
+            _ => line.to_string(),
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}

@@ -2,7 +2,7 @@
 //! list of files to collect, split into configs under the engine's size limit and mounted
 //! as root-only files under [`super::frame::INPUT_DIR`].
 
-use crate::backend::tar_archive::{build_tar, TarFile};
+use crate::backend::tar_archive::{build_tar, upload_files, TarFile};
 use crate::backend::{BackendError, RunRequest};
 
 use super::frame::{CONTROL_DIR, INPUT_DIR};
@@ -12,7 +12,6 @@ pub(super) const CONFIG_PART: usize = 500 * 1024 - 1024;
 /// Inputs beyond this are refused: each part is a write to the swarm's raft log.
 pub(super) const MAX_INPUTS: usize = 64 * 1024 * 1024;
 
-/// Modification time of uploaded files: 2000-01-01, as on the Docker backend.
 const UPLOAD_MTIME: i64 = crate::repo::DIR_MTIME;
 
 /// The bytes of each config, in mount order (`part-000`, `part-001`, …).
@@ -22,16 +21,7 @@ pub(super) fn parts(req: &RunRequest, nonce: &str) -> Result<Vec<Vec<u8>>, Backe
     let collect_file = format!("{CONTROL_DIR}/collect");
     let offline_file = format!("{CONTROL_DIR}/offline");
     let collect = req.collect.join("\n") + "\n";
-    let mut files: Vec<TarFile<'_>> = req
-        .uploads
-        .iter()
-        .map(|u| TarFile {
-            path: u.path.trim_start_matches('/'),
-            bytes: &u.bytes,
-            mode: u.mode,
-            mtime: UPLOAD_MTIME,
-        })
-        .collect();
+    let mut files = upload_files(&req.uploads);
     let control = [
         (script.as_str(), req.script.as_bytes()),
         (nonce_file.as_str(), nonce.as_bytes()),

@@ -23,8 +23,8 @@ use super::api::{percent_encode, Api};
 use super::frame::{Demux, Splitter, WRAPPER, WRAPPER_FAILED};
 use super::{errors, inputs, SwarmBackend, OFFLINE_NETWORK};
 use crate::backend::{
-    check_container_path, BackendError, LogBuffer, RunOutcome, RunRequest, LOG_CAP, RUN_LABEL,
-    SESSION_LABEL, TRUNCATION_MARKER,
+    BackendError, LogBuffer, RunOutcome, RunRequest, LOG_CAP, RUN_LABEL, SESSION_LABEL,
+    TRUNCATION_MARKER,
 };
 
 /// Attempts per run when tasks are lost (their node died).
@@ -55,18 +55,7 @@ enum End {
 
 impl SwarmBackend {
     pub(super) async fn run_inner(&self, req: &RunRequest) -> Result<RunOutcome, BackendError> {
-        for path in req
-            .uploads
-            .iter()
-            .map(|u| u.path.as_str())
-            .chain(req.collect.iter().map(String::as_str))
-            .chain(std::iter::once(req.workdir.as_str()))
-        {
-            check_container_path(path).map_err(|detail| BackendError::InvalidRequest {
-                run_id: req.run_id.clone(),
-                detail,
-            })?;
-        }
+        req.check_paths()?;
         let image = self.image_ref(&req.image).await?;
         let mut reasons = Vec::new();
         for attempt in 1..=MAX_ATTEMPTS {
