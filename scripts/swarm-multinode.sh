@@ -204,8 +204,9 @@ watch_nodes "$W/nodes-kill.txt" & watch_pid=$!
 verify_pid=$!
 on_worker=
 for _ in $(seq 900); do
-  if docker node ps "$worker_id" --filter desired-state=running \
-      --format '{{.CurrentState}}' 2>/dev/null | grep -q Running; then on_worker=1; break; fi
+  # (a job's task is desired `complete`, not `running`: filter on the current state)
+  if docker node ps "$worker_id" --format '{{.CurrentState}}' 2>/dev/null \
+      | grep -q '^Running'; then on_worker=1; break; fi
   sleep 0.2
 done
 [ -n "$on_worker" ] || { echo "no task reached the worker"; exit 1; }
