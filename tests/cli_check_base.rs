@@ -204,6 +204,39 @@ fn a_rewritten_url_is_read_where_it_points() {
 }
 
 #[test]
+fn a_url_rewritten_to_a_file_url_is_read_there() {
+    // `to = "file:///…"` (a local mirror by file URL) is read like a path: the stale patch
+    // is caught, not skipped as an uncached remote (`file:` once looked like `host:path`).
+    let c = case();
+    let root = c.dir.path();
+    std::fs::write(
+        root.join("taskc.toml"),
+        format!(
+            "[sources]\nrewrite = [{{ prefix = \"https://github.com/example/\", to = \"file://{}/\" }}]\n",
+            root.display()
+        ),
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("spec.task"),
+        spec("git(\"https://github.com/example/up\")", &c.base),
+    )
+    .expect("write");
+    std::fs::write(root.join("a.patch"), STALE).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["check", "--color", "never", "--format", "json", "--cache"])
+        .arg(root.join("cache"))
+        .arg("spec.task")
+        .current_dir(root)
+        .output()
+        .expect("run taskc");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("\"code\":\"E0404\""), "{stdout}");
+    assert!(!stdout.contains("N0306"), "{stdout}");
+}
+
+#[test]
 fn a_folder_with_its_own_git_is_read_at_its_base_commit() {
     let c = case();
     assert_eq!(c.check("dir_git_applies", "dir(\"up\")", GOOD, &[]), 0);

@@ -13,7 +13,18 @@ fn fixtures() -> PathBuf {
 }
 
 fn import(dir: &Path, input: &Path, extra: &[&str]) -> (Option<i32>, String) {
-    let input = input.to_string_lossy().into_owned();
+    // A fixture is copied beside the output and named relatively, so that diagnostics do
+    // not contain (and wrap around) the absolute path of the checkout.
+    let input = match (
+        input.starts_with(fixtures()) && input.is_file(),
+        input.file_name(),
+    ) {
+        (true, Some(name)) => {
+            std::fs::copy(input, dir.join(name)).expect("copy fixture");
+            name.to_string_lossy().into_owned()
+        }
+        _ => input.to_string_lossy().into_owned(),
+    };
     let mut args = vec![
         "import",
         "--color",

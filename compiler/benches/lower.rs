@@ -59,6 +59,7 @@ fn repo(i: usize, name: &str, role: Role, uses: Vec<String>) -> Repo {
             parser: "pytest".to_string(),
             timeout_secs: 600,
             expect: Expectations::default(),
+            select: None,
         }),
         relaxations: if target {
             vec![Relaxation {

@@ -100,6 +100,7 @@ codes! {
     RelaxMissingReason = "E0604", "relax-missing-reason", Error, "a relaxation has no `because`";
     EditUnknownFile    = "E0605", "edit-unknown-file",   Error, "an `edit` names a file the hidden test patch does not touch";
     ExpectDropped      = "E0606", "expect-dropped",      Error, "a test is both expected and dropped";
+    RelaxNote          = "N0607", "relax-note",          Note,  "a relaxation kept as free text (an imported note): review it, and write it as a typed `drop` or `edit` where it maps onto one";
 
     // E07xx: environments and parsers
     UnknownRecipe      = "E0700", "unknown-recipe",      Error, "the environment names no stdlib recipe";
@@ -108,6 +109,8 @@ codes! {
     MissingParam       = "E0703", "missing-param",       Error, "a required recipe parameter is missing";
     UnknownParser      = "E0704", "unknown-parser",      Error, "a test block names no known log parser";
     ParamUnsafe        = "E0705", "param-unsafe",        Error, "a recipe parameter's value cannot be written into the recipe as one safe word";
+    SelectWithoutIds   = "E0710", "select-without-ids",  Error, "a `select` template does not contain `{ids}` exactly once";
+    SelectNotNeeded    = "E0711", "select-not-needed",   Error, "a `select` template is given for a parser taskc narrows itself";
 
     // W08xx: lints
     PromptLeak         = "W0800", "prompt-leak",         Warning, "the prompt names an identifier that only the gold patch introduces";

@@ -188,6 +188,9 @@ pub struct TestBlock {
     pub parser: String,
     pub timeout_secs: u64,
     pub expect: Expectations,
+    /// `select "… {ids} …"`: the command that runs only the given tests, for a parser taskc
+    /// cannot narrow itself (`docs/language.md`, "Test selection").
+    pub select: Option<String>,
 }
 
 /// Tests the curator asserts must end up fail-to-pass or pass-to-pass.

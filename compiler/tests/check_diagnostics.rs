@@ -903,3 +903,55 @@ fn e0302_symlink_leaving_the_folder() {
     insta::assert_snapshot!("e0302_symlink_leaving_the_folder", out);
     assert_eq!(codes(&checked), vec![Code::PathEscapes]);
 }
+
+/// The `test` block of `a` with parser `parser` and a `select` template.
+fn with_select(parser: &str, template: &str) -> String {
+    edit(
+        "      parser pytest\n",
+        &format!("      parser {parser}\n      select {template:?}\n"),
+    )
+}
+
+#[test]
+fn select_template_is_read_on_a_parser_taskc_cannot_narrow() {
+    let spec = with_select("jest-json", "node scripts/only.js {ids} --json");
+    let (checked, out) = case(&spec, &[]);
+    assert!(checked.diagnostics.is_empty(), "{out}");
+    let task = checked.task.expect("task");
+    let test = task.repos[0].test.as_ref().expect("test");
+    assert_eq!(
+        test.select.as_deref(),
+        Some("node scripts/only.js {ids} --json")
+    );
+    assert_eq!(task.repos[1].test.as_ref().expect("test").select, None);
+}
+
+#[test]
+fn e0710_select_without_ids() {
+    snap!(
+        "e0710_select_without_ids",
+        with_select("jest-json", "node scripts/only.js --json"),
+        &[],
+        [SelectWithoutIds]
+    );
+}
+
+#[test]
+fn e0710_select_with_ids_twice() {
+    snap!(
+        "e0710_select_with_ids_twice",
+        with_select("cargo", "cargo test -- {ids} --exact {ids}"),
+        &[],
+        [SelectWithoutIds]
+    );
+}
+
+#[test]
+fn e0711_select_not_needed() {
+    snap!(
+        "e0711_select_not_needed",
+        with_select("pytest", "python -m pytest -rA {ids}"),
+        &[],
+        [SelectNotNeeded]
+    );
+}

@@ -87,3 +87,40 @@ fn a_gateway_only_change_keeps_the_proxy_runs() {
         .iter()
         .all(|r| r.under_test == ["gateway"]));
 }
+
+#[test]
+fn a_new_select_template_is_a_field_change_that_invalidates_its_targets_runs() {
+    let jest = |select: Option<&str>| {
+        let mut t = cookie_split();
+        let gw = t.repos[1].test.as_mut().unwrap();
+        gw.parser = "jest-json".into();
+        gw.select = select.map(str::to_string);
+        t
+    };
+    let d = diff(&jest(None), &jest(Some("node only.js {ids}")));
+    let changes: Vec<_> = d
+        .repo_fields
+        .iter()
+        .map(|c| {
+            (
+                c.repo.as_str(),
+                c.change.field.as_str(),
+                c.change.new.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [(
+            "gateway",
+            "test.select",
+            Some("node only.js {ids}".to_string())
+        )]
+    );
+    assert!(!d.invalidated.runs.is_empty());
+    assert!(d
+        .invalidated
+        .runs
+        .iter()
+        .all(|r| r.under_test == ["gateway"]));
+}

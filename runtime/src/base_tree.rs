@@ -260,7 +260,12 @@ pub(crate) fn git(cache: Option<&Path>, url: &str, base: &str) -> BaseTree {
         }
     }
     let local = url.strip_prefix("file://").unwrap_or(url);
-    let is_remote = url.contains("://") && !url.starts_with("file://") || scp_like(url);
+    // `file://…` is local; `host:path` only without a scheme (`file:` is no host).
+    let is_remote = if url.contains("://") {
+        !url.starts_with("file://")
+    } else {
+        scp_like(url)
+    };
     if is_remote {
         return BaseTree::Unreadable { why: why.into() };
     }

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use taskc_compiler::lower::{lower_verify, LowerOptions};
 use taskc_compiler::model::{Task, VerifyStrategy};
-use taskc_compiler::plan::{Run, VerifyPlan};
+use taskc_compiler::plan::{Run, SelectHow, VerifyPlan};
 use taskc_runtime::parsers::Outcome;
 use taskc_runtime::results::{RepoTests, RunResult, RESULT_SCHEMA};
 use taskc_runtime::verify::{evaluate, evaluate_targeted, phases, Verification};
@@ -122,11 +122,21 @@ fn simulate(m: &Model, run: &Run) -> RunResult {
         .filter(|(_, c)| run.gold_applied.contains(&format!("r{c}")))
         .fold(0usize, |acc, (bit, _)| acc | 1 << bit);
     let select = run.test.select.as_ref();
+    // A Go `-run` selection may run more than it names (a selected subtest's parent,
+    // same-named tests of other packages), and `-failfast` stops at any failure: the
+    // simulated go runner runs every test and stops at the first failure of any.
+    let superset = select.is_some_and(|s| matches!(s.how, SelectHow::GoRun { .. }));
+    // A `select` template taskc cannot vouch for: the simulated one drops every other test
+    // it is given (odd indices), as a sloppy template would.
+    let sloppy = select.is_some_and(|s| matches!(s.how, SelectHow::Command { .. }));
     let mut tests = BTreeMap::new();
     let mut stopped = false;
     for (i, t) in m.tests[r].iter().enumerate() {
         let id = test_id(i);
-        if select.is_some_and(|s| !s.ids.contains(&id)) || stopped {
+        if (select.is_some_and(|s| !s.ids.contains(&id)) && !superset)
+            || stopped
+            || (sloppy && i % 2 == 1)
+        {
             continue;
         }
         if let Some(o) = t.outcomes[mask] {
@@ -183,51 +193,114 @@ fn task_of(m: &Model) -> Task {
     plan_support::dag_task(&m.uses, VerifyStrategy::Joint)
 }
 
+/// The task with every target's tests on the `go-test-json` parser (narrowed by `-run`).
+fn go_task_of(m: &Model) -> Task {
+    let mut task = task_of(m);
+    for r in &mut task.repos {
+        if let Some(t) = r.test.as_mut() {
+            t.parser = "go-test-json".to_string();
+        }
+    }
+    task
+}
+
+/// The task with every target on a parser taskc cannot narrow, with a `select` template.
+fn template_task_of(m: &Model) -> Task {
+    let mut task = task_of(m);
+    for r in &mut task.repos {
+        if let Some(t) = r.test.as_mut() {
+            t.parser = "jest-json".to_string();
+            t.select = Some("node only.js {ids}".to_string());
+        }
+    }
+    task
+}
+
+/// Targeted and full verification of `task` under the model agree: oracle, verdict,
+/// problems and every row's verdict (only the counts of narrowed cells differ).
+fn agree(m: &Model, task: &Task) -> Result<(), TestCaseError> {
+    let (t, full) = both_of(m, task);
+    prop_assert_eq!(&t.oracles, &full.oracles);
+    prop_assert_eq!(
+        t.is_sound(),
+        full.is_sound(),
+        "targeted {:?}\nfull {:?}",
+        t.problems,
+        full.problems
+    );
+    prop_assert_eq!(&t.problems, &full.problems);
+    let verdicts = |v: &Verification| {
+        v.rows
+            .iter()
+            .map(|r| (r.gold.clone(), r.pass, r.ok))
+            .collect::<Vec<_>>()
+    };
+    prop_assert_eq!(verdicts(&t), verdicts(&full));
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn targeted_and_full_verification_agree(m in model()) {
-        let task = task_of(&m);
-        let plan = lower_verify(&task, &LowerOptions::default()).unwrap().verify().cloned().unwrap();
-        let full_plan = lower_verify(&task, &LowerOptions { full: true, ..LowerOptions::default() })
-            .unwrap()
-            .verify()
-            .cloned()
-            .unwrap();
-        let full_results = execute(&m, &full_plan.runs);
-        let full = evaluate(&full_plan, &full_results, &BTreeMap::new());
-        let (t, _) = targeted(&m, &plan);
-        prop_assert_eq!(&t.oracles, &full.oracles);
-        prop_assert_eq!(t.is_sound(), full.is_sound(), "targeted {:?}\nfull {:?}", t.problems, full.problems);
-        prop_assert_eq!(&t.problems, &full.problems);
-        // Row verdicts agree; only the counts of narrowed cells differ.
-        let verdicts = |v: &Verification| v.rows.iter().map(|r| (r.gold.clone(), r.pass, r.ok)).collect::<Vec<_>>();
-        prop_assert_eq!(verdicts(&t), verdicts(&full));
+        agree(&m, &task_of(&m))?;
     }
+
+    /// With a runner that runs more than it is asked and stops at any failure (Go's `-run`
+    /// with `-failfast`), a selected test missing after a stop is no evidence: the verdict
+    /// still moves not at all.
+    #[test]
+    fn targeted_and_full_agree_with_a_superset_fail_fast_runner(m in model()) {
+        agree(&m, &go_task_of(&m))?;
+    }
+
+    /// Under a `select` template that does not run every test it names, a missing test is
+    /// no evidence either (`uses` checks included).
+    #[test]
+    fn targeted_and_full_agree_with_a_sloppy_template(m in model()) {
+        agree(&m, &template_task_of(&m))?;
+    }
+}
+
+#[test]
+fn a_stop_caused_by_an_unselected_failure_is_no_evidence() {
+    // r1's F2P test (test 1) passes with only r0 at gold, so that subset passes: the task
+    // is unsound. Test 0 fails everywhere (so it is in no oracle) and runs first: a
+    // fail-fast runner that also runs it stops before test 1 is reported.
+    let m = Model {
+        uses: vec![vec![], vec![0]],
+        tests: vec![vec![t(&[F, P])], vec![t(&[F, F, F, F]), t(&[F, P, F, P])]],
+    };
+    agree(&m, &go_task_of(&m)).unwrap();
+    let (t, full) = both_of(&m, &go_task_of(&m));
+    assert!(!full.is_sound());
+    assert!(!t.is_sound(), "{:?}", t.rows);
+}
+
+/// `task` verified targeted and in full under the model.
+fn both_of(m: &Model, task: &Task) -> (Verification, Verification) {
+    let lower = |full| {
+        lower_verify(
+            task,
+            &LowerOptions {
+                full,
+                ..LowerOptions::default()
+            },
+        )
+        .unwrap()
+        .verify()
+        .cloned()
+        .unwrap()
+    };
+    let (plan, full_plan) = (lower(false), lower(true));
+    let full = evaluate(&full_plan, &execute(m, &full_plan.runs), &BTreeMap::new());
+    (targeted(m, &plan).0, full)
 }
 
 /// The named shapes, each checked in both modes.
 fn both(m: &Model) -> (Verification, Verification) {
-    let task = task_of(m);
-    let plan = lower_verify(&task, &LowerOptions::default())
-        .unwrap()
-        .verify()
-        .cloned()
-        .unwrap();
-    let full_plan = lower_verify(
-        &task,
-        &LowerOptions {
-            full: true,
-            ..LowerOptions::default()
-        },
-    )
-    .unwrap()
-    .verify()
-    .cloned()
-    .unwrap();
-    let full = evaluate(&full_plan, &execute(m, &full_plan.runs), &BTreeMap::new());
-    (targeted(m, &plan).0, full)
+    both_of(m, &task_of(m))
 }
 
 fn t(outcomes: &[Option<Outcome>]) -> TestModel {

@@ -16,6 +16,7 @@ mod paths;
 mod protect;
 mod relax;
 mod repo;
+mod select;
 pub mod suggest;
 mod task;
 mod values;

@@ -12,7 +12,7 @@ use super::patches::LoadedPatch;
 use super::repo::RepoDraft;
 use super::{suggest, Cx};
 
-const RELAX_FIELDS: &[fields::Field] = &[many("drop"), many("edit")];
+const RELAX_FIELDS: &[fields::Field] = &[many("drop"), many("edit"), many("note")];
 const DROP_FIELDS: &[fields::Field] = &[once("rule"), once("because")];
 const EDIT_FIELDS: &[fields::Field] = &[once("rule"), once("because"), fields::required("replace")];
 
@@ -80,6 +80,21 @@ pub(crate) fn check_relax(cx: &mut Cx<'_>, stmt: &Statement, repos: &mut [RepoDr
         &block.statements,
         RELAX_FIELDS,
     );
+
+    // Free-text relaxations (imported `semantic_changes`): shown, never applied.
+    for s in f.all("note") {
+        cx.no_block(s);
+        if let Some((text, span)) = cx.string(s) {
+            cx.emit(
+                Diagnostic::new(
+                    Code::RelaxNote,
+                    format!("the hidden tests of `{repo_name}` were relaxed in free text: {text}"),
+                    cx.label(span, "free-text relaxation"),
+                )
+                .with_help("the note changes nothing that runs: review the hidden test patch, and write what it describes as a typed `drop` or `edit` where it maps onto one"),
+            );
+        }
+    }
 
     let mut items: Vec<&Statement> = f.all("drop");
     items.extend(f.all("edit"));

@@ -30,6 +30,7 @@ const TEST_FIELDS: &[fields::Field] = &[
     required("run"),
     required("parser"),
     once("timeout"),
+    once("select"),
     many("expect"),
     many("protect"),
 ];
@@ -70,6 +71,8 @@ pub(crate) struct TestDraft {
     pub run: Option<String>,
     pub parser: Option<String>,
     pub timeout_secs: u64,
+    /// The `select "… {ids} …"` template.
+    pub select: Option<String>,
     /// (`f2p`/`p2p`, test id, span of the statement).
     pub expects: Vec<(&'static str, String, Span)>,
     /// `protect` globs of the test block.
@@ -100,6 +103,7 @@ impl RepoDraft {
                     parser: t.parser?,
                     timeout_secs: t.timeout_secs,
                     expect,
+                    select: t.select,
                 })
             }
             None => None,
@@ -469,6 +473,14 @@ fn test_block(cx: &mut Cx<'_>, repo: &str, stmt: &Statement) -> Option<TestDraft
         },
         None => DEFAULT_TEST_TIMEOUT_SECS,
     };
+    let select = match (f.one("select"), parser.as_deref()) {
+        (Some(s), Some(p)) => {
+            let t = super::select::template(cx, repo, p, s);
+            ok &= t.is_some();
+            t
+        }
+        _ => None,
+    };
     let mut expects = Vec::new();
     for s in f.all("expect") {
         match expect(cx, s) {
@@ -484,6 +496,7 @@ fn test_block(cx: &mut Cx<'_>, repo: &str, stmt: &Statement) -> Option<TestDraft
         run,
         parser,
         timeout_secs,
+        select,
         expects,
         protect: protect.unwrap_or_default(),
     })

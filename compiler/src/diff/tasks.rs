@@ -130,6 +130,11 @@ fn repo_fields(o: &Repo, n: &Repo) -> Vec<FieldChange> {
             test.map(|t| t.parser.clone()),
         ),
         change(
+            "test.select",
+            otest.and_then(|t| t.select.clone()),
+            test.and_then(|t| t.select.clone()),
+        ),
+        change(
             "test.timeout",
             otest.map(|t| format!("{}s", t.timeout_secs)),
             test.map(|t| format!("{}s", t.timeout_secs)),

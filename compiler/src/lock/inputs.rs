@@ -21,11 +21,16 @@ pub fn spec_digest(task: &Task) -> String {
                 Source::Bundle { path, digest } => json!({"bundle": path, "digest": digest}),
             };
             let test = r.test.as_ref().map(|t| {
-                json!({
+                let mut v = json!({
                     "patch": [&t.patch.path, &t.patch.digest],
                     "run": t.run, "parser": t.parser, "timeout": t.timeout_secs,
                     "f2p": t.expect.f2p, "p2p": t.expect.p2p,
-                })
+                });
+                // Only when given, so locks written before `select` stay fresh.
+                if let (Some(sel), Some(o)) = (&t.select, v.as_object_mut()) {
+                    o.insert("select".into(), json!(sel));
+                }
+                v
             });
             let relax: Vec<Value> = r
                 .relaxations

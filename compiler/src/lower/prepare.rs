@@ -119,6 +119,7 @@ impl<'t> Prepared<'t> {
                         parser: t.parser.clone(),
                         timeout_secs: t.timeout_secs,
                         dropped,
+                        select_template: t.select.clone(),
                         select: None,
                     },
                 },

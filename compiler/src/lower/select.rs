@@ -35,36 +35,73 @@ pub enum NarrowError {
     },
 }
 
-/// The top-level Go test function of a `go-test-json` id (`pkg/path/TestX/sub` → `TestX`):
-/// the first path component that starts like a Go test function.
-fn go_top_level(id: &str) -> &str {
-    id.split('/')
-        .find(|c| {
-            ["Test", "Example", "Fuzz", "Benchmark"]
-                .iter()
-                .any(|p| c.starts_with(p))
-        })
-        .unwrap_or(id)
+/// Whether `name` is a Go test function name as `go test` finds them: a prefix `Test`,
+/// `Example`, `Fuzz` or `Benchmark` not followed by a lower-case letter (Go's `isTest`).
+fn is_go_test_name(name: &str) -> bool {
+    ["Test", "Example", "Fuzz", "Benchmark"].iter().any(|p| {
+        name.strip_prefix(p)
+            .is_some_and(|rest| !rest.chars().next().is_some_and(char::is_lowercase))
+    })
 }
 
-/// `^(A|B)$` over the top-level names of `ids`, regexp metacharacters escaped. Go test
-/// names are identifiers, but escaping keeps any id exact.
-fn go_pattern(ids: &[String]) -> String {
-    let mut names: Vec<String> = ids
+/// The test path of a `go-test-json` id (`pkg/path/TestX/sub` → `[TestX, sub]`): the
+/// components from the first that names a Go test function (the package path before it).
+fn go_levels(id: &str) -> Vec<&str> {
+    let parts: Vec<&str> = id.split('/').collect();
+    let first = parts
         .iter()
-        .map(|i| {
-            go_top_level(i)
-                .chars()
-                .flat_map(|c| {
-                    let meta = r"\.+*?()|[]{}^$".contains(c);
-                    meta.then_some('\\').into_iter().chain([c])
-                })
-                .collect()
-        })
+        .position(|c| is_go_test_name(c))
+        .unwrap_or(parts.len().saturating_sub(1));
+    parts[first..].to_vec()
+}
+
+/// One level of a Go test name as an anchored regexp matching exactly it: metacharacters
+/// escaped (as `regexp.QuoteMeta` does), white space and control characters as `\x{…}` so
+/// the pattern is one `GOFLAGS` word. (`go test` reports subtest names rewritten — spaces
+/// to `_`, unprintable runes quoted — and matches `-run` against that rewritten name, so
+/// the reported name is the one to match.)
+fn go_level(name: &str) -> String {
+    let mut out = String::from("^");
+    for c in name.chars() {
+        if r"\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+            out.push(c);
+        } else if c.is_whitespace() || c.is_control() {
+            out.push_str(&format!("\\x{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('$');
+    out
+}
+
+/// A `-run` pattern selecting exactly the tests `ids` name: one alternative per test path,
+/// each level anchored (`^TestA$/^sub$|^TestB$`). A test whose parent is also selected is
+/// left out (the parent's alternative runs all its subtests).
+pub fn go_pattern(ids: &[String]) -> String {
+    let mut paths: Vec<Vec<&str>> = ids.iter().map(|i| go_levels(i)).collect();
+    paths.sort();
+    paths.dedup();
+    let kept: Vec<&Vec<&str>> = paths
+        .iter()
+        .filter(|p| !paths.iter().any(|q| q.len() < p.len() && p.starts_with(q)))
         .collect();
-    names.sort();
-    names.dedup();
-    format!("^({})$", names.join("|"))
+    kept.iter()
+        .map(|p| p.iter().map(|l| go_level(l)).collect::<Vec<_>>().join("/"))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// What a `select` template's `{ids}` stands for.
+pub const IDS_PLACEHOLDER: &str = "{ids}";
+
+/// `template` with `{ids}` replaced by `ids`, each quoted as one POSIX shell word and
+/// separated by spaces: an id with spaces, quotes, brackets or newlines reaches the command
+/// as exactly one argument, byte for byte.
+pub fn fill_template(template: &str, ids: &[String]) -> String {
+    let words: Vec<String> = ids.iter().map(|i| super::shell_word::quote(i)).collect();
+    template.replace(IDS_PLACEHOLDER, &words.join(" "))
 }
 
 /// `run` with the test step of `repo` narrowed to `ids` (sorted, deduplicated), with a new
@@ -92,6 +129,9 @@ pub fn narrow_run(
         "go-test-json" => SelectHow::GoRun {
             pattern: go_pattern(&ids),
         },
+        _ if step.select_template.is_some() => SelectHow::Command {
+            command: fill_template(step.select_template.as_deref().unwrap_or_default(), &ids),
+        },
         other => {
             return Err(NarrowError::NotNarrowable {
                 repo: repo.to_string(),
@@ -100,6 +140,8 @@ pub fn narrow_run(
             })
         }
     };
+    // A template's command is the curator's: whether it stops early is its own business.
+    let fail_fast = fail_fast && !matches!(how, SelectHow::Command { .. });
     step.select = Some(TestSelection {
         ids,
         fail_fast,
@@ -115,14 +157,51 @@ pub fn narrow_run(
 mod tests {
     use super::*;
 
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
-    fn go_patterns_anchor_top_level_names() {
-        let ids = vec![
-            "github.com/x/y/TestB/case_1".to_string(),
-            "github.com/x/y/TestA".to_string(),
-            "github.com/x/y/TestB".to_string(),
-        ];
-        assert_eq!(go_pattern(&ids), "^(TestA|TestB)$");
-        assert_eq!(go_pattern(&["p/Test.x".to_string()]), r"^(Test\.x)$");
+    fn go_patterns_anchor_every_level() {
+        let ids = strings(&[
+            "github.com/x/y/TestB/case_1",
+            "github.com/x/y/TestA",
+            "github.com/x/y/TestC/a_b/deep",
+        ]);
+        assert_eq!(
+            go_pattern(&ids),
+            "^TestA$|^TestB$/^case_1$|^TestC$/^a_b$/^deep$"
+        );
+        // A selected parent covers its subtests.
+        let ids = strings(&["p/TestB/case_1", "p/TestB"]);
+        assert_eq!(go_pattern(&ids), "^TestB$");
+        assert_eq!(go_pattern(&strings(&["p/Test.x"])), r"^Test\.x$");
+        assert_eq!(
+            go_pattern(&strings(&["p/TestX/x[1]_(a|b)*"])),
+            r"^TestX$/^x\[1\]_\(a\|b\)\*$"
+        );
+        assert_eq!(
+            go_pattern(&strings(&["p/TestX/a\tb"])),
+            r"^TestX$/^a\x{9}b$"
+        );
+    }
+
+    #[test]
+    fn go_package_components_are_not_test_names() {
+        assert_eq!(
+            go_levels("example.com/Testing/pkg/TestA/sub"),
+            ["TestA", "sub"]
+        );
+        assert_eq!(go_levels("example.com/pkg/Test/sub"), ["Test", "sub"]);
+        assert_eq!(go_levels("example.com/pkg/ExampleFoo"), ["ExampleFoo"]);
+    }
+
+    #[test]
+    fn templates_get_each_id_as_one_shell_word() {
+        let ids = strings(&["a b", "it's", "x[\"q\"]", "new\nline", "plain::t"]);
+        assert_eq!(
+            fill_template("npx jest {ids} --json", &ids),
+            "npx jest 'a b' 'it'\\''s' 'x[\"q\"]' 'new\nline' plain::t --json"
+        );
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 /// `s` as one POSIX shell word.
-pub(crate) fn quote(s: &str) -> String {
+pub fn quote(s: &str) -> String {
     if !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@%+,".contains(&b))

@@ -47,9 +47,15 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
     };
     // Why a target's proper subsets run the full suite in a targeted plan.
     let mut full_suite: BTreeMap<String, String> = BTreeMap::new();
-    let narrow_why = |r: &str| -> Option<&'static str> {
-        let parser = prep.tests.get(r).map(|t| t.test.parser.as_str())?;
-        super::select::narrowable(parser).err()
+    let narrow_why = |r: &str| -> Option<String> {
+        let test = prep.tests.get(r).map(|t| &t.test)?;
+        if test.select_template.is_some() {
+            return None;
+        }
+        let why = super::select::narrowable(&test.parser).err()?;
+        Some(format!(
+            "{why}; a `select \"… {{ids}} …\"` template in its test block would narrow it"
+        ))
     };
 
     // (target, sorted gold set) → run: phase 1 (full) or phase 2 (narrowed later).
@@ -82,7 +88,7 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
                     return id;
                 }
                 Some(why) => {
-                    full_suite.insert(r.to_string(), why.to_string());
+                    full_suite.insert(r.to_string(), why);
                 }
             }
         }

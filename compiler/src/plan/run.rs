@@ -62,6 +62,9 @@ pub struct TestStep {
     pub timeout_secs: u64,
     /// Tests removed from the oracle by relaxations.
     pub dropped: Vec<DroppedTest>,
+    /// The spec's `select "… {ids} …"` template, for a parser taskc cannot narrow itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select_template: Option<String>,
     /// Set only in narrowed runs, which the runtime derives in phase 2
     /// (`taskc_compiler::lower::narrow_run`); plans never hold it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,7 +90,8 @@ pub enum SelectHow {
     PytestPlugin,
     /// `GOFLAGS=-run=<pattern> [-failfast]`: `pattern` anchors each top-level test name.
     GoRun { pattern: String },
-    /// The spec's `select` template with `{ids}` filled in: the command that runs.
+    /// The spec's `select` template with `{ids}` replaced by the ids, each one shell word
+    /// (`taskc_compiler::lower::fill_template`): the command that runs instead of `command`.
     Command { command: String },
 }
 

@@ -67,6 +67,7 @@ pub fn target(name: &str, uses: &[&str]) -> Repo {
             parser: "pytest".to_string(),
             timeout_secs: DEFAULT_TEST_TIMEOUT_SECS,
             expect: Expectations::default(),
+            select: None,
         }),
         relaxations: Vec::new(),
         protect: Vec::new(),

@@ -235,6 +235,7 @@ mod tests {
             parser: parser.into(),
             timeout_secs: 60,
             dropped: Vec::new(),
+            select_template: None,
             select: None,
         }
     }

@@ -76,6 +76,19 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                 continue;
             }
         };
+        if let Some(taskc_compiler::plan::TestSelection {
+            how: taskc_compiler::plan::SelectHow::Command { .. },
+            ..
+        }) = &t.select
+        {
+            // The spec's `select` template runs only the given ids: canaries written into
+            // the test files would not run.
+            p.unplaced.insert(
+                repo.clone(),
+                "a `select` template narrows this run to given tests".into(),
+            );
+            continue;
+        }
         if let Some(why) = fw.selection(&t.command) {
             p.unplaced.insert(repo.clone(), why);
             continue;

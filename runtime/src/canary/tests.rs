@@ -40,6 +40,7 @@ fn run(parser: &str, command: &str) -> (Run, BTreeMap<String, String>) {
             parser: parser.into(),
             timeout_secs: 60,
             dropped: vec![],
+            select_template: None,
             select: None,
         },
     };

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use taskc_compiler::plan::{Run, SelectHow};
 
 use super::script::{
-    harness_file, StepFailure, EXIT_FILE, FAILED_FILE, MS_FILE, PYTEST_PLUGIN_MARK, STEP_FAILED,
-    TIMED_OUT_FILE,
+    harness_file, StepFailure, EXIT_FILE, FAILED_FILE, MS_FILE, PYTEST_PLUGIN_MARK,
+    PYTEST_UNMATCHED_MARK, STEP_FAILED, TIMED_OUT_FILE,
 };
 use crate::backend::{RunOutcome, LOG_CAP};
 use crate::canary;
@@ -164,6 +164,20 @@ pub fn interpret(
                         log_tail(log)
                     ))
                 });
+                let unmatched = t
+                    .select
+                    .as_ref()
+                    .is_some_and(|s| s.how == SelectHow::PytestPlugin)
+                    .then(|| memchr::memmem::find(log, PYTEST_UNMATCHED_MARK.as_bytes()))
+                    .flatten()
+                    .map(|at| {
+                        let line = log[at..].split(|b| *b == b'\n').next().unwrap_or_default();
+                        RunFailure::error(format!(
+                            "the test selection of `{}` named tests pytest did not collect ({}): a narrowed run cannot show they fail",
+                            t.repo,
+                            String::from_utf8_lossy(line).trim_end()
+                        ))
+                    });
                 let not_started = (matches!(code, 126 | 127) && parsed.tests.is_empty()).then(|| {
                     RunFailure::RunnerCrashed {
                         detail: format!(
@@ -202,6 +216,7 @@ pub fn interpret(
                 tests.unnamed_skipped = parsed.unnamed_skipped as u64;
                 tests.tool = tool_version(&t.parser, log);
                 unselected
+                    .or(unmatched)
                     .or(not_started)
                     .or(forged)
                     .or(rewritten)

@@ -58,6 +58,9 @@ pub const SELECT_DIR: &str = "/taskc-select";
 pub const PYTEST_PLUGIN: &str = include_str!("harness/taskc_select.py");
 /// The line the plugin prints once it has narrowed the collection.
 pub const PYTEST_PLUGIN_MARK: &str = "taskc-select: kept ";
+/// The line the plugin prints when a selected id matches no collected test of a file that
+/// collected (the narrowed run is then invalid and runs in full).
+pub const PYTEST_UNMATCHED_MARK: &str = "taskc-select: not collected: ";
 /// Sourced by `bash -c` (`BASH_ENV`): keeps the plugin importable when a command sets
 /// `PYTHONPATH` itself (`PYTHONPATH=../lib python3 -m pytest`).
 const BASH_ENV: &str = r#"# taskc: keep the test-selection plugin importable when a command sets PYTHONPATH.
@@ -465,12 +468,12 @@ fn narrow(
             )
         }
         SelectHow::GoRun { pattern } => {
-            // Canaries join the anchored alternation; `-failfast` would stop at the canary
+            // Canaries join the alternation, anchored; `-failfast` would stop at the canary
             // that must fail, so it is dropped when there are canaries.
-            let pattern = match (pattern.strip_suffix(")$"), keep.is_empty()) {
-                (Some(head), false) => format!("{head}|{})$", keep.join("|")),
-                _ => pattern.clone(),
-            };
+            let pattern = std::iter::once(pattern.clone())
+                .chain(keep.iter().map(|k| format!("^{k}$")))
+                .collect::<Vec<_>>()
+                .join("|");
             let mut flags = format!("-run={pattern}");
             if sel.fail_fast && keep.is_empty() {
                 flags.push_str(" -failfast");

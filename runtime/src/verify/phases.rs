@@ -6,13 +6,14 @@
 //!    the oracle names: F2P for proper subsets (stopping at the first failure), everything
 //!    but P2P for the `uses` checks. Its id hashes the selection, so it caches like any run.
 //! 3. A narrowed run that cannot decide — every selected F2P test passed (the subset may
-//!    pass: only the full suite can tell), or it is invalid (e.g. the selection did not take
-//!    effect) — is run again in full. The verdict is then exactly the full verification's.
+//!    pass: only the full suite can tell), it is invalid (e.g. the selection did not take
+//!    effect), or a selected test is only missing where that proves nothing
+//!    ([`shows_failure`]) — is run again in full. The verdict is then exactly the full verification's.
 
 use std::collections::BTreeMap;
 
 use taskc_compiler::lower::narrow_run;
-use taskc_compiler::plan::{Run, SelectWhat, TargetedRun, VerifyPlan};
+use taskc_compiler::plan::{Run, SelectHow, SelectWhat, TargetedRun, VerifyPlan};
 
 use super::merge_repetitions;
 use super::oracle::{self, RepoOracle};
@@ -131,19 +132,57 @@ pub fn needs_full(n: &Narrowed, results: &BTreeMap<String, Vec<RunResult>>) -> b
         return true;
     }
     match n.what {
-        SelectWhat::NotP2p => false,
-        SelectWhat::F2p => {
-            let ids = n
-                .run
-                .test
-                .select
-                .as_ref()
-                .map(|s| s.ids.clone())
-                .unwrap_or_default();
-            reps.iter().all(|r| {
-                ids.iter()
-                    .all(|id| r.outcome(&n.target, id).is_some_and(|o| o.is_pass()))
-            })
+        // The `uses` checks compare outcomes, "missing" included: a test a template's
+        // command did not report may be there in full.
+        SelectWhat::NotP2p => n.run.test.select.as_ref().is_some_and(|sel| {
+            matches!(sel.how, SelectHow::Command { .. })
+                && reps
+                    .iter()
+                    .any(|r| sel.ids.iter().any(|id| r.outcome(&n.target, id).is_none()))
+        }),
+        SelectWhat::F2p => match &n.run.test.select {
+            Some(sel) => !reps.iter().any(|r| shows_failure(r, &n.target, sel)),
+            None => true,
+        },
+    }
+}
+
+/// Whether a narrowed F2P run shows that its configuration fails exactly as the full suite
+/// would: a selected test reported failing (errored, skipped), or a selected test missing
+/// where the narrowing vouches that it would be missing from the full suite too.
+///
+/// A missing test is no evidence (i) under a `select` template, which taskc cannot vouch
+/// for; (ii) when the run stops at the first failure and a test outside the selection
+/// failed (Go runs a selected test's parent and same-named tests of other packages): the
+/// stop may have kept a selected test from running. taskc's pytest plugin keeps only
+/// selected tests, never stops on another, and makes the run invalid when a selected id
+/// matches no collected test outside a file that failed to collect.
+pub fn shows_failure(
+    r: &RunResult,
+    target: &str,
+    sel: &taskc_compiler::plan::TestSelection,
+) -> bool {
+    let outcome = |id: &String| r.outcome(target, id);
+    if sel
+        .ids
+        .iter()
+        .any(|id| outcome(id).is_some_and(|o| !o.is_pass()))
+    {
+        return true;
+    }
+    if !sel.ids.iter().any(|id| outcome(id).is_none()) {
+        return false;
+    }
+    match sel.how {
+        SelectHow::Command { .. } => false,
+        SelectHow::PytestPlugin => true,
+        SelectHow::GoRun { .. } => {
+            let foreign_failure = r.repos.get(target).is_some_and(|t| {
+                t.tests
+                    .iter()
+                    .any(|(id, o)| !o.is_pass() && sel.ids.binary_search(id).is_err())
+            });
+            !(sel.fail_fast && foreign_failure)
         }
     }
 }

@@ -5,13 +5,16 @@ names it, PYTHONPATH finds it, TASKC_SELECT names a JSON file {"ids": [...], "fa
 bool} -- so the curator's command stays as written. It keeps exactly the collected items
 whose node id is listed (as pytest prints it in its summary, relative to the invocation
 folder), deselects the rest, and with fail_fast stops the session after the first failing
-test. It prints one `taskc-select:` line so taskc can tell it took effect.
+test. It prints one `taskc-select:` line so taskc can tell it took effect, and a second one,
+`taskc-select: not collected: N`, when a listed id matches no collected test although its
+file collected without error (an id that does not select what it names): taskc then makes
+the run invalid and runs the full suite, since a missing selected test proves nothing.
 """
 
 import json
 import os
 
-_state = {"selection": None, "session": None}
+_state = {"selection": None, "session": None, "broken": set()}
 
 
 def _selection():
@@ -53,6 +56,23 @@ def pytest_sessionstart(session):
     _state["session"] = session
 
 
+def pytest_collectreport(report):
+    """Files (and classes) that failed to collect: their tests are missing from the full
+    suite too, so a selected id inside one is missing for the same reason."""
+    if report.failed:
+        _state["broken"].add(report.nodeid)
+
+
+def _unexplained(wanted, names):
+    """The listed ids no collected test matches, outside collectors that failed."""
+    broken = _state["broken"]
+
+    def in_broken(i):
+        return any(b == "" or i == b or i.startswith(b + "::") or i.startswith(b + "/") for b in broken)
+
+    return [i for i in wanted if i not in names and not in_broken(i)]
+
+
 def _is_canary(item):
     """taskc's canary tests (kept whatever the selection; named in "keep")."""
     names = _selection().get("keep") or []
@@ -62,11 +82,14 @@ def _is_canary(item):
 def pytest_collection_modifyitems(session, config, items):
     wanted = set(_selection()["ids"])
     canaries, keep, drop = [], [], []
+    seen = set()
     for item in items:
+        names = _names(config, item)
         if _is_canary(item):
             canaries.append(item)
-        elif _names(config, item) & wanted:
+        elif names & wanted:
             keep.append(item)
+            seen |= names & wanted
         else:
             drop.append(item)
     # Canaries first, so that stopping at the first failing selected test never leaves
@@ -76,6 +99,9 @@ def pytest_collection_modifyitems(session, config, items):
         config.hook.pytest_deselected(items=drop)
     items[:] = keep
     _say(config, "taskc-select: kept %d of %d collected tests" % (len(keep), len(keep) + len(drop)))
+    missing = _unexplained(wanted, seen)
+    if missing:
+        _say(config, "taskc-select: not collected: %d (%s)" % (len(missing), ", ".join(sorted(repr(m) for m in missing)[:5])))
 
 
 def pytest_runtest_logreport(report):

@@ -43,6 +43,26 @@ pub struct Case {
     pub run_profile: Option<Text>,
 }
 
+impl Case {
+    /// The repositories as `run_profile.sh` names them, and (profile, repository) pairs.
+    pub fn script_view(&self) -> (Vec<super::script::ScriptRepo<'_>>, Vec<(String, String)>) {
+        let repos = self
+            .repos
+            .iter()
+            .map(|r| super::script::ScriptRepo {
+                name: &r.name,
+                local_path: &r.local_path,
+            })
+            .collect();
+        let profiles = self
+            .profiles
+            .iter()
+            .map(|p| (p.name.clone(), p.repo.clone()))
+            .collect();
+        (repos, profiles)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct CaseRepo {
     pub name: String,
@@ -70,6 +90,8 @@ pub struct Profile {
     pub repo: String,
     pub workdir: Option<String>,
     pub command: String,
+    /// The image WideSWE runs the profile in (`ecosyncbench/base/python:3.12-uv`).
+    pub image: Option<String>,
     /// Where `command` is written (for diagnostics).
     pub doc: Doc,
     pub command_at: usize,
@@ -354,6 +376,7 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
             repo,
             workdir: files.opt_string(&profiles, p, "workdir"),
             command: cmd.to_string(),
+            image: files.opt_string(&profiles, p, "image"),
             doc: profiles.clone(),
             command_at: command.at,
         });

@@ -2,7 +2,11 @@
 //! taskc task folders. The mapping, field by field, is in docs/import.md.
 
 pub mod case;
+pub mod env;
+pub mod install;
 pub mod profile;
+pub mod script;
+pub mod stack;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -171,15 +175,24 @@ fn convert(case: &Case, files: &mut CaseFiles, opts: &ImportOptions) -> Option<T
         })
         .collect();
 
-    let env = environment(case, files, opts, &mut out);
+    let environment = env::environment(case, files, opts, &mut out);
 
     let mut repo_stmts = Vec::new();
+    let mut relax_stmts = Vec::new();
     for r in &case.repos {
         let name = repo_name(&r.name);
         let mut body = vec![
             Stmt::new("source", vec![call("git", &r.url)]),
             Stmt::new("base", vec![string(&r.base)]),
         ];
+        if let Some(e) = &environment {
+            for cmd in e.setup.get(&r.name).into_iter().flatten() {
+                body.push(
+                    Stmt::new("setup", vec![string(cmd)])
+                        .comment("from an install step of environment/run_profile.sh"),
+                );
+            }
+        }
         if !r.target {
             repo_stmts.push(
                 Stmt::new("context", vec![ident(&name)])
@@ -213,7 +226,19 @@ fn convert(case: &Case, files: &mut CaseFiles, opts: &ImportOptions) -> Option<T
             out.insert(rel.clone(), g.text.clone().into_bytes());
             body.push(Stmt::new("gold", vec![call("file", &rel)]));
         }
-        let (test, uses) = test_block(case, r, &name, &paths, files, &mut out)?;
+        let (test, mut uses, relax) = test_block(case, r, &name, &paths, files, &mut out)?;
+        if !relax.is_empty() {
+            relax_stmts.push(Stmt::new("relax", vec![ident(&name)]).block(relax).spaced());
+        }
+        // Repositories this one's install steps put in the environment.
+        if let Some(e) = &environment {
+            for other in e.installs_of.get(&r.name).into_iter().flatten() {
+                let other = repo_name(other);
+                if !uses.contains(&other) {
+                    uses.push(other);
+                }
+            }
+        }
         for u in uses {
             body.push(Stmt::new("uses", vec![ident(&u)]));
         }
@@ -252,7 +277,7 @@ fn convert(case: &Case, files: &mut CaseFiles, opts: &ImportOptions) -> Option<T
         Stmt::new("verify", vec![ident("per-repo")])
             .comment("WideSWE's matrix: every target fails at base and passes with gold"),
     );
-    let mut env = env?;
+    let mut env = environment?.env;
     if let Some(c) = &case.cutoff {
         env = env.comment(&format!(
             "context cutoff (WideSWE workspace_policy.cutoff_time): {c}"
@@ -260,6 +285,7 @@ fn convert(case: &Case, files: &mut CaseFiles, opts: &ImportOptions) -> Option<T
     }
     fields.push(env.spaced());
     fields.extend(repo_stmts);
+    fields.extend(relax_stmts);
 
     let mut header = format!(
         "Imported from WideSWE case `{}` by `taskc import wideswe`.",
@@ -310,7 +336,7 @@ fn test_block(
     paths: &[(String, String)],
     files: &mut CaseFiles,
     out: &mut BTreeMap<String, Vec<u8>>,
-) -> Option<(Stmt, Vec<String>)> {
+) -> Option<(Stmt, Vec<String>, Vec<Stmt>)> {
     let patches = case.hidden.get(&r.name).cloned().unwrap_or_default();
     let Some(first) = patches.first() else {
         let source = files
@@ -329,10 +355,14 @@ fn test_block(
         );
         return None;
     };
-    // Stacked patches: kept in order in one file when they touch different files.
+    // Stacked patches: a later one that only rewrites lines the earlier ones add becomes
+    // typed `relax … edit`s (stack.rs); any other stays a stacked patch, in order.
     let mut touched: BTreeSet<String> = BTreeSet::new();
-    let mut text = String::new();
-    for p in &patches {
+    let mut stack: Vec<String> = Vec::new();
+    let mut stack_text = String::new();
+    let mut edits: Vec<Stmt> = Vec::new();
+    let mut converted: Vec<usize> = Vec::new();
+    for (k, p) in patches.iter().enumerate() {
         let parsed = match parse_patch(&p.patch.text) {
             Ok(x) if x.files.is_empty() => {
                 error(
@@ -361,31 +391,66 @@ fn test_block(
                 return None;
             }
         };
+        if !stack.is_empty() {
+            if let Some(rewrites) = stack::as_edits(&stack_text, &p.patch.text) {
+                let because = p.semantic_changes.clone().unwrap_or_else(|| {
+                    format!(
+                        "WideSWE aligns the hidden tests with `{}` ({})",
+                        p.patch.rel,
+                        p.origin.as_deref().unwrap_or("a stacked patch")
+                    )
+                });
+                for rw in rewrites {
+                    edits.push(
+                        Stmt::new("edit", vec![string(&rw.file)])
+                            .block(vec![
+                                Stmt::new("rule", vec![ident("implementation-specific")]),
+                                Stmt::new("because", vec![string(&because)]),
+                                Stmt::new(
+                                    "replace",
+                                    vec![string(&rw.replace), ident("with"), string(&rw.with)],
+                                ),
+                            ])
+                            .comment(&format!(
+                                "from WideSWE's stacked hidden test patch {}",
+                                p.patch.rel
+                            )),
+                    );
+                }
+                converted.push(k);
+                continue;
+            }
+        }
         for f in &parsed.files {
-            if !touched.insert(f.path().to_string()) {
+            if !touched.insert(f.path().to_string()) && f.old_path.is_none() {
                 error(
                     files,
                     Code::ImportPatch,
                     &p.patch,
                     0,
                     format!(
-                        "the stacked hidden test patch `{}` changes `{}` again, after an earlier patch for `{}`",
+                        "the stacked hidden test patch `{}` creates `{}` again, after an earlier patch for `{}` created or changed it",
                         p.patch.rel,
                         f.path(),
                         r.name
                     ),
-                    "the importer keeps stacked patches only when they touch different files; fold them into one patch (or write the change as a `relax … edit`)",
+                    "a stacked patch applies on top of the ones before: make it change the file, or fold the patches into one",
                 );
                 return None;
             }
         }
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
+        let rel = if stack.is_empty() {
+            format!("tests/{name}.patch")
+        } else {
+            format!("tests/{name}-{}.patch", stack.len() + 1)
+        };
+        out.insert(rel.clone(), p.patch.text.clone().into_bytes());
+        if !stack_text.is_empty() && !stack_text.ends_with('\n') {
+            stack_text.push('\n');
         }
-        text.push_str(&p.patch.text);
+        stack_text.push_str(&p.patch.text);
+        stack.push(rel);
     }
-    let rel = format!("tests/{name}.patch");
-    out.insert(rel.clone(), text.into_bytes());
 
     // The profile: the one the harness names, else the repository's only one.
     let wanted = first.profile.clone();
@@ -437,7 +502,44 @@ fn test_block(
         source: profile.doc.source,
         text: files.sources.get(profile.doc.source).text.clone(),
     };
-    let cmd = match profile::read(&profile.command, paths) {
+    // A profile whose command is the wrapper script itself: its in-container command.
+    let mut command = profile.command.clone();
+    if command.contains("run_profile.sh") {
+        let found = case.run_profile.as_ref().and_then(|t| {
+            let (repos, profiles) = case.script_view();
+            script::test_command(&t.text, &repos, &profiles, &r.name).map(|(at, c)| (t, at, c))
+        });
+        match found {
+            Some((t, at, c)) => {
+                note(
+                    files,
+                    t,
+                    at,
+                    format!(
+                        "test profile `{}` runs `{}`; the importer took its in-container test command for `{}` from there",
+                        profile.name, t.rel, r.name
+                    ),
+                    "check that the command is the one the profile runs",
+                );
+                command = c;
+            }
+            None => {
+                error(
+                    files,
+                    Code::ImportProfile,
+                    &doc_text,
+                    profile.command_at,
+                    format!(
+                        "test profile `{}` runs environment/run_profile.sh, and no test command for `{}` was found in it",
+                        profile.name, r.name
+                    ),
+                    "write the in-container test command (pytest, go test or cargo test) as the profile's `command`",
+                );
+                return None;
+            }
+        }
+    }
+    let cmd = match profile::read(&command, paths) {
         Ok(c) => c,
         Err(profile::Unreadable(why)) => {
             error(
@@ -454,7 +556,7 @@ fn test_block(
     // `uses`: other repositories the profile puts on this one's path.
     let mut uses = Vec::new();
     for other in case.repos.iter().filter(|o| o.name != r.name) {
-        let mentioned = profile.command.contains(&other.local_path)
+        let mentioned = command.contains(&other.local_path)
             || cmd.prose.as_deref().is_some_and(|p| {
                 p.split(|c: char| c.is_whitespace() || c == ',')
                     .any(|w| w == other.name)
@@ -473,7 +575,7 @@ fn test_block(
         );
     }
     let mut test = vec![
-        Stmt::new("patch", vec![call("file", &rel)]),
+        Stmt::new("patch", stack.iter().map(|p| call("file", p)).collect()),
         Stmt::new("run", vec![string(&cmd.run)]),
         Stmt::new("parser", vec![ident(cmd.parser)]),
     ];
@@ -483,80 +585,51 @@ fn test_block(
             .comment(&format!("WideSWE profile `{}`: {p}", profile.name));
     }
     let mut block = Stmt::new("test", Vec::new()).block(std::mem::take(&mut test));
-    if patches.len() > 1 {
+    if stack.len() > 1 {
         block = block.comment(&format!(
-            "{} stacked hidden test patches, kept in order in {rel}",
-            patches.len()
+            "{} stacked hidden test patches, applied in order",
+            stack.len()
         ));
     }
-    for p in &patches {
-        if let Some(s) = &p.semantic_changes {
-            block = block.comment(&format!(
-                "WideSWE semantic_changes ({}): {s}",
-                p.origin.as_deref().unwrap_or("hidden tests")
-            ));
+    let mut relax = edits;
+    for (k, p) in patches.iter().enumerate() {
+        let label = |files: &CaseFiles| {
             let (source, at) = p.semantic_at.unwrap_or((p.patch.source, 0));
-            let label = files.at(source, at, "free-text relaxation");
+            files.at(source, at, "free-text relaxation")
+        };
+        if converted.contains(&k) {
+            let l = label(files);
+            files.emit(
+                Diagnostic::new(
+                    Code::ImportNote,
+                    format!(
+                        "the stacked hidden test patch `{}` of `{}` only rewrites lines the earlier patch adds: imported as `relax {name} {{ edit … }}` with `rule implementation-specific`",
+                        p.patch.rel, r.name
+                    ),
+                    l,
+                )
+                .with_help("check the rule: `unrequested` if the patch removes checks of functionality the prompt never asked for"),
+            );
+            continue;
+        }
+        if let Some(s) = &p.semantic_changes {
+            relax.push(Stmt::new("note", vec![string(s)]).comment(&format!(
+                "WideSWE semantic_changes of {} ({})",
+                p.patch.rel,
+                p.origin.as_deref().unwrap_or("hidden tests")
+            )));
+            let l = label(files);
             files.emit(
                 Diagnostic::new(
                     Code::ImportNote,
                     format!("the hidden tests of `{}` were relaxed in free text: {s}", r.name),
-                    label,
+                    l,
                 )
-                .with_help("kept as a comment in the spec; write it as typed `relax` statements where it maps onto one"),
+                .with_help("kept as `relax … { note \"…\" }` (taskc check shows it, N0607); write it as typed `drop`/`edit` statements where it maps onto one"),
             );
         }
     }
-    Some((block, uses))
-}
-
-/// `env dockerfile { dockerfile file("environment/Dockerfile") }` from the case's Dockerfile,
-/// its `FROM` rebased onto `--base-image` when given.
-fn environment(
-    case: &Case,
-    files: &mut CaseFiles,
-    opts: &ImportOptions,
-    out: &mut BTreeMap<String, Vec<u8>>,
-) -> Option<Stmt> {
-    let Some(df) = &case.dockerfile else {
-        let source = files.sources.add(files.shown("environment"), String::new());
-        files.emit(
-            Diagnostic::new(
-                Code::ImportEnvironment,
-                "the case has no Dockerfile (environment/*.Dockerfile or environment/case_env/Dockerfile.case-base)",
-                files.at(source, 0, "here"),
-            )
-            .with_help("add the Dockerfile its tests run in"),
-        );
-        return None;
-    };
-    let (text, rebased) = match &opts.base_image {
-        Some(b) => rebase(&df.text, b),
-        None => (df.text.clone(), Vec::new()),
-    };
-    if df.text.lines().any(|l| {
-        let l = l.trim_start().to_ascii_uppercase();
-        l.starts_with("COPY ") || l.starts_with("ADD ")
-    }) {
-        note(
-            files,
-            df,
-            0,
-            format!("`{}` copies files from a build context the case does not ship", df.rel),
-            "add those files to the task's environment/ folder and a `context dir(\"environment\")` parameter",
-        );
-    }
-    out.insert("environment/Dockerfile".into(), text.into_bytes());
-    let mut stmt = Stmt::new("env", vec![ident("dockerfile")]).block(vec![Stmt::new(
-        "dockerfile",
-        vec![call("file", "environment/Dockerfile")],
-    )]);
-    let mut comment = format!("from the case's {}", df.rel);
-    for (old, new) in rebased {
-        comment.push_str(&format!("\nFROM {old} rebased onto {new} (--base-image)"));
-    }
-    stmt = stmt.comment(&comment);
-    Some(stmt)
+    Some((block, uses, relax))
 }
 
 /// Replace the image of every `FROM` that does not name an earlier build stage.

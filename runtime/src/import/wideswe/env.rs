@@ -1,0 +1,313 @@
+//! A WideSWE case's environment as a taskc `env` and per-repository `setup` steps.
+//!
+//! WideSWE's `environment/case_env/Dockerfile.case-base` is the *agent* layer of its harness
+//! (it `COPY --from=task_ctx` files its harness supplies, labelled
+//! `org.ecosyncbench.layer=case-base`); the tests run in the profile's `image` with the
+//! installs of `run_profile.sh`. So:
+//!
+//! - a case whose Dockerfile is that agent layer and whose profiles all run in WideSWE's
+//!   Python base image (`ecosyncbench/base/python:<version>…`) becomes `env python`, the
+//!   requirements of its installs the recipe's `packages` (`pytest` its `pytest`);
+//! - a case with its own Dockerfile keeps it (`env dockerfile`, `FROM` rebased with
+//!   `--base-image`), the requirements installed by `setup` steps;
+//! - an agent layer over any other image cannot be rebuilt here: E1109.
+//!
+//! Installs of a repository's own folder become its `setup` steps in both cases.
+
+use std::collections::BTreeMap;
+
+use taskc_compiler::lower::shell_quote as sh;
+use taskc_compiler::{Code, Diagnostic};
+
+use super::case::Case;
+use super::install::{self, Installs};
+use super::{error, note, rebase};
+use crate::import::build::{call, ident, list, string, Stmt};
+use crate::import::files::CaseFiles;
+use crate::import::ImportOptions;
+
+/// The prefix of WideSWE's Python base images; the version follows.
+const PYTHON_IMAGE: &str = "ecosyncbench/base/python:";
+/// What the python recipe's default base image ships.
+const BASE_PYTHON: &str = "3.11";
+
+/// The task's `env` statement and the `setup` commands of each repository (by WideSWE name).
+pub struct Environment {
+    pub env: Stmt,
+    pub setup: BTreeMap<String, Vec<String>>,
+    /// Repositories each repository's installs put in its environment (for `uses`).
+    pub installs_of: BTreeMap<String, Vec<String>>,
+}
+
+/// Whether `dockerfile` is WideSWE's agent case layer rather than a test environment.
+fn is_agent_layer(dockerfile: &str) -> bool {
+    dockerfile.contains("org.ecosyncbench.layer=case-base")
+        || dockerfile.contains("--from=task_ctx")
+}
+
+/// The package name of a requirement specifier (`coverage[toml]>=7` → `coverage`).
+fn requirement_name(spec: &str) -> String {
+    spec.split(|c: char| "<>=!~[;@ (".contains(c))
+        .next()
+        .unwrap_or(spec)
+        .to_ascii_lowercase()
+        .replace('_', "-")
+}
+
+pub fn environment(
+    case: &Case,
+    files: &mut CaseFiles,
+    opts: &ImportOptions,
+    out: &mut BTreeMap<String, Vec<u8>>,
+) -> Option<Environment> {
+    let Some(df) = &case.dockerfile else {
+        let source = files.sources.add(files.shown("environment"), String::new());
+        files.emit(
+            Diagnostic::new(
+                Code::ImportEnvironment,
+                "the case has no Dockerfile (environment/*.Dockerfile or environment/case_env/Dockerfile.case-base)",
+                files.at(source, 0, "here"),
+            )
+            .with_help("add the Dockerfile its tests run in"),
+        );
+        return None;
+    };
+    let installs = read_installs(case, files);
+    let targets: Vec<&super::case::Profile> = case
+        .profiles
+        .iter()
+        .filter(|p| case.repos.iter().any(|r| r.target && r.name == p.repo))
+        .collect();
+    // A profile without `image` runs in what the case's Dockerfile starts from.
+    let from = df
+        .text
+        .lines()
+        .map(str::split_whitespace)
+        .find_map(|mut w| {
+            w.next()
+                .filter(|k| k.eq_ignore_ascii_case("FROM"))
+                .and_then(|_| w.find(|x| !x.starts_with("--")))
+        })
+        .unwrap_or("");
+    let images: Vec<&str> = targets
+        .iter()
+        .map(|p| p.image.as_deref().unwrap_or(from))
+        .collect();
+    let python: Option<&str> = images
+        .iter()
+        .map(|i| i.strip_prefix(PYTHON_IMAGE))
+        .collect::<Option<Vec<&str>>>()
+        .and_then(|v| v.first().copied())
+        .map(|v| v.split('-').next().unwrap_or(v));
+    let agent = is_agent_layer(&df.text);
+
+    let mut setup: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut installs_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let push = |map: &mut BTreeMap<String, Vec<String>>, repo: &str, v: String| {
+        let e = map.entry(repo.to_string()).or_default();
+        if !e.contains(&v) {
+            e.push(v);
+        }
+    };
+    let mut requirements: Vec<String> = Vec::new();
+    let mut per_repo: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut groups = false;
+    for step in &installs.steps {
+        for r in &step.requirements {
+            if !requirements.contains(r) {
+                requirements.push(r.clone());
+            }
+            for owner in &step.repos {
+                push(&mut per_repo, owner, r.clone());
+            }
+        }
+        for f in &step.requirement_files {
+            for owner in &step.repos {
+                push(
+                    &mut setup,
+                    owner,
+                    format!("python -m pip install -r {}", sh(f)),
+                );
+            }
+        }
+        for l in &step.locals {
+            groups |= !l.groups.is_empty();
+            push(&mut setup, &l.repo, l.setup_command());
+            for owner in &step.repos {
+                if owner != &l.repo {
+                    push(&mut installs_of, owner, l.repo.clone());
+                }
+            }
+            if !l.was_editable {
+                if let Some(t) = &case.run_profile {
+                    note(
+                        files,
+                        t,
+                        step.at,
+                        format!(
+                            "`{}` installs the folder of `{}` without `-e`; taskc installs it at image build, so the spec installs it editable (`-e`) to see the gold and agent patches",
+                            t.rel, l.repo
+                        ),
+                        "check that an editable install behaves as WideSWE's install did",
+                    );
+                }
+            }
+        }
+    }
+    let sets: Vec<&Vec<String>> = per_repo.values().collect();
+    if sets.windows(2).any(|w| w[0] != w[1]) {
+        if let Some(t) = &case.run_profile {
+            note(
+                files,
+                t,
+                0,
+                format!(
+                    "`{}` installs different requirements per profile, each into its own virtual environment; taskc's one environment holds all of them ({})",
+                    t.rel,
+                    requirements.join(", ")
+                ),
+                "check that no repository's tests change with another's requirements",
+            );
+        }
+    }
+
+    let env = if agent && python.is_some() {
+        let version = python.unwrap_or(BASE_PYTHON);
+        let mut params = Vec::new();
+        let (pytest, mut packages): (Vec<String>, Vec<String>) = requirements
+            .iter()
+            .cloned()
+            .partition(|r| requirement_name(r) == "pytest");
+        if groups && !packages.iter().any(|p| requirement_name(p) == "pip") {
+            // `pip install --group` (PEP 735) needs pip 25.1; `uv pip` had it.
+            packages.push("pip>=25.1".into());
+        }
+        if let Some(p) = pytest.first() {
+            params.push(Stmt::new("pytest", vec![string(p)]));
+        }
+        if !packages.is_empty() {
+            params.push(Stmt::new("packages", vec![list(&packages)]));
+        }
+        if version != BASE_PYTHON {
+            note(
+                files,
+                df,
+                0,
+                format!(
+                    "WideSWE runs the tests on Python {version} (`{}`); the python recipe uses the base image's python3 ({BASE_PYTHON} on taskc/base:bookworm)",
+                    images.first().copied().unwrap_or("")
+                ),
+                "set `[images] base` in taskc.toml to an image with that Python and add `version` to `env python` when the difference matters",
+            );
+        }
+        Stmt::new("env", vec![ident("python")])
+            .block(params)
+            .comment(&format!(
+                "WideSWE's test image `{}` as the python recipe, with the requirements of {}; {} is WideSWE's agent layer, not rebuilt",
+                images.first().copied().unwrap_or(""),
+                case.run_profile
+                    .as_ref()
+                    .map_or("environment/run_profile.sh", |t| t.rel.as_str()),
+                df.rel
+            ))
+    } else if agent {
+        error(
+            files,
+            Code::ImportEnvironment,
+            df,
+            df.text.find("--from=task_ctx").unwrap_or(0),
+            format!(
+                "`{}` is WideSWE's agent layer (it copies from the build context `task_ctx` its harness supplies) over `{}`, an image built outside the case: it cannot be rebuilt here",
+                df.rel,
+                images.first().copied().unwrap_or("(no image)")
+            ),
+            "only cases whose profiles run in WideSWE's Python base image (`ecosyncbench/base/python:…`) import without a Dockerfile; write the test environment as a Dockerfile (`env dockerfile`) for this case",
+        );
+        return None;
+    } else {
+        let (text, rebased) = match &opts.base_image {
+            Some(b) => rebase(&df.text, b),
+            None => (df.text.clone(), Vec::new()),
+        };
+        if df.text.lines().any(|l| {
+            let l = l.trim_start().to_ascii_uppercase();
+            l.starts_with("COPY ") || l.starts_with("ADD ")
+        }) {
+            note(
+                files,
+                df,
+                0,
+                format!("`{}` copies files from a build context the case does not ship", df.rel),
+                "add those files to the task's environment/ folder and a `context dir(\"environment\")` parameter",
+            );
+        }
+        out.insert("environment/Dockerfile".into(), text.into_bytes());
+        // Requirements are installed by the first repository that asked for them.
+        if groups {
+            for repo in setup.keys().cloned().collect::<Vec<_>>() {
+                let e = setup.entry(repo).or_default();
+                if e.iter().any(|c| c.contains(" --group ")) {
+                    e.insert(0, "python -m pip install 'pip>=25.1'".into());
+                }
+            }
+        }
+        for (repo, reqs) in &per_repo {
+            let words: Vec<String> = reqs.iter().map(|r| sh(r)).collect();
+            setup
+                .entry(repo.clone())
+                .or_default()
+                .insert(0, format!("python -m pip install {}", words.join(" ")));
+        }
+        let mut comment = format!("from the case's {}", df.rel);
+        for (old, new) in rebased {
+            comment.push_str(&format!("\nFROM {old} rebased onto {new} (--base-image)"));
+        }
+        Stmt::new("env", vec![ident("dockerfile")])
+            .block(vec![Stmt::new(
+                "dockerfile",
+                vec![call("file", "environment/Dockerfile")],
+            )])
+            .comment(&comment)
+    };
+    Some(Environment {
+        env,
+        setup,
+        installs_of,
+    })
+}
+
+/// The installs of `environment/run_profile.sh`, what cannot be mapped reported (W1108).
+fn read_installs(case: &Case, files: &mut CaseFiles) -> Installs {
+    let Some(script) = &case.run_profile else {
+        return Installs::default();
+    };
+    let (repos, profiles) = case.script_view();
+    let installs = install::read(&script.text, &repos, &profiles);
+    for u in &installs.unmapped {
+        note(
+            files,
+            script,
+            u.at,
+            format!(
+                "an install step of `{}` cannot be mapped: {}",
+                script.rel, u.what
+            ),
+            "the spec does not do it: add it to the environment (`packages`, a `setup` step or a Dockerfile) if the tests need it",
+        );
+    }
+    installs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_quoting() {
+        assert_eq!(requirement_name("coverage[toml]>=7.2.0"), "coverage");
+        assert_eq!(requirement_name("tomli_w"), "tomli-w");
+        assert_eq!(requirement_name("pytest<9"), "pytest");
+        assert!(is_agent_layer("COPY --from=task_ctx /a /b\n"));
+        assert!(!is_agent_layer("FROM x\nRUN true\n"));
+    }
+}
