@@ -124,7 +124,7 @@ async fn a_missing_program_is_named() {
 }
 
 #[tokio::test]
-async fn test_runs_have_no_network_where_unshare_works() {
+async fn the_network_namespace_is_used_only_for_offline_runs() {
     let f = fixture().await;
     if !f.backend.isolates_network() {
         // SAFETY: geteuid has no preconditions.
@@ -136,25 +136,8 @@ async fn test_runs_have_no_network_where_unshare_works() {
         eprintln!("this host does not allow `unshare --net`: runs keep the network");
         return;
     }
-    let script = r#"
-if getent hosts deb.debian.org; then echo RESOLVED; fi
-python3 - <<'PY' || true
-import socket
-try:
-    socket.create_connection(("151.101.2.132", 80), timeout=3)
-    print("CONNECTED")
-except OSError as e:
-    print("no connection:", e)
-PY
-"#;
-    let out = f.backend.run(&request("nonet", script)).await.unwrap();
-    let log = out.log_text();
-    assert_eq!(out.exit_code, Some(0), "{log}");
-    assert!(
-        !log.contains("RESOLVED") && !log.contains("CONNECTED"),
-        "{log}"
-    );
-    assert!(log.contains("no connection"), "{log}");
+    // Offline runs are the conformance suite's (`test_runs_have_no_network`); here: as root
+    // the namespace must be available, and with the network asked for it is not used.
     // With the network asked for, the namespace is not used.
     let mut req = request("net", "getent hosts localhost >/dev/null && echo ok");
     req.network = true;
