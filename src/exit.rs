@@ -7,8 +7,8 @@ use std::process::ExitCode;
 pub enum Exit {
     /// 0: everything checked is clean (or the command succeeded).
     Success = 0,
-    /// 1: a spec has errors (or warnings under `--deny-warnings`), `fmt --check` found
-    /// a file that is not formatted, or `verify` found a task unsound.
+    /// 1: a spec has errors (or warnings under `--deny-warnings`, or it cannot be lowered),
+    /// `fmt --check` found a file that is not formatted, or `verify` found a task unsound.
     Findings = 1,
     /// 2: taskc could not do what was asked: bad usage, a path that does not exist, a file
     /// or folder it cannot read or write, or infrastructure (Docker, an image build) failed.
@@ -25,19 +25,6 @@ impl Exit {
     }
 }
 
-impl Exit {
-    /// The exit code of a runtime failure: 130 when Ctrl-C interrupted it, else 2 (taskc
-    /// could not do what was asked). The one place a runtime error becomes an exit code.
-    pub fn of_pipeline(e: &taskc_runtime::pipeline::PipelineError) -> Exit {
-        use taskc_runtime::exec::ExecError;
-        use taskc_runtime::pipeline::PipelineError;
-        match e {
-            PipelineError::Exec(ExecError::Interrupted { .. }) => Exit::Interrupted,
-            _ => Exit::Usage,
-        }
-    }
-}
-
 impl From<Exit> for ExitCode {
     fn from(e: Exit) -> ExitCode {
         ExitCode::from(e as u8)
@@ -49,7 +36,8 @@ pub const HELP: &str = "\
 Exit codes:
   0  success: no errors (and no warnings under --deny-warnings); files formatted;
      `verify`: every task is sound; `score`: the predictions were scored
-  1  findings: a spec has errors, or warnings under --deny-warnings; `fmt --check` found
+  1  findings: a spec has errors, or warnings under --deny-warnings, or cannot be
+     lowered to a plan (`plan`, `diff`, `verify`); `fmt --check` found
      files that would change; `fmt` refused a file with syntax errors; `verify`: a task
      is unsound
   2  usage, I/O or infrastructure error: bad arguments, a path that does not exist, a

@@ -3,6 +3,7 @@
 
 mod commands;
 mod discover;
+mod error;
 mod exit;
 mod output;
 mod render;
@@ -76,7 +77,7 @@ fn main() -> ExitCode {
         }
     };
     let ctx = Context::new(cli.color, rt);
-    let exit = match cli.command {
+    let result = match cli.command {
         Command::Check(args) => commands::check::run(&args, &ctx),
         Command::Collect(args) => commands::collect::run(&args, &ctx),
         Command::Fmt(args) => commands::fmt::run(&args, &ctx),
@@ -90,5 +91,8 @@ fn main() -> ExitCode {
         Command::Import(args) => commands::import::run(&args, &ctx),
         Command::Completions(args) => commands::completions::run::<Cli>(&args),
     };
-    exit.into()
+    match result {
+        Ok(exit) => exit.into(),
+        Err(e) => error::report(&e).into(),
+    }
 }

@@ -22,6 +22,20 @@ pub fn error(message: &str) {
     err(&format!("error: {message}\n"));
 }
 
+/// Print `text` on stderr unless this process printed it already (specs of one folder
+/// share their `taskc.toml`: its warnings and errors are shown once).
+pub fn once(text: &str) {
+    static SHOWN: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let fresh = SHOWN
+        .lock()
+        .map(|mut s| s.insert(text.to_string()))
+        .unwrap_or(true);
+    if fresh {
+        err(text);
+    }
+}
+
 /// The current time as RFC 3339 UTC with seconds (`2026-12-01T10:54:39Z`), for the `time`
 /// of JSON output lines.
 pub fn now_rfc3339() -> String {

@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -118,25 +120,9 @@ fn fmt_missing_file_exits_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-fn examples(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries {
-        let path = e.expect("entry").path();
-        if path.is_dir() {
-            examples(&path, out);
-        } else if path.extension().is_some_and(|x| x == "task") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn fmt_is_idempotent_on_every_example() {
-    let mut specs = Vec::new();
-    examples(&root().join("examples"), &mut specs);
-    specs.sort();
+    let specs = common::files_with_ext(&root().join("examples"), "task");
     let dir = tempfile::tempdir().expect("tempdir");
     for (i, spec) in specs.iter().enumerate() {
         let copy = dir.path().join(format!("{i}.task"));

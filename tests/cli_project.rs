@@ -34,6 +34,8 @@ fn a_malformed_taskc_toml_is_exit_2_from_every_command() {
         vec!["check", spec],
         vec!["plan", spec],
         vec!["diff", spec, spec],
+        vec!["diff", "--git", "HEAD", spec],
+        vec!["check", spec, spec],
         vec!["verify", "--backend", "local", "--cache", cache, spec],
         vec![
             "score",

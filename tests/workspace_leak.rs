@@ -250,7 +250,19 @@ fn no_gold_or_hidden_test_line_reaches_the_task_image() {
             .collect();
         // Lines the environment image (toolchain only, built from the recipe) already holds
         // are not distinctive: e.g. `for key, value in headers.items():` in the stdlib.
-        let plan = lower_workspace(&task, &LowerOptions::default(), WorkspaceMode::Joint).unwrap();
+        // Its id folds in the base image's content id, as `taskc workspace` resolves it.
+        let named = lower_workspace(&task, &LowerOptions::default(), WorkspaceMode::Joint).unwrap();
+        let base_id = Command::new("docker")
+            .args(["image", "inspect", "--format", "{{.Id}}"])
+            .arg(&named.images.environment.base_image)
+            .output()
+            .unwrap();
+        assert!(base_id.status.success(), "the base image is missing");
+        let opts = LowerOptions {
+            base_image_id: Some(String::from_utf8_lossy(&base_id.stdout).trim().to_string()),
+            ..LowerOptions::default()
+        };
+        let plan = lower_workspace(&task, &opts, WorkspaceMode::Joint).unwrap();
         let env = format!("taskc/env:{}", plan.images.environment.id);
         let in_env = in_image(&env, &candidates).unwrap();
         let needles: Vec<String> = candidates

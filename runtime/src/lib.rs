@@ -1,7 +1,6 @@
 //! All of taskc's I/O: files, repositories, images, containers, processes, log parsers,
 //! grading and reports.
 
-pub mod apply;
 pub mod atomic;
 pub mod backend;
 mod base_tree;

@@ -379,7 +379,8 @@ fn a_base_the_repository_lacks_names_every_attempt() {
         &tmp.path().join("cache"),
     )
     .unwrap_err();
-    let text = err.to_string();
+    // What failed, then what to do (data: `hint`, which the CLI renders as `help:`).
+    let text = format!("{err}\n{}", err.hint().unwrap_or_default());
     assert!(matches!(err, RepoError::BaseMissing { .. }), "{text}");
     assert!(
         text.contains(missing) && text.contains("--depth=1"),

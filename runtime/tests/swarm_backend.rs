@@ -145,7 +145,7 @@ async fn a_task_the_swarm_rejects_is_an_error_not_an_outcome() {
     let mut req = RunRequest::new(IMAGE, "swarm-prep", "swarm-prep", "true");
     req.workdir = "/etc/hostname".into();
     let err = s.run(&req).await.expect_err("the task cannot start");
-    let text = err.to_string();
+    let text = format!("{err}\nhelp: {}", err.hint().unwrap_or_default());
     assert!(text.contains("swarm: run the job's task"), "{text}");
     assert!(text.contains("docker service ps"), "{text}");
 }

@@ -8,7 +8,8 @@ use taskc_runtime::fs_loader::FsLoader;
 use taskc_runtime::pipeline;
 
 use super::Context;
-use crate::discover::{discover, display, io_message};
+use crate::discover::{display, io_message};
+use crate::error::{report, CliError};
 use crate::exit::Exit;
 use crate::output;
 use crate::render::{human, json};
@@ -45,23 +46,10 @@ pub struct CheckArgs {
 }
 
 /// Run `taskc check`.
-pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
-    let (files, problems) = discover(&args.paths);
-    let mut exit = Exit::Success;
-    for p in &problems {
-        output::error(&p.to_string());
-        exit = Exit::Usage;
-    }
-    if files.is_empty() && problems.is_empty() {
-        let names: Vec<String> = args.paths.iter().map(|p| display(p)).collect();
-        output::error(&format!(
-            "no `.task` files found in {}\n  help: name a spec file or a folder that holds one",
-            names.join(", ")
-        ));
-        return Exit::Usage;
-    }
+pub fn run(args: &CheckArgs, ctx: &Context) -> Result<Exit, CliError> {
+    let (files, mut exit) = super::spec::spec_files(&args.paths);
 
-    let cache = args.cache.clone().unwrap_or_else(pipeline::default_cache);
+    let cache = pipeline::cache_or_default(args.cache.as_deref());
     let renderer = human::Human::new(ctx.color);
     let (mut checked, mut errors, mut warnings) = (0, 0, 0);
     for path in &files {
@@ -77,7 +65,7 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
         let project = match super::spec::project(&spec_dir(path)) {
             Ok(p) => p,
             Err(e) => {
-                exit = exit.max(e);
+                exit = exit.max(report(&e));
                 continue;
             }
         };
@@ -91,8 +79,7 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
             .filter(|_| !result.diagnostics.has_errors())
         {
             let base = project.base_image.clone();
-            let lock =
-                super::lockfile::lock_diagnostics(path, &name, task, base, &mut result.sources);
+            let lock = pipeline::lock_diagnostics(path, &name, task, base, &mut result.sources);
             let accepted: Vec<_> = lock.into_iter().filter(|d| !result.is_allowed(d)).collect();
             result.diagnostics.extend(accepted);
         }
@@ -123,7 +110,7 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Exit {
     if errors > 0 || (args.deny_warnings && warnings > 0) {
         exit = exit.max(Exit::Findings);
     }
-    exit
+    Ok(exit)
 }
 
 /// The folder the spec's relative paths start from.

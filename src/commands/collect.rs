@@ -10,6 +10,7 @@ use taskc_runtime::predictions::collect;
 
 use super::Context;
 use crate::discover::display;
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
 
@@ -34,16 +35,17 @@ pub struct CollectArgs {
 }
 
 /// Run `taskc collect`.
-pub fn run(args: &CollectArgs, _ctx: &Context) -> Exit {
+pub fn run(args: &CollectArgs, _ctx: &Context) -> Result<Exit, CliError> {
     let pred = match collect(&args.dir, args.task.as_deref(), &args.model) {
         Ok(p) => p,
         Err(e) => {
+            // Its stable code (E1000–E1006) goes in front, as a diagnostic's would.
             output::err(&format!(
                 "error[{}]: {e}\n  help: {}\n",
                 e.code().as_str(),
                 e.hint()
             ));
-            return Exit::Usage;
+            return Err(CliError::Shown(Exit::Usage));
         }
     };
     let line = format!("{}\n", pred.to_json_line());
@@ -55,10 +57,8 @@ pub fn run(args: &CollectArgs, _ctx: &Context) -> Exit {
                 .append(true)
                 .open(path)
                 .and_then(|mut f| f.write_all(line.as_bytes()));
-            if let Err(e) = written {
-                output::error(&format!("cannot append to {}: {e}", display(path)));
-                return Exit::Usage;
-            }
+            written
+                .map_err(|e| CliError::usage(format!("cannot append to {}: {e}", display(path))))?;
         }
     }
     let repos: Vec<String> = pred
@@ -76,5 +76,5 @@ pub fn run(args: &CollectArgs, _ctx: &Context) -> Exit {
             repos.join(", ")
         }
     ));
-    Exit::Success
+    Ok(Exit::Success)
 }

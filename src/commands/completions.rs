@@ -2,6 +2,7 @@
 
 use clap::CommandFactory;
 
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
 
@@ -22,7 +23,7 @@ pub struct CompletionsArgs {
 }
 
 /// Run `taskc completions`.
-pub fn run<C: CommandFactory>(args: &CompletionsArgs) -> Exit {
+pub fn run<C: CommandFactory>(args: &CompletionsArgs) -> Result<Exit, CliError> {
     let shell = match args.shell {
         Shell::Bash => clap_complete::Shell::Bash,
         Shell::Zsh => clap_complete::Shell::Zsh,
@@ -31,5 +32,5 @@ pub fn run<C: CommandFactory>(args: &CompletionsArgs) -> Exit {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut C::command(), "taskc", &mut script);
     output::out(&String::from_utf8_lossy(&script));
-    Exit::Success
+    Ok(Exit::Success)
 }

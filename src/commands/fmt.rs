@@ -6,7 +6,8 @@ use taskc_compiler::syntax::decode;
 use taskc_compiler::{SourceId, SourceMap};
 
 use super::Context;
-use crate::discover::{discover, display, io_message};
+use crate::discover::{display, io_message};
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
 use crate::render::human::Human;
@@ -36,18 +37,8 @@ enum Outcome {
 }
 
 /// Run `taskc fmt`.
-pub fn run(args: &FmtArgs, ctx: &Context) -> Exit {
-    let (files, problems) = discover(&args.paths);
-    let mut exit = Exit::Success;
-    for p in &problems {
-        output::error(&p.to_string());
-        exit = Exit::Usage;
-    }
-    if files.is_empty() && problems.is_empty() {
-        let names: Vec<String> = args.paths.iter().map(|p| display(p)).collect();
-        output::error(&format!("no `.task` files found in {}", names.join(", ")));
-        return Exit::Usage;
-    }
+pub fn run(args: &FmtArgs, ctx: &Context) -> Result<Exit, CliError> {
+    let (files, mut exit) = super::spec::spec_files(&args.paths);
     let renderer = Human::new(ctx.color);
     let (mut changed, mut refused) = (0, 0);
     for path in &files {
@@ -74,7 +65,7 @@ pub fn run(args: &FmtArgs, ctx: &Context) -> Exit {
     if refused > 0 || (args.check && changed > 0) {
         exit = exit.max(Exit::Findings);
     }
-    exit
+    Ok(exit)
 }
 
 fn format_one(path: &Path, check: bool, renderer: &Human) -> Outcome {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use taskc_runtime::bootstrap::{bootstrap_base_image, BootstrapOptions};
 
 use super::Context;
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
 
@@ -47,14 +48,14 @@ pub struct BootstrapArgs {
 }
 
 /// Run `taskc image …`.
-pub fn run(args: &ImageArgs, ctx: &Context) -> Exit {
+pub fn run(args: &ImageArgs, ctx: &Context) -> Result<Exit, CliError> {
     let rt = &ctx.rt;
     match &args.command {
         ImageCommand::Bootstrap(b) => rt.block_on(bootstrap(b)),
     }
 }
 
-async fn bootstrap(args: &BootstrapArgs) -> Exit {
+async fn bootstrap(args: &BootstrapArgs) -> Result<Exit, CliError> {
     let mut opts = BootstrapOptions {
         force: args.force,
         work_dir: args.work_dir.clone(),
@@ -90,11 +91,11 @@ async fn bootstrap(args: &BootstrapArgs) -> Exit {
             for (name, took) in &info.phases {
                 output::out(&format!("  {name:<12}{:.1}s\n", took.as_secs_f64()));
             }
-            Exit::Success
+            Ok(Exit::Success)
         }
-        Err(e) => {
-            output::error(&e.to_string());
-            Exit::Usage
-        }
+        Err(e) => Err(CliError::Usage {
+            message: e.to_string(),
+            hint: e.hint(),
+        }),
     }
 }

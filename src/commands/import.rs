@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use taskc_runtime::import::{self, ImportOptions, ImportReport};
 
 use super::Context;
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
 use crate::render::human;
@@ -65,32 +66,26 @@ impl CommonArgs {
 }
 
 /// Run `taskc import`.
-pub fn run(args: &ImportArgs, ctx: &Context) -> Exit {
+pub fn run(args: &ImportArgs, ctx: &Context) -> Result<Exit, CliError> {
     let report = match &args.format {
         ImportFormat::Wideswe { cases, common } => {
             let dirs: Vec<&std::path::Path> = cases.iter().map(PathBuf::as_path).collect();
             for d in &dirs {
                 if !d.is_dir() {
-                    output::error(&format!(
-                        "{}: not a folder\n  help: name WideSWE case folders (cases/<ecosystem>/<case_id>)",
-                        d.display()
+                    return Err(CliError::usage_with(
+                        format!("{}: not a folder", d.display()),
+                        "name WideSWE case folders (cases/<ecosystem>/<case_id>)",
                     ));
-                    return Exit::Usage;
                 }
             }
             import::wideswe::import_cases(&dirs, &common.options())
         }
         ImportFormat::Swebench { instances, common } => {
-            match import::swebench::import_file(instances, &common.options()) {
-                Ok(r) => r,
-                Err(e) => {
-                    output::error(&format!("{}: {e}", instances.display()));
-                    return Exit::Usage;
-                }
-            }
+            import::swebench::import_file(instances, &common.options())
+                .map_err(|e| CliError::usage(format!("{}: {e}", instances.display())))?
         }
     };
-    print(&report, ctx)
+    Ok(print(&report, ctx))
 }
 
 fn print(report: &ImportReport, ctx: &Context) -> Exit {

@@ -8,7 +8,6 @@ pub mod fmt;
 pub mod gc;
 pub mod image;
 pub mod import;
-pub mod lockfile;
 pub mod oracle;
 pub mod plan;
 pub mod score;

@@ -7,16 +7,24 @@ use taskc_runtime::import::oracle::{self, Oracle};
 use taskc_runtime::pipeline::VerifyOutcome;
 
 use super::verify::VerifyFormat;
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
 
 /// Read an imported oracle file.
-pub fn load(path: &Path) -> Result<Oracle, String> {
+pub fn load(path: &Path) -> Result<Oracle, CliError> {
     let shown = crate::discover::display(path);
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{shown}: cannot read: {}", crate::discover::io_message(&e)))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::usage(format!(
+            "{shown}: cannot read: {}",
+            crate::discover::io_message(&e)
+        ))
+    })?;
     oracle::parse_oracle(&text).map_err(|e| {
-        format!("{shown}: not an oracle file: {e}\n  help: `taskc import` writes <task>.oracle.toml beside the spec")
+        CliError::usage_with(
+            format!("{shown}: not an oracle file: {e}"),
+            "`taskc import` writes <task>.oracle.toml beside the spec",
+        )
     })
 }
 

@@ -8,6 +8,7 @@ use taskc_compiler::plan::{ScoreMode, WorkspaceMode};
 use super::spec::load_checked;
 use super::Context;
 use crate::discover::io_message;
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
 
@@ -42,20 +43,12 @@ pub struct PlanArgs {
 }
 
 /// Run `taskc plan`.
-pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
-    let spec = match super::spec::one_spec(&args.spec) {
-        Ok(s) => s,
-        Err(e) => return e,
-    };
-    let loaded = match load_checked(&spec, ctx) {
-        Ok(l) => l,
-        Err(exit) => return exit,
-    };
+pub fn run(args: &PlanArgs, ctx: &Context) -> Result<Exit, CliError> {
+    let spec = super::spec::one_spec(&args.spec)?;
+    let loaded = load_checked(&spec, &taskc_runtime::pipeline::default_cache(), ctx)?;
     let opts = LowerOptions {
-        base_image_override: loaded.base_image_override.clone(),
         exhaustive: args.exhaustive,
-        full: false,
-        base_image_id: None,
+        ..loaded.lower_options()
     };
     let plan = match args.mode {
         PlanMode::Verify => lower_verify(&loaded.task, &opts),
@@ -78,25 +71,18 @@ pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
             },
         ),
     };
-    let plan = match plan {
-        Ok(p) => p,
-        Err(e) => {
-            output::error(&format!("{}: cannot lower the task: {e}", loaded.name));
-            return Exit::Findings;
-        }
-    };
+    let plan = plan.map_err(|error| CliError::lower(loaded.name.clone(), error))?;
     let json = plan.to_json_pretty();
     match &args.output {
         None => output::out(&json),
         Some(path) => {
-            if let Err(e) = taskc_runtime::atomic::write_atomic(path, json.as_bytes()) {
-                output::error(&format!(
+            taskc_runtime::atomic::write_atomic(path, json.as_bytes()).map_err(|e| {
+                CliError::usage(format!(
                     "{}: cannot write: {}",
                     path.display(),
                     io_message(&e)
-                ));
-                return Exit::Usage;
-            }
+                ))
+            })?;
             output::err(&format!(
                 "wrote {} plan {} ({} runs) to {}\n",
                 plan.kind().as_str(),
@@ -106,5 +92,5 @@ pub fn run(args: &PlanArgs, ctx: &Context) -> Exit {
             ));
         }
     }
-    Exit::Success
+    Ok(Exit::Success)
 }

@@ -2,18 +2,18 @@
 //! agents' patches against each task's lock, and write the JSON, Markdown and HTML reports.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use taskc_compiler::lower::LowerOptions;
+use taskc_compiler::model::Task;
 use taskc_compiler::plan::ScoreMode;
-use taskc_runtime::pipeline::{self, ScoreOptions};
-use taskc_runtime::predictions::{self, parse_predictions, Prediction, PredictionError};
-use taskc_runtime::report::{html, markdown, Report};
+use taskc_runtime::pipeline::{self, PredictionSource, ScoreOptions};
+use taskc_runtime::report::Report;
 
-use super::spec::{load_checked, Loaded};
-use super::verify::{open_session, RunArgs, VerifyFormat};
+use super::spec::load_checked;
+use super::verify::{RunArgs, VerifyFormat, NO_BACKEND};
 use super::Context;
 use crate::discover::display;
+use crate::error::{report, CliError};
 use crate::exit::Exit;
 use crate::output;
 
@@ -63,93 +63,38 @@ pub struct ScoreArgs {
 }
 
 /// Run `taskc score`.
-pub fn run(args: &ScoreArgs, ctx: &Context) -> Exit {
+pub fn run(args: &ScoreArgs, ctx: &Context) -> Result<Exit, CliError> {
     ctx.rt.block_on(run_async(args, ctx))
 }
 
-/// Predictions grouped by task id.
-type ByTask = BTreeMap<String, Vec<Prediction>>;
-
-/// Predictions per task id, and the lines that were skipped.
-fn read_predictions(
-    source: &str,
-    loaded: &[Loaded],
-) -> Result<(ByTask, Vec<PredictionError>), String> {
-    let mut by_task = ByTask::new();
-    match source {
-        "gold" | "empty" => {
-            for l in loaded {
-                let p = if source == "gold" {
-                    predictions::gold(&l.task)
-                } else {
-                    predictions::empty(&l.task)
-                };
-                by_task.entry(l.task.id.clone()).or_default().push(p);
-            }
-            Ok((by_task, Vec::new()))
-        }
-        file => {
-            let text = std::fs::read_to_string(file)
-                .map_err(|e| format!("{file}: cannot read the predictions: {e}"))?;
-            let known: BTreeMap<String, Vec<String>> = loaded
-                .iter()
-                .map(|l| {
-                    (
-                        l.task.id.clone(),
-                        l.task.repos.iter().map(|r| r.name.clone()).collect(),
-                    )
-                })
-                .collect();
-            let (preds, errors) = parse_predictions(&text, &known);
-            for e in &errors {
-                let col = e.column.map(|c| format!(":{c}")).unwrap_or_default();
-                output::err(&format!(
-                    "warning: {file}:{}{col}: {}; line skipped, the rest is scored\n",
-                    e.line, e.message
-                ));
-            }
-            for p in preds {
-                by_task.entry(p.task.clone()).or_default().push(p);
-            }
-            Ok((by_task, errors))
-        }
-    }
-}
-
-async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
-    let mut exit = Exit::Success;
+async fn run_async(args: &ScoreArgs, ctx: &Context) -> Result<Exit, CliError> {
     let mut loaded = Vec::new();
-    let (specs, found) = super::spec::spec_files(&args.specs);
-    exit = exit.max(found);
+    let (specs, mut exit) = super::spec::spec_files(&args.specs);
     for spec in &specs {
-        match load_checked(spec, ctx) {
+        match load_checked(spec, &args.run.cache(), ctx) {
             Ok(l) => loaded.push(l),
-            Err(e) => exit = exit.max(e),
+            Err(e) => exit = exit.max(report(&e)),
         }
     }
-    let (by_task, skipped) = match read_predictions(&args.predictions, &loaded) {
-        Ok(x) => x,
-        Err(e) => {
-            output::error(&e);
-            return Exit::Usage;
-        }
-    };
+    let tasks: Vec<&Task> = loaded.iter().map(|l| &l.task).collect();
+    let source = PredictionSource::from_arg(&args.predictions);
+    let input = pipeline::read_predictions(&source, &tasks)
+        .map_err(|e| CliError::pipeline(String::new(), e))?;
+    for e in &input.skipped {
+        let col = e.column.map(|c| format!(":{c}")).unwrap_or_default();
+        output::err(&format!(
+            "warning: {}:{}{col}: {}; line skipped, the rest is scored\n",
+            args.predictions, e.line, e.message
+        ));
+    }
     if loaded.is_empty() {
-        return exit;
+        return Ok(exit);
     }
     let style = match args.format {
         VerifyFormat::Human => super::verify::human_progress(),
         VerifyFormat::Json => taskc_runtime::exec::ProgressStyle::Json,
     };
-    let session = match open_session(&args.run, style).await {
-        Ok(s) => s,
-        Err(e) => {
-            output::error(&format!(
-                "{e}\n  help: start the Docker Engine, or pass `--backend local`"
-            ));
-            return Exit::Usage;
-        }
-    };
+    let session = args.run.open(style, NO_BACKEND).await?;
     let mut modes: Vec<ScoreMode> = Vec::new();
     for m in &args.modes {
         let m = match m {
@@ -167,21 +112,19 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
         .iter()
         .flat_map(|l| modes.iter().map(move |m| (l, *m)))
     {
-        let Some(preds) = by_task.get(&l.task.id) else {
+        let Some(preds) = input.by_task.get(&l.task.id) else {
             output::err(&format!("note: no prediction for task `{}`\n", l.task.id));
             continue;
         };
-        let lower = LowerOptions {
-            base_image_override: l.base_image_override.clone(),
-            exhaustive: false,
-            full: false,
-            base_image_id: None,
-        };
+        let lower = l.lower_options();
         let locked = match pipeline::load_oracle(&l.path, &l.task, &lower, args.allow_stale_lock) {
             Ok(o) => o,
-            Err(e) => {
-                output::error(&format!("{e}\n  help: {}", e.hint(&l.name)));
-                exit = exit.max(Exit::Usage);
+            Err(error) => {
+                let e = CliError::Lock {
+                    spec: l.name.clone(),
+                    error: Box::new(error),
+                };
+                exit = exit.max(report(&e));
                 continue;
             }
         };
@@ -194,15 +137,14 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
                 names.join(", ")
             ));
         }
-        let oracle = locked.oracle.clone();
         locks.insert(l.task.id.clone(), locked.digest.clone());
         let opts = ScoreOptions {
-            lower: lower.clone(),
+            lower,
             mode,
             rerun_invalid: args.rerun_invalid,
             site: l.site.clone(),
         };
-        match pipeline::score(&session, &l.task, &l.dir, &oracle, preds, &opts).await {
+        match pipeline::score(&session, &l.task, &l.dir, &locked.oracle, preds, &opts).await {
             Ok(outcome) => {
                 for d in &outcome.duplicates {
                     output::err(&format!("warning: {}\n", d.warning()));
@@ -221,49 +163,27 @@ async fn run_async(args: &ScoreArgs, ctx: &Context) -> Exit {
                 rows.extend(outcome.grades);
             }
             Err(e) => {
-                output::error(&format!("{}: scoring could not run: {e}", l.name));
-                exit = exit.max(Exit::of_pipeline(&e));
+                let e = CliError::pipeline(format!("{}: scoring could not run", l.name), e);
+                exit = exit.max(report(&e));
                 if exit == Exit::Interrupted {
-                    return exit;
+                    return Ok(exit);
                 }
             }
         }
     }
-    let unknown: Vec<&String> = by_task
-        .keys()
-        .filter(|t| !loaded.iter().any(|l| &&l.task.id == t))
-        .collect();
-    for t in unknown {
+    for t in input.unknown_tasks(&tasks) {
         output::err(&format!(
             "warning: predictions for task `{t}` skipped: no spec given for it\n"
         ));
     }
-    let mut report = Report::new(rows, skipped, None);
-    report.duplicates = duplicates;
-    report.locks = locks;
-    let md = markdown::render(&report);
+    let mut summary = Report::new(rows, input.skipped, None);
+    summary.duplicates = duplicates;
+    summary.locks = locks;
+    let md = pipeline::write_reports(&args.out, &summary)
+        .map_err(|e| CliError::pipeline(String::new(), e))?;
     if args.format == VerifyFormat::Human {
         output::out(&md);
     }
-    if let Err(e) = write_reports(&args.out, &report, &md) {
-        output::error(&e);
-        return Exit::Usage;
-    }
     output::err(&format!("reports written to {}/\n", display(&args.out)));
-    exit
-}
-
-fn write_reports(dir: &Path, report: &Report, md: &str) -> Result<(), String> {
-    let html = html::render(report).map_err(|e| format!("cannot render the HTML report: {e}"))?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for (name, text) in [
-        ("report.json", report.to_json_pretty()),
-        ("report.md", md.to_string()),
-        ("report.html", html),
-    ] {
-        let path = dir.join(name);
-        taskc_runtime::atomic::write_atomic(&path, text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(())
+    Ok(exit)
 }

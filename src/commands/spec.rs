@@ -1,5 +1,6 @@
-//! Loading one spec for the commands that go past `check` (verify, score, workspace):
-//! read it, check it (printing every diagnostic), and find the project settings that apply.
+//! Loading one spec for the commands that go past `check` (plan, diff, verify, score,
+//! workspace, gc): read it, check it (printing every diagnostic), and find the project
+//! settings that apply.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +12,7 @@ use taskc_runtime::pipeline::{Project, Site};
 use super::check::spec_dir;
 use super::Context;
 use crate::discover::{display, io_message};
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
 use crate::render::human;
@@ -30,28 +32,33 @@ pub struct Loaded {
     pub site: Site,
 }
 
-/// Read and check `path`; print its diagnostics. `Err` carries the exit code.
-pub fn load_checked(path: &Path, ctx: &Context) -> Result<Loaded, Exit> {
+impl Loaded {
+    /// The lowering options every plan of this spec starts from.
+    pub fn lower_options(&self) -> taskc_compiler::lower::LowerOptions {
+        taskc_compiler::lower::LowerOptions {
+            base_image_override: self.base_image_override.clone(),
+            exhaustive: false,
+            full: false,
+            base_image_id: None,
+        }
+    }
+}
+
+/// Read and check `path`, reading `git` sources' mirrors from `cache`; print its
+/// diagnostics.
+pub fn load_checked(path: &Path, cache: &Path, ctx: &Context) -> Result<Loaded, CliError> {
     let name = display(path);
-    let bytes = std::fs::read(path).map_err(|e| {
-        output::error(&format!("{name}: cannot read: {}", io_message(&e)));
-        Exit::Usage
-    })?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError::usage(format!("{name}: cannot read: {}", io_message(&e))))?;
     let dir = spec_dir(path);
     let project = project(&dir)?;
     let loader = FsLoader::new(&dir)
-        .with_cache(taskc_runtime::pipeline::default_cache())
+        .with_cache(cache)
         .with_rewrites(project.site.rewrites.clone());
-    let checked = check_spec(&name, &bytes, &loader);
-    let renderer = human::Human::new(ctx.color);
-    for d in checked.diagnostics.clone().sorted() {
-        output::err(&format!("{}\n", renderer.render(&d, &checked.sources)));
-    }
-    let Some(task) = checked.task.filter(|_| !checked.diagnostics.has_errors()) else {
-        output::error(&format!(
-            "{name}: the spec has errors; fix them (see `taskc check {name}`)"
-        ));
-        return Err(Exit::Findings);
+    let Some(task) = check_rendered(&name, &bytes, &loader, ctx, Print::All) else {
+        return Err(CliError::Findings {
+            message: format!("{name}: the spec has errors; fix them (see `taskc check {name}`)"),
+        });
     };
     Ok(Loaded {
         name,
@@ -63,35 +70,40 @@ pub fn load_checked(path: &Path, ctx: &Context) -> Result<Loaded, Exit> {
     })
 }
 
-/// The nearest `taskc.toml` of the spec folder `dir`, its warnings printed; a malformed
-/// file is a usage error (exit 2) from every command that reads specs.
-pub fn project(dir: &Path) -> Result<Project, Exit> {
-    match Project::find(dir) {
-        Ok(p) => {
-            for w in &p.warnings {
-                once(&format!("warning: {w}\n"));
-            }
-            Ok(p)
-        }
-        Err(e) => {
-            once(&format!("error: {e}\n  help: {}\n", e.hint));
-            Err(Exit::Usage)
-        }
-    }
+/// Which diagnostics [`check_rendered`] prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Print {
+    All,
+    Errors,
 }
 
-/// Print `text` on stderr unless this process printed it already (specs of one folder
-/// share their `taskc.toml`: its warnings are shown once).
-fn once(text: &str) {
-    static SHOWN: std::sync::Mutex<std::collections::BTreeSet<String>> =
-        std::sync::Mutex::new(std::collections::BTreeSet::new());
-    let fresh = SHOWN
-        .lock()
-        .map(|mut s| s.insert(text.to_string()))
-        .unwrap_or(true);
-    if fresh {
-        output::err(text);
+/// Check `bytes` (named `name`) over `loader`, print its diagnostics; the task when it has
+/// no errors.
+pub fn check_rendered(
+    name: &str,
+    bytes: &[u8],
+    loader: &FsLoader,
+    ctx: &Context,
+    print: Print,
+) -> Option<Task> {
+    let checked = check_spec(name, bytes, loader);
+    let renderer = human::Human::new(ctx.color);
+    for d in checked.diagnostics.clone().sorted() {
+        if print == Print::All || d.is_error() {
+            output::err(&format!("{}\n", renderer.render(&d, &checked.sources)));
+        }
     }
+    checked.task.filter(|_| !checked.diagnostics.has_errors())
+}
+
+/// The nearest `taskc.toml` of the spec folder `dir`, its warnings printed (once); a
+/// malformed file is a usage error (exit 2) from every command that reads specs.
+pub fn project(dir: &Path) -> Result<Project, CliError> {
+    let p = Project::find(dir).map_err(|e| CliError::Project(Box::new(e)))?;
+    for w in &p.warnings {
+        output::once(&format!("warning: {w}\n"));
+    }
+    Ok(p)
 }
 
 /// The spec files named by `paths`, folders searched as `taskc check` searches them; every
@@ -115,20 +127,19 @@ pub fn spec_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Exit) {
 }
 
 /// The one spec named by `path`: a file, or a folder holding exactly one `.task` file.
-pub fn one_spec(path: &Path) -> Result<PathBuf, Exit> {
+pub fn one_spec(path: &Path) -> Result<PathBuf, CliError> {
     let (files, exit) = spec_files(std::slice::from_ref(&path.to_path_buf()));
     match files.as_slice() {
         [one] if exit == Exit::Success => Ok(one.clone()),
-        [] => Err(Exit::Usage),
+        [] => Err(CliError::Shown(Exit::Usage)),
         many => {
             let names: Vec<String> = many.iter().map(|p| display(p)).collect();
-            output::error(&format!(
+            Err(CliError::usage(format!(
                 "{} holds {} specs ({}); name one of them",
                 display(path),
                 many.len(),
                 names.join(", ")
-            ));
-            Err(Exit::Usage)
+            )))
         }
     }
 }

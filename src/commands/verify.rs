@@ -2,16 +2,18 @@
 //! necessity, print the truth table and write the lock.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use taskc_compiler::lower::LowerOptions;
 use taskc_compiler::plan::VerifyStrategy;
-use taskc_runtime::exec::{Progress, ProgressStyle};
-use taskc_runtime::pipeline::{self, BackendChoice, Session, VerifyOptions, VerifyOutcome};
+use taskc_runtime::exec::ProgressStyle;
+use taskc_runtime::pipeline::{
+    self, BackendChoice, Session, SessionOptions, VerifyOptions, VerifyOutcome,
+};
 use taskc_runtime::verify::truth;
 
 use super::spec::{load_checked, Loaded};
 use super::Context;
+use crate::error::{report, CliError};
 use crate::exit::Exit;
 use crate::output;
 
@@ -91,29 +93,32 @@ pub struct VerifyArgs {
     pub compare_oracle: Option<PathBuf>,
 }
 
-/// Open the session every executing command uses.
-pub async fn open_session(run: &RunArgs, style: ProgressStyle) -> Result<Session, String> {
-    let cache = run.cache.clone().unwrap_or_else(pipeline::default_cache);
-    let (backend, note) = pipeline::open_backend(run.backend.into(), &cache)
-        .await
-        .map_err(|e| e.to_string())?;
-    if let Some(note) = note {
-        output::err(&format!("note: {note}\n"));
+impl RunArgs {
+    /// The cache folder: `--cache`, else the default.
+    pub fn cache(&self) -> PathBuf {
+        pipeline::cache_or_default(self.cache.as_deref())
     }
-    let jobs = run.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    });
-    Ok(Session {
-        backend,
-        cache,
-        id: pipeline::new_session_id(),
-        jobs: jobs.max(1),
-        limits: pipeline::DEFAULT_LIMITS,
-        progress: Arc::new(Progress::new(style)),
-    })
+
+    /// Open the session of an executing command, printing the backend note; `hint` says
+    /// what to do when no backend opens.
+    pub async fn open(&self, progress: ProgressStyle, hint: &str) -> Result<Session, CliError> {
+        let opened = pipeline::open_session(&SessionOptions {
+            backend: self.backend.into(),
+            jobs: self.jobs,
+            cache: self.cache.clone(),
+            progress,
+        })
+        .await
+        .map_err(|e| CliError::session(e, hint))?;
+        if let Some(note) = opened.note {
+            output::err(&format!("note: {note}\n"));
+        }
+        Ok(opened.session)
+    }
 }
+
+/// What to do when `verify` or `score` cannot open a backend.
+pub const NO_BACKEND: &str = "start the Docker Engine, or pass `--backend local`";
 
 /// A bar on a terminal, plain lines otherwise.
 pub fn human_progress() -> ProgressStyle {
@@ -126,101 +131,80 @@ pub fn human_progress() -> ProgressStyle {
 }
 
 /// Run `taskc verify`.
-pub fn run(args: &VerifyArgs, ctx: &Context) -> Exit {
-    let rt = &ctx.rt;
-    rt.block_on(run_async(args, ctx))
+pub fn run(args: &VerifyArgs, ctx: &Context) -> Result<Exit, CliError> {
+    ctx.rt.block_on(run_async(args, ctx))
 }
 
-async fn run_async(args: &VerifyArgs, ctx: &Context) -> Exit {
+async fn run_async(args: &VerifyArgs, ctx: &Context) -> Result<Exit, CliError> {
     let style = match args.format {
         VerifyFormat::Human => human_progress(),
         VerifyFormat::Json => ProgressStyle::Json,
     };
-    let mut exit = Exit::Success;
     let mut loaded = Vec::new();
-    let (specs, found) = super::spec::spec_files(&args.specs);
-    exit = exit.max(found);
+    let (specs, mut exit) = super::spec::spec_files(&args.specs);
     for spec in &specs {
-        match load_checked(spec, ctx) {
+        match load_checked(spec, &args.run.cache(), ctx) {
             Ok(l) => loaded.push(l),
-            Err(e) => exit = exit.max(e),
+            Err(e) => exit = exit.max(report(&e)),
         }
     }
     if loaded.is_empty() {
-        return exit;
+        return Ok(exit);
     }
     let imported = match &args.compare_oracle {
         None => None,
         Some(_) if args.specs.len() > 1 => {
-            output::error(
-                "--compare-oracle takes one spec\n  help: verify the specs one at a time, each with its oracle file",
-            );
-            return Exit::Usage;
+            return Err(CliError::usage_with(
+                "--compare-oracle takes one spec",
+                "verify the specs one at a time, each with its oracle file",
+            ))
         }
-        Some(path) => match super::oracle::load(path) {
-            Ok(o) => Some(o),
-            Err(e) => {
-                output::error(&e);
-                return Exit::Usage;
-            }
-        },
+        Some(path) => Some(super::oracle::load(path)?),
     };
-    let session = match open_session(&args.run, style).await {
-        Ok(s) => s,
-        Err(e) => {
-            output::error(&format!(
-                "{e}\n  help: start the Docker Engine, or pass `--backend local`"
-            ));
-            return Exit::Usage;
-        }
-    };
+    let session = args.run.open(style, NO_BACKEND).await?;
     for l in &loaded {
         let opts = VerifyOptions {
             lower: LowerOptions {
-                base_image_override: l.base_image_override.clone(),
                 exhaustive: args.exhaustive,
                 full: args.full,
-                base_image_id: None,
+                ..l.lower_options()
             },
             repeat: args.repeat as usize,
             site: l.site.clone(),
         };
-        match pipeline::verify(&session, &l.task, &l.dir, &opts).await {
-            Ok(outcome) => {
-                let sound = outcome.verification.is_sound();
-                report(l, &outcome, args);
-                if let Some(o) = &imported {
-                    exit = exit.max(super::oracle::compare(o, &outcome, args.format));
-                }
-                if sound && !args.no_lock {
-                    match super::lockfile::write_lock(l, &outcome) {
-                        Ok(path) if args.format == VerifyFormat::Human => {
-                            output::out(&format!("wrote {}\n", crate::discover::display(&path)))
-                        }
-                        Ok(_) => {}
-                        Err(e) => {
-                            output::error(&e);
-                            exit = exit.max(Exit::Usage);
-                        }
-                    }
-                }
-                if !sound {
-                    exit = exit.max(Exit::Findings);
-                }
-            }
+        let outcome = match pipeline::verify(&session, &l.task, &l.dir, &opts).await {
+            Ok(outcome) => outcome,
             Err(e) => {
-                output::error(&format!("{}: verification could not run: {e}", l.name));
-                exit = exit.max(Exit::of_pipeline(&e));
+                let e = CliError::pipeline(format!("{}: verification could not run", l.name), e);
+                exit = exit.max(report(&e));
                 if exit == Exit::Interrupted {
-                    return exit;
+                    return Ok(exit);
                 }
+                continue;
+            }
+        };
+        let sound = outcome.verification.is_sound();
+        print_outcome(l, &outcome, args);
+        if let Some(o) = &imported {
+            exit = exit.max(super::oracle::compare(o, &outcome, args.format));
+        }
+        if sound && !args.no_lock {
+            match pipeline::write_lock(&l.path, &l.task, l.base_image_override.clone(), &outcome) {
+                Ok(path) if args.format == VerifyFormat::Human => {
+                    output::out(&format!("wrote {}\n", crate::discover::display(&path)))
+                }
+                Ok(_) => {}
+                Err(e) => exit = exit.max(report(&CliError::pipeline(l.name.clone(), e))),
             }
         }
+        if !sound {
+            exit = exit.max(Exit::Findings);
+        }
     }
-    exit
+    Ok(exit)
 }
 
-fn report(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
+fn print_outcome(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
     let v = &o.verification;
     let canaries = taskc_runtime::canary::summarise(&o.execution.results);
     if args.format == VerifyFormat::Json {

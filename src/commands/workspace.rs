@@ -5,15 +5,16 @@
 
 use std::path::PathBuf;
 
-use taskc_compiler::lower::{lower_workspace, LowerOptions};
+use taskc_compiler::lower::lower_workspace;
 use taskc_compiler::plan::WorkspaceMode;
 use taskc_runtime::exec::ProgressStyle;
 use taskc_runtime::pipeline;
 
-use super::spec::{load_checked, Loaded};
-use super::verify::{open_session, RunArgs};
+use super::spec::load_checked;
+use super::verify::RunArgs;
 use super::Context;
 use crate::discover::display;
+use crate::error::CliError;
 use crate::exit::Exit;
 use crate::output;
 
@@ -53,46 +54,19 @@ pub struct WorkspaceArgs {
 }
 
 /// Run `taskc workspace`.
-pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Exit {
-    let loaded = match load_checked(&args.spec, ctx) {
-        Ok(l) => l,
-        Err(e) => return e,
-    };
-    let opts = LowerOptions {
-        base_image_override: loaded.base_image_override.clone(),
-        exhaustive: false,
-        full: false,
-        base_image_id: None,
-    };
-    let plan = match lower_workspace(&loaded.task, &opts, args.mode.into()) {
-        Ok(p) => p,
-        Err(e) => {
-            output::error(&format!(
-                "{}: cannot lower the workspace plan: {e}",
-                loaded.name
-            ));
-            return Exit::Usage;
-        }
-    };
-    let cache = args
-        .run
-        .cache
-        .clone()
-        .unwrap_or_else(pipeline::default_cache);
-    let exported = match pipeline::export_workspaces(
+pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Result<Exit, CliError> {
+    let loaded = load_checked(&args.spec, &args.run.cache(), ctx)?;
+    let plan = lower_workspace(&loaded.task, &loaded.lower_options(), args.mode.into())
+        .map_err(|error| CliError::lower(loaded.name.clone(), error))?;
+    let exported = pipeline::export_workspaces(
         &plan,
         &loaded.task,
         &loaded.dir,
         &loaded.site,
-        &cache,
+        &args.run.cache(),
         &args.out,
-    ) {
-        Ok(w) => w,
-        Err(e) => {
-            output::error(&format!("{}: {e}", loaded.name));
-            return Exit::Usage;
-        }
-    };
+    )
+    .map_err(|e| CliError::pipeline(loaded.name.clone(), e))?;
     for w in &exported {
         let repos: Vec<&str> = w.repos.iter().map(|r| r.name.as_str()).collect();
         output::out(&format!(
@@ -102,41 +76,28 @@ pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Exit {
             repos.join(", ")
         ));
     }
-    match &args.image {
-        None => Exit::Success,
-        Some(tag) => tag_image(args, ctx, &loaded, &plan, tag),
-    }
-}
-
-fn tag_image(
-    args: &WorkspaceArgs,
-    ctx: &Context,
-    loaded: &Loaded,
-    plan: &taskc_compiler::plan::Plan,
-    tag: &str,
-) -> Exit {
-    let rt = &ctx.rt;
-    rt.block_on(async {
-        let session = match open_session(&args.run, ProgressStyle::Lines).await {
-            Ok(s) => s,
-            Err(e) => {
-                output::error(&format!(
-                    "{e}\n  help: `--image` needs the Docker Engine; start it, or drop `--image`"
-                ));
-                return Exit::Usage;
-            }
-        };
-        match pipeline::tag_task_image(&session, plan, &loaded.task, &loaded.dir, &loaded.site, tag)
-            .await
-        {
-            Ok(built) => {
-                output::out(&format!("tagged task image {built} as {tag}\n"));
-                Exit::Success
-            }
-            Err(e) => {
-                output::error(&format!("{}: {e}", loaded.name));
-                Exit::of_pipeline(&e)
-            }
-        }
+    let Some(tag) = &args.image else {
+        return Ok(Exit::Success);
+    };
+    ctx.rt.block_on(async {
+        let session = args
+            .run
+            .open(
+                ProgressStyle::Lines,
+                "`--image` needs the Docker Engine; start it, or drop `--image`",
+            )
+            .await?;
+        let built = pipeline::tag_task_image(
+            &session,
+            &plan,
+            &loaded.task,
+            &loaded.dir,
+            &loaded.site,
+            tag,
+        )
+        .await
+        .map_err(|e| CliError::pipeline(loaded.name.clone(), e))?;
+        output::out(&format!("tagged task image {built} as {tag}\n"));
+        Ok(Exit::Success)
     })
 }

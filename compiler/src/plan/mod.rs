@@ -118,15 +118,6 @@ pub struct TaskInfo {
     pub contexts: Vec<String>,
 }
 
-/// Why a plan file could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum PlanReadError {
-    #[error("not a taskc plan: {0}")]
-    Json(#[from] serde_json::Error),
-    #[error("plan schema is `{found}`, this taskc reads `{PLAN_SCHEMA}`; re-run `taskc plan`")]
-    Schema { found: String },
-}
-
 impl Plan {
     /// Pretty JSON with a final newline; byte-identical for identical plans.
     pub fn to_json_pretty(&self) -> String {
@@ -134,15 +125,6 @@ impl Plan {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
         s.push('\n');
         s
-    }
-
-    /// Read a plan written by [`Plan::to_json_pretty`].
-    pub fn from_json(text: &str) -> Result<Plan, PlanReadError> {
-        let plan: Plan = serde_json::from_str(text)?;
-        if plan.schema != PLAN_SCHEMA {
-            return Err(PlanReadError::Schema { found: plan.schema });
-        }
-        Ok(plan)
     }
 
     /// Which of the three plans this is.

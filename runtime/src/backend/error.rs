@@ -6,15 +6,11 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
     /// The Docker daemon did not answer.
-    #[error(
-        "cannot reach the Docker daemon ({detail})\n  help: start Docker and check that \
-         /var/run/docker.sock (or DOCKER_HOST) is reachable by this user, or run with \
-         `--backend local`"
-    )]
+    #[error("cannot reach the Docker daemon ({detail})")]
     DockerUnreachable { detail: String },
 
     /// A Docker API call failed.
-    #[error("Docker {op} failed for `{target}`: {detail}\n  help: {help}")]
+    #[error("Docker {op} failed for `{target}`: {detail}")]
     Docker {
         /// The Docker operation, e.g. `create container`.
         op: &'static str,
@@ -37,14 +33,11 @@ pub enum BackendError {
     },
 
     /// A run named an image that was never built.
-    #[error("image `{tag}` does not exist\n  help: {help}")]
+    #[error("image `{tag}` does not exist")]
     ImageMissing { tag: String, help: String },
 
     /// The local backend needs a program that is not on `PATH`.
-    #[error(
-        "image `{tag}` needs the program `{program}`, which is not on PATH\n  help: install \
-         `{program}` on this machine, or use `--backend docker`"
-    )]
+    #[error("image `{tag}` needs the program `{program}`, which is not on PATH")]
     MissingProgram { tag: String, program: String },
 
     /// A local image setup command failed.
@@ -68,13 +61,12 @@ pub enum BackendError {
     /// A prediction's code would run on the host: the local backend cannot sandbox here.
     #[error(
         "the local backend refuses to run the code of prediction run `{run_id}` unsandboxed: \
-         {reason}\n  help: install bubblewrap (`apt-get install bubblewrap`; scripts/setup.sh \
-         does), score on `--backend docker`, or score only the `gold`/`empty` baselines"
+         {reason}"
     )]
     Unsandboxed { run_id: String, reason: String },
 
     /// This backend cannot do what was asked (e.g. tag an image on the local backend).
-    #[error("the {backend} backend cannot {op}\n  help: {help}")]
+    #[error("the {backend} backend cannot {op}")]
     Unsupported {
         backend: &'static str,
         op: String,
@@ -87,6 +79,29 @@ pub enum BackendError {
 }
 
 impl BackendError {
+    /// What to do about it (the CLI shows it as `help:`), when something is known.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            BackendError::DockerUnreachable { .. } => Some(
+                "start Docker and check that /var/run/docker.sock (or DOCKER_HOST) is \
+                 reachable by this user, or run with `--backend local`"
+                    .to_string(),
+            ),
+            BackendError::Docker { help, .. }
+            | BackendError::ImageMissing { help, .. }
+            | BackendError::Unsupported { help, .. } => Some(help.clone()),
+            BackendError::MissingProgram { program, .. } => Some(format!(
+                "install `{program}` on this machine, or use `--backend docker`"
+            )),
+            BackendError::Unsandboxed { .. } => Some(
+                "install bubblewrap (`apt-get install bubblewrap`; scripts/setup.sh does), \
+                 score on `--backend docker`, or score only the `gold`/`empty` baselines"
+                    .to_string(),
+            ),
+            _ => None,
+        }
+    }
+
     /// Builds a [`BackendError::Io`].
     pub fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> BackendError {
         BackendError::Io {

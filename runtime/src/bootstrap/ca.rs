@@ -19,11 +19,23 @@ pub enum CaError {
         source: std::io::Error,
     },
     #[error(
-        "CA certificate `{}` is not a PEM certificate (no `-----BEGIN CERTIFICATE-----` line)\n  \
-         help: convert a DER file with `openssl x509 -inform der -in FILE -out FILE.pem`",
+        "CA certificate `{}` is not a PEM certificate (no `-----BEGIN CERTIFICATE-----` line)",
         path.display()
     )]
     NotPem { path: PathBuf },
+}
+
+impl CaError {
+    /// What to do about it (the CLI shows it as `help:`), when something is known.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            CaError::Read { .. } => None,
+            CaError::NotPem { .. } => Some(
+                "convert a DER file with `openssl x509 -inform der -in FILE -out FILE.pem`"
+                    .to_string(),
+            ),
+        }
+    }
 }
 
 /// Where the CA layer puts certificate files (`update-ca-certificates` reads `*.crt` there).

@@ -15,19 +15,14 @@ pub enum BootstrapError {
 
     #[error(
         "bootstrapping the base image needs root (debootstrap creates device nodes and \
-         chroots)\n  help: run `sudo taskc image bootstrap`"
+         chroots)"
     )]
     NotRoot,
 
-    #[error(
-        "`debootstrap` is not installed\n  help: `apt-get install -y debootstrap` (Debian/Ubuntu)"
-    )]
+    #[error("`debootstrap` is not installed")]
     NoDebootstrap,
 
-    #[error(
-        "debootstrap failed ({status})\n--- last output ---\n{log_tail}\n  help: check that the \
-         mirror is reachable (`curl -I http://deb.debian.org/debian/dists/bookworm/Release`)"
-    )]
+    #[error("debootstrap failed ({status})\n--- last output ---\n{log_tail}")]
     Debootstrap { status: String, log_tail: String },
 
     #[error("{op} `{}`: {source}", path.display())]
@@ -38,9 +33,28 @@ pub enum BootstrapError {
         source: std::io::Error,
     },
 
-    #[error(
-        "Docker imported `{tag}` but the image lacks the content-id label\n  help: the daemon \
-         may not support LABEL in import changes; run `taskc image bootstrap --force`"
-    )]
+    #[error("Docker imported `{tag}` but the image lacks the content-id label")]
     ImportLostLabel { tag: String },
+}
+
+impl BootstrapError {
+    /// What to do about it (the CLI shows it as `help:`), when something is known.
+    pub fn hint(&self) -> Option<String> {
+        let text = match self {
+            BootstrapError::Backend(e) => return e.hint(),
+            BootstrapError::Ca(e) => return e.hint(),
+            BootstrapError::NotRoot => "run `sudo taskc image bootstrap`",
+            BootstrapError::NoDebootstrap => "`apt-get install -y debootstrap` (Debian/Ubuntu)",
+            BootstrapError::Debootstrap { .. } => {
+                "check that the mirror is reachable \
+                 (`curl -I http://deb.debian.org/debian/dists/bookworm/Release`)"
+            }
+            BootstrapError::Io { .. } => return None,
+            BootstrapError::ImportLostLabel { .. } => {
+                "the daemon may not support LABEL in import changes; run \
+                 `taskc image bootstrap --force`"
+            }
+        };
+        Some(text.to_string())
+    }
 }

@@ -40,7 +40,6 @@ const KILL_GRACE: Duration = Duration::from_secs(30);
 #[derive(Debug, Clone)]
 pub struct DockerBackend {
     docker: Docker,
-    build_network: String,
 }
 
 impl DockerBackend {
@@ -55,17 +54,7 @@ impl DockerBackend {
             .with_timeout(Duration::from_secs(3600));
         let docker = docker.negotiate_version().await.map_err(unreachable)?;
         docker.ping().await.map_err(unreachable)?;
-        Ok(DockerBackend {
-            docker,
-            build_network: String::new(),
-        })
-    }
-
-    /// Sets the network mode of image builds (default: the daemon's default bridge, which
-    /// reaches deb.debian.org here; use `host` where the bridge has no route out).
-    pub fn with_build_network(mut self, mode: impl Into<String>) -> DockerBackend {
-        self.build_network = mode.into();
-        self
+        Ok(DockerBackend { docker })
     }
 
     /// The underlying client, for the bootstrap and diagnostics.
@@ -126,7 +115,6 @@ impl DockerBackend {
             rm: true,
             forcerm: true,
             labels,
-            networkmode: self.build_network.clone(),
             ..Default::default()
         };
         let mut stream = self.docker.build_image(options, None, Some(context.into()));

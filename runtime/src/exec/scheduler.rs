@@ -38,6 +38,16 @@ pub enum ExecError {
     Prepare(String),
 }
 
+impl ExecError {
+    /// What to do about it (the CLI shows it as `help:`), when something is known.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ExecError::Backend(e) => e.hint(),
+            _ => None,
+        }
+    }
+}
+
 /// What one execution did.
 #[derive(Debug, Clone, Default)]
 pub struct Execution {

@@ -5,8 +5,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::verify::Verification;
-
 /// One target's tests that must pass.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TargetOracle {
@@ -18,25 +16,4 @@ pub struct TargetOracle {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TaskOracle {
     pub targets: BTreeMap<String, TargetOracle>,
-}
-
-impl TaskOracle {
-    /// The oracle a verification derived (F2P and P2P of every target).
-    pub fn from_verification(v: &Verification) -> TaskOracle {
-        TaskOracle {
-            targets: v
-                .oracles
-                .iter()
-                .map(|(t, o)| {
-                    (
-                        t.clone(),
-                        TargetOracle {
-                            f2p: o.f2p.clone(),
-                            p2p: o.p2p.clone(),
-                        },
-                    )
-                })
-                .collect(),
-        }
-    }
 }

@@ -1,12 +1,17 @@
-//! The lock beside a spec, as the runtime uses it: reading it back as the oracle scoring
-//! grades against (`Lock → TaskOracle`), refusing a stale one.
+//! The lock beside a spec, as the runtime reads it: back as the oracle scoring grades
+//! against (`Lock → TaskOracle`), refusing a stale one; and for `taskc check`, whether it is
+//! still fresh (W0900 / E0901).
 
 use std::path::{Path, PathBuf};
 
-use taskc_compiler::lock::{lock_path_for, parse_lock, stale_inputs_with, StaleInput};
+use taskc_compiler::lock::{
+    invalid_lock_diagnostic, lock_path_for, parse_lock, stale_inputs_with, stale_lock_diagnostic,
+    StaleInput,
+};
 use taskc_compiler::lower::LowerOptions;
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::sha256_hex;
+use taskc_compiler::{Diagnostic, SourceMap};
 
 use crate::grade::{TargetOracle, TaskOracle};
 
@@ -116,4 +121,38 @@ pub fn load_oracle(
         digest: sha256_hex(&bytes),
         stale,
     })
+}
+
+/// W0900 / E0901 for the lock beside the spec at `path` (shown as `name`), if there is one:
+/// stale when any input changed since `taskc verify` wrote it. The lock's text is added to
+/// `sources` so the diagnostic can point into it.
+pub fn lock_diagnostics(
+    path: &Path,
+    name: &str,
+    task: &Task,
+    base_image_override: Option<String>,
+    sources: &mut SourceMap,
+) -> Vec<Diagnostic> {
+    let lock_path = lock_path_for(&path.to_string_lossy());
+    let lock_name = lock_path_for(name);
+    let Ok(text) = std::fs::read_to_string(&lock_path) else {
+        return Vec::new();
+    };
+    let id = sources.add(lock_name.clone(), text.clone());
+    let lock = match parse_lock(&text) {
+        Ok(l) => l,
+        Err(e) => return vec![invalid_lock_diagnostic(&lock_name, name, id, &e)],
+    };
+    let opts = LowerOptions {
+        base_image_override,
+        exhaustive: false,
+        full: false,
+        base_image_id: None,
+    };
+    match stale_inputs_with(task, &lock, &opts) {
+        Ok(stale) => stale_lock_diagnostic(&lock_name, name, id, &text, &stale)
+            .into_iter()
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }

@@ -1,27 +1,39 @@
 //! The runtime's entry points, one per job a user runs: open a backend, build a plan's
 //! images, and execute a verification (scoring and workspaces build on the same pieces).
 
+mod at_revision;
 mod backend_choice;
 mod base_image;
 mod build_log;
 mod gc;
+mod gc_keep;
 mod images;
 mod lock;
+mod lock_record;
+mod predictions_input;
 mod project;
+mod reports;
 mod score;
+mod session;
 mod site;
 mod verify;
 mod workspace;
 
 pub use crate::backend::{session_is_live, GcItem, GcReport, BASE_IMAGE_PREFIX};
+pub use at_revision::{spec_at_revision, AtRevisionError, SpecAtRevision};
 pub use backend_choice::{open_backend, BackendChoice};
 pub use base_image::{resolve_base, resolve_existing_base};
 pub use build_log::build_log_path;
 pub use gc::{gc, GcKeep};
+pub use gc_keep::{collect_garbage, keep_set, GcOptions, GcOutcome, KeepError, KeptSpec};
 pub use images::prepare_images;
-pub use lock::{load_oracle, LockUseError, LockedOracle};
+pub use lock::{load_oracle, lock_diagnostics, LockUseError, LockedOracle};
+pub use lock_record::{lock_of, write_lock};
+pub use predictions_input::{read_predictions, PredictionSource, PredictionsInput};
 pub use project::{Project, ProjectError, ProjectWarning, PROJECT_FILE};
+pub use reports::write_reports;
 pub use score::{score, ScoreOptions, ScoreOutcome};
+pub use session::{cache_or_default, open_session, OpenSession, SessionOptions};
 pub use site::Site;
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
 pub use workspace::{
@@ -86,12 +98,41 @@ pub enum PipelineError {
     },
     #[error("cannot lower the task: {0}")]
     Lower(#[from] taskc_compiler::lower::LowerError),
+    #[error("cannot render the HTML report: {detail}")]
+    Report { detail: String },
+    #[error(transparent)]
+    Keep(Box<KeepError>),
+    #[error(transparent)]
+    AtRevision(Box<AtRevisionError>),
     #[error("{what}: {source}")]
     Io {
         what: String,
         #[source]
         source: std::io::Error,
     },
+}
+
+impl PipelineError {
+    /// What to do about it (the CLI shows it as `help:`), when something is known: runtime
+    /// errors carry no `help:` in their `Display`.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            PipelineError::Backend(e) => e.hint(),
+            PipelineError::Exec(e) => e.hint(),
+            PipelineError::Repo { source, .. } => source.hint(),
+            PipelineError::Ca(e) => e.hint(),
+            PipelineError::Keep(e) => e.source.hint(),
+            PipelineError::AtRevision(e) => match e.as_ref() {
+                AtRevisionError::Git(e) => e.hint(),
+                _ => None,
+            },
+            PipelineError::ImageBuild { .. }
+            | PipelineError::PlanKind { .. }
+            | PipelineError::Lower(_)
+            | PipelineError::Report { .. }
+            | PipelineError::Io { .. } => None,
+        }
+    }
 }
 
 /// The default cache folder: `$TASKC_CACHE`, else `$XDG_CACHE_HOME/taskc`, else

@@ -13,23 +13,17 @@ pub enum RepoError {
         stderr: String,
     },
 
-    #[error("{source_desc} does not contain the base commit {base}\n  help: {help}")]
+    #[error("{source_desc} does not contain the base commit {base}")]
     BaseMissing {
         source_desc: String,
         base: String,
         help: String,
     },
 
-    #[error(
-        "base `{base}` is not a full 40-hex commit id\n  help: write the full commit id \
-         (`git rev-parse <rev>`)"
-    )]
+    #[error("base `{base}` is not a full 40-hex commit id")]
     BadBase { base: String },
 
-    #[error(
-        "destination `{}` already exists and is not empty\n  help: materialise into a new folder",
-        path.display()
-    )]
+    #[error("destination `{}` already exists and is not empty", path.display())]
     DestinationNotEmpty { path: PathBuf },
 
     #[error("{op} `{}`: {source}", path.display())]
@@ -39,6 +33,22 @@ pub enum RepoError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl RepoError {
+    /// What to do about it (the CLI shows it as `help:`), when something is known.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            RepoError::BaseMissing { help, .. } => Some(help.clone()),
+            RepoError::BadBase { .. } => {
+                Some("write the full commit id (`git rev-parse <rev>`)".to_string())
+            }
+            RepoError::DestinationNotEmpty { .. } => {
+                Some("materialise into a new folder".to_string())
+            }
+            RepoError::Git { .. } | RepoError::Io { .. } => None,
+        }
+    }
 }
 
 pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> RepoError {

@@ -1,0 +1,111 @@
+//! Recording a sound verification as the lock beside its spec (`Verification → Lock`,
+//! `docs/lock.md`): the derived oracle per target, the truth table, the provenance and the
+//! digests of every input, written atomically.
+
+use std::path::{Path, PathBuf};
+
+use taskc_compiler::lock::{
+    lock_inputs, lock_path_for, DroppedLock, Lock, Provenance, RepoLock, TruthCell, TruthRow,
+};
+use taskc_compiler::lower::LowerOptions;
+use taskc_compiler::model::Task;
+
+use super::{PipelineError, VerifyOutcome};
+
+/// The lock of `outcome`, the verification of `task` (lowered with `base_image_override`,
+/// as `verify` lowered it).
+pub fn lock_of(
+    task: &Task,
+    base_image_override: Option<String>,
+    outcome: &VerifyOutcome,
+) -> Result<Lock, PipelineError> {
+    let opts = LowerOptions {
+        base_image_override,
+        exhaustive: false,
+        full: false,
+        base_image_id: None,
+    };
+    let mut lock = Lock::new(&task.id, lock_inputs(task, &opts)?);
+    let v = &outcome.verification;
+    for (name, oracle) in &v.oracles {
+        lock.repos.insert(
+            name.clone(),
+            RepoLock {
+                f2p: oracle.f2p.clone(),
+                p2p: oracle.p2p.clone(),
+                dropped: oracle
+                    .dropped
+                    .iter()
+                    .map(|d| DroppedLock {
+                        test: d.test.clone(),
+                        rule: d.rule,
+                    })
+                    .collect(),
+                skipped: oracle.skipped.clone(),
+                skipped_unnamed: oracle.skipped_unnamed,
+            },
+        );
+    }
+    let images = &outcome.plan.images;
+    lock.provenance = Provenance {
+        backend: outcome.backend.clone(),
+        taskc: env!("CARGO_PKG_VERSION").to_string(),
+        images: [
+            ("base", images.environment.base_image.clone()),
+            ("environment", images.environment.id.clone()),
+            ("task", images.task.id.clone()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect(),
+        tools: v.tools.clone(),
+    };
+    lock.truth = v
+        .rows
+        .iter()
+        .map(|r| TruthRow {
+            gold: r.gold.clone(),
+            expected: r.expected,
+            pass: r.pass,
+            ok: r.ok,
+            repos: r
+                .cells
+                .iter()
+                .map(|(k, c)| {
+                    (
+                        k.clone(),
+                        TruthCell {
+                            passed: count(c.passed),
+                            failed: count(c.failed),
+                            targeted: c.targeted,
+                        },
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(lock)
+}
+
+/// A test count as the lock stores it (`usize` is never wider than 64 bits here).
+fn count(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// Write the lock of `outcome` beside the spec at `spec_path`, atomically; its path.
+pub fn write_lock(
+    spec_path: &Path,
+    task: &Task,
+    base_image_override: Option<String>,
+    outcome: &VerifyOutcome,
+) -> Result<PathBuf, PipelineError> {
+    let lock = lock_of(task, base_image_override, outcome)?;
+    let path = PathBuf::from(lock_path_for(&spec_path.to_string_lossy()));
+    crate::atomic::write_atomic(&path, lock.to_toml().as_bytes()).map_err(|source| {
+        PipelineError::Io {
+            what: format!("cannot write {}", path.display()),
+            source,
+        }
+    })?;
+    Ok(path)
+}
