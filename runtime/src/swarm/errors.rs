@@ -55,9 +55,14 @@ pub(super) fn task_rejected(run_id: &str, image: &str, reason: &str) -> BackendE
 mod tests {
     use super::*;
 
+    /// The message and the hint, as the CLI shows them.
+    fn shown(e: &BackendError) -> String {
+        format!("{e}\nhelp: {}", e.hint().unwrap_or_default())
+    }
+
     #[test]
     fn each_swarm_error_names_the_operation_and_what_to_do() {
-        let e = not_in_swarm("inactive").to_string();
+        let e = shown(&not_in_swarm("inactive"));
         assert!(e.contains("swarm: inspect the swarm"), "{e}");
         assert!(
             e.contains("docker swarm init --advertise-addr 127.0.0.1"),
@@ -65,8 +70,8 @@ mod tests {
         );
         let e = task_rejected("run-1", "img", "No such image: img@sha256:x");
         assert!(matches!(e, BackendError::ImageMissing { .. }), "{e}");
-        assert!(e.to_string().contains("[cluster] registry"), "{e}");
-        let e = task_rejected("run-1", "img", "starting container failed").to_string();
+        assert!(shown(&e).contains("[cluster] registry"), "{e}");
+        let e = shown(&task_rejected("run-1", "img", "starting container failed"));
         assert!(e.contains("swarm: run the job's task") && e.contains("docker service ps"));
     }
 }
