@@ -15,6 +15,10 @@ command -v go >/dev/null 2>&1 || need_apt+=(golang-go)
 command -v unshare >/dev/null 2>&1 || need_apt+=(util-linux)
 # The local backend sandboxes every run with bubblewrap (docs/security.md, defence 9).
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+# scripts/swarm-multinode.sh (by hand, not in CI): a registry on loopback, fuse-overlayfs
+# for the second dockerd. The swarm tests of `cargo test` need nothing more than Docker.
+command -v docker-registry >/dev/null 2>&1 || need_apt+=(docker-registry)
+command -v fuse-overlayfs >/dev/null 2>&1 || need_apt+=(fuse-overlayfs)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive

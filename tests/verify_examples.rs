@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{docker_or_skip, root};
+use common::{docker_or_skip, redact, root};
 
 use std::path::Path;
 use std::process::Command;
@@ -49,22 +49,6 @@ fn check(args: &[&str], cwd: &Path) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
-}
-
-/// Replace wall times (`12.3 s`) so the table snapshots are stable.
-fn redact(s: &str) -> String {
-    let mut out = String::new();
-    for line in s.lines() {
-        let line = match line.rfind(", ") {
-            Some(i) if line.starts_with("verify ") && line.ends_with(" s)") => {
-                format!("{}, [time])", &line[..i])
-            }
-            _ => line.to_string(),
-        };
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
 }
 
 fn verify(example: &str, backend: &str) -> (i32, String) {

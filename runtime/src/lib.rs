@@ -20,4 +20,5 @@ pub mod predictions;
 pub mod repo;
 pub mod report;
 pub mod results;
+pub mod swarm;
 pub mod verify;

@@ -19,7 +19,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// Backend folders (`runtime/src/<name>/`) and the one file allowed to name them.
-const BACKENDS: &[&str] = &["docker", "local"];
+const BACKENDS: &[&str] = &["docker", "local", "swarm"];
 const FACTORY: &str = "pipeline/backend_choice.rs";
 /// `taskc image bootstrap` builds the base image with `docker import`: Docker by nature.
 const DOCKER_ONLY: &[&str] = &["bootstrap/"];
@@ -51,6 +51,9 @@ fn only_the_factory_names_a_concrete_backend() {
             let code = line.split("//").next().unwrap_or("");
             let names_backend = code.contains("DockerBackend")
                 || code.contains("LocalBackend")
+                || code.contains("SwarmBackend")
+                || code.contains("crate::swarm")
+                || code.contains("taskc_runtime::swarm")
                 || code.contains("crate::docker")
                 || code.contains("crate::local")
                 || code.contains("taskc_runtime::docker")

@@ -24,6 +24,8 @@ pub enum BackendArg {
     Auto,
     Docker,
     Local,
+    /// A Docker Swarm this engine manages (one job per run).
+    Swarm,
 }
 
 impl From<BackendArg> for BackendChoice {
@@ -32,6 +34,7 @@ impl From<BackendArg> for BackendChoice {
             BackendArg::Auto => BackendChoice::Auto,
             BackendArg::Docker => BackendChoice::Docker,
             BackendArg::Local => BackendChoice::Local,
+            BackendArg::Swarm => BackendChoice::Swarm,
         }
     }
 }

@@ -135,6 +135,21 @@ impl Drop for DockerGuard {
                 .output();
         }
     }
+/// Replace the wall time of `verify` header lines (`12.3 s`) so the table snapshots are stable.
+#[allow(dead_code)] // not every test binary prints tables
+pub fn redact(s: &str) -> String {
+    let mut out = String::new();
+    for line in s.lines() {
+        let line = match line.rfind(", ") {
+            Some(i) if line.starts_with("verify ") && line.ends_with(" s)") => {
+                format!("{}, [time])", &line[..i])
+            }
+            _ => line.to_string(),
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }
 
 /// Runs `git <args>` in `dir` without the system's or the user's config (a fixed identity

@@ -24,6 +24,10 @@ pub enum GcItem {
     RunFolder { path: PathBuf },
     /// A stored result or log file.
     Result { path: PathBuf },
+    /// A swarm service (one run) of a session that no longer runs.
+    Service { id: String, session: String },
+    /// A swarm config (a run's inputs) of a session that no longer runs.
+    Config { id: String, session: String },
 }
 
 impl std::fmt::Display for GcItem {
@@ -37,8 +41,18 @@ impl std::fmt::Display for GcItem {
             GcItem::ImageFolder { path } => write!(f, "local image {}", path.display()),
             GcItem::RunFolder { path } => write!(f, "local run {}", path.display()),
             GcItem::Result { path } => write!(f, "result {}", path.display()),
+            GcItem::Service { id, session } => {
+                write!(f, "swarm service {} (session {session})", short(id))
+            }
+            GcItem::Config { id, session } => {
+                write!(f, "swarm config {} (session {session})", short(id))
+            }
         }
     }
+}
+
+fn short(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
 }
 
 /// What one gc found.

@@ -17,12 +17,12 @@ pub mod build_log;
 mod error;
 mod gc;
 mod log_buffer;
+pub(crate) mod tar_archive;
 mod types;
 
 pub use error::BackendError;
 pub use gc::{session_is_live, GcItem, GcReport, KeepImages, BASE_IMAGE_PREFIX};
 pub use log_buffer::{LogBuffer, LOG_CAP, TRUNCATION_MARKER};
-pub(crate) use types::check_container_path;
 pub use types::{ContextFile, ImageBuild, Limits, RunOutcome, RunRequest, Upload};
 
 use futures_util::future::BoxFuture;

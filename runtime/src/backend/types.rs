@@ -82,6 +82,21 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
+    /// Checks every container path of the request (uploads, collect, workdir) with
+    /// [`check_container_path`].
+    pub(crate) fn check_paths(&self) -> Result<(), super::BackendError> {
+        self.uploads
+            .iter()
+            .map(|u| u.path.as_str())
+            .chain(self.collect.iter().map(String::as_str))
+            .chain(std::iter::once(self.workdir.as_str()))
+            .try_for_each(check_container_path)
+            .map_err(|detail| super::BackendError::InvalidRequest {
+                run_id: self.run_id.clone(),
+                detail,
+            })
+    }
+
     /// A request with no uploads, no limits, no network, a 10 minute timeout and `/` as workdir.
     pub fn new(
         image: impl Into<String>,

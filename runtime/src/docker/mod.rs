@@ -7,7 +7,6 @@
 
 mod errors;
 mod gc;
-mod tar_archive;
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -24,19 +23,15 @@ use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 
+use crate::backend::tar_archive::{build_tar, read_collected, upload_files, TarFile};
 use crate::backend::{
-    check_container_path, Backend, BackendError, GcReport, ImageBuild, KeepImages, LogBuffer,
-    RunOutcome, RunRequest, IMAGE_LABEL, LOG_CAP, RUN_LABEL, SESSION_LABEL, TRUNCATION_MARKER,
+    Backend, BackendError, GcReport, ImageBuild, KeepImages, LogBuffer, RunOutcome, RunRequest,
+    IMAGE_LABEL, LOG_CAP, RUN_LABEL, SESSION_LABEL, TRUNCATION_MARKER,
 };
 pub(crate) use errors::{docker_error, is_not_found};
-use tar_archive::{build_tar, read_collected, TarFile};
 
 /// Name of the generated Dockerfile inside a build context.
 const DOCKERFILE_NAME: &str = "taskc.Dockerfile";
-
-/// Modification time of uploaded files (patches, hidden tests): 2000-01-01T00:00:00Z, like
-/// materialised folders, not 1970 (which ZIP-based builds refuse).
-const UPLOAD_MTIME: i64 = crate::repo::DIR_MTIME;
 
 /// How long to wait for a killed container to stop.
 const KILL_GRACE: Duration = Duration::from_secs(30);
@@ -151,18 +146,7 @@ impl DockerBackend {
     }
 
     async fn run_inner(&self, req: &RunRequest) -> Result<RunOutcome, BackendError> {
-        for path in req
-            .uploads
-            .iter()
-            .map(|u| u.path.as_str())
-            .chain(req.collect.iter().map(String::as_str))
-            .chain(std::iter::once(req.workdir.as_str()))
-        {
-            check_container_path(path).map_err(|detail| BackendError::InvalidRequest {
-                run_id: req.run_id.clone(),
-                detail,
-            })?;
-        }
+        req.check_paths()?;
         let labels = HashMap::from([
             (RUN_LABEL.to_string(), req.run_id.clone()),
             (SESSION_LABEL.to_string(), req.session.clone()),
@@ -230,16 +214,7 @@ impl DockerBackend {
 
     async fn drive(&self, id: &str, req: &RunRequest) -> Result<RunOutcome, BackendError> {
         if !req.uploads.is_empty() {
-            let files: Vec<TarFile<'_>> = req
-                .uploads
-                .iter()
-                .map(|u| TarFile {
-                    path: u.path.trim_start_matches('/'),
-                    bytes: &u.bytes,
-                    mode: u.mode,
-                    mtime: UPLOAD_MTIME,
-                })
-                .collect();
+            let files = upload_files(&req.uploads);
             let archive = build_tar(&files).map_err(|e| BackendError::InvalidRequest {
                 run_id: req.run_id.clone(),
                 detail: format!("cannot archive the uploads: {e}"),

@@ -41,8 +41,8 @@ use futures_util::future::BoxFuture;
 use sha2::{Digest, Sha256};
 
 use crate::backend::{
-    check_container_path, Backend, BackendError, GcReport, ImageBuild, KeepImages, LogBuffer,
-    RunOutcome, RunRequest, LOG_CAP,
+    Backend, BackendError, GcReport, ImageBuild, KeepImages, LogBuffer, RunOutcome, RunRequest,
+    LOG_CAP,
 };
 use fs_tree::{collect, copy_tree, map_path, write_file};
 use sandbox::{Mounts, Sandbox};
@@ -286,15 +286,7 @@ impl LocalBackend {
                 reason: reason.clone(),
             });
         }
-        for path in req
-            .uploads
-            .iter()
-            .map(|u| u.path.as_str())
-            .chain(req.collect.iter().map(String::as_str))
-            .chain(std::iter::once(req.workdir.as_str()))
-        {
-            check_container_path(path).map_err(invalid)?;
-        }
+        req.check_paths()?;
         if !self.image_exists(&req.image) {
             return Err(BackendError::ImageMissing {
                 tag: req.image.clone(),

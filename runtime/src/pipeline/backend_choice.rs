@@ -6,14 +6,18 @@ use std::sync::Arc;
 use crate::backend::{Backend, BackendError};
 use crate::docker::DockerBackend;
 use crate::local::LocalBackend;
+use crate::swarm::{OfflineNetwork, SwarmBackend};
 
-/// `--backend auto|docker|local`.
+/// `--backend auto|docker|local|swarm`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BackendChoice {
     /// Docker if the engine answers, else local (and say so).
     Auto,
     Docker,
     Local,
+    /// A Docker Swarm this engine manages; `[cluster] registry` from the working
+    /// directory's `taskc.toml` when the swarm has more than one node.
+    Swarm,
 }
 
 /// Open the chosen backend. With `Auto`, the returned note explains a fall-back to local.
@@ -45,6 +49,18 @@ pub async fn open_backend(
     match choice {
         BackendChoice::Local => Ok(local()),
         BackendChoice::Docker => Ok((Arc::new(DockerBackend::connect().await?), None)),
+        BackendChoice::Swarm => {
+            let cluster = super::project::cluster().map_err(|e| BackendError::InvalidRequest {
+                run_id: "taskc.toml".into(),
+                detail: format!("{e} ({})", e.hint),
+            })?;
+            let network = match cluster.network {
+                super::project::ClusterNetwork::Internal => OfflineNetwork::Internal,
+                super::project::ClusterNetwork::None => OfflineNetwork::None,
+            };
+            let swarm = SwarmBackend::connect(cluster.registry, network).await?;
+            Ok((Arc::new(swarm), None))
+        }
         BackendChoice::Auto => match DockerBackend::connect().await {
             Ok(d) => Ok((Arc::new(d), None)),
             Err(e) => {

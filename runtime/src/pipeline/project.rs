@@ -12,7 +12,8 @@ pub const PROJECT_FILE: &str = "taskc.toml";
 
 /// Every key taskc reads, by table (`""` for the top level).
 const KNOWN: &[(&str, &[&str])] = &[
-    ("", &["images", "sources"]),
+    ("", &["images", "sources", "cluster"]),
+    ("cluster", &["registry", "network"]),
     ("images", &["base", "ca_certificates"]),
     ("sources", &["rewrite"]),
     ("sources.rewrite", &["prefix", "to"]),
@@ -27,8 +28,30 @@ pub struct Project {
     pub base_image: Option<String>,
     /// `[sources]` and `[images] ca_certificates`.
     pub site: Site,
+    /// `[cluster] registry = "host:port"`: where `--backend swarm` pushes images for a
+    /// swarm of more than one node.
+    pub cluster_registry: Option<String>,
+    /// `[cluster] network`: what the swarm's test runs attach to.
+    pub cluster_network: ClusterNetwork,
     /// Keys taskc does not know, with the closest known key (`did you mean`).
     pub warnings: Vec<ProjectWarning>,
+}
+
+/// `[cluster] network = "internal" | "none"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ClusterNetwork {
+    /// An internal overlay network taskc creates (no route out).
+    #[default]
+    Internal,
+    /// None of the swarm's (nodes sharing one kernel cannot hold one overlay twice).
+    None,
+}
+
+/// The `[cluster]` table: where the swarm backend runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cluster {
+    pub registry: Option<String>,
+    pub network: ClusterNetwork,
 }
 
 /// A key of `taskc.toml` that taskc ignores.
@@ -111,13 +134,66 @@ impl Project {
             ),
         };
         let site = site_settings(&value, dir).map_err(fail)?;
+        let cluster_registry = match value.get("cluster").and_then(|c| c.get("registry")) {
+            None => None,
+            Some(r) => Some(
+                r.as_str()
+                    .filter(|s| is_registry(s))
+                    .ok_or_else(|| {
+                        fail(
+                            "`[cluster] registry` must be `host:port` (no scheme, no path), \
+                             e.g. \"127.0.0.1:5000\""
+                                .into(),
+                        )
+                    })?
+                    .to_string(),
+            ),
+        };
+        let cluster_network = match value.get("cluster").and_then(|c| c.get("network")) {
+            None => ClusterNetwork::Internal,
+            Some(v) => match v.as_str() {
+                Some("internal") => ClusterNetwork::Internal,
+                Some("none") => ClusterNetwork::None,
+                _ => {
+                    return Err(fail(
+                        "`[cluster] network` must be \"internal\" or \"none\"".into(),
+                    ))
+                }
+            },
+        };
         Ok(Project {
             file: Some(file.to_path_buf()),
             base_image,
             site,
+            cluster_registry,
+            cluster_network,
             warnings,
         })
     }
+}
+
+/// `host:port` with a non-empty host and a numeric port.
+fn is_registry(s: &str) -> bool {
+    match s.rsplit_once(':') {
+        Some((host, port)) => {
+            !host.is_empty()
+                && !host.contains('/')
+                && !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+/// `[cluster]` of the `taskc.toml` found from the working directory: the cluster is the
+/// site's, not a spec's, and the backend is opened before any spec is read.
+pub fn cluster() -> Result<Cluster, ProjectError> {
+    let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let project = Project::find(&dir)?;
+    Ok(Cluster {
+        registry: project.cluster_registry,
+        network: project.cluster_network,
+    })
 }
 
 fn unknown_keys(file: &Path, table: &str, v: &toml::Value, out: &mut Vec<ProjectWarning>) {
@@ -229,6 +305,21 @@ mod tests {
             ]
         );
         assert_eq!(p.base_image, None);
+    }
+
+    #[test]
+    fn the_cluster_registry_is_host_and_port() {
+        let p = parse("[cluster]\nregistry = \"127.0.0.1:5000\"\n").unwrap();
+        assert_eq!(p.cluster_registry.as_deref(), Some("127.0.0.1:5000"));
+        assert_eq!(p.cluster_network, ClusterNetwork::Internal);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let p = parse("[cluster]\nnetwork = \"none\"\n").unwrap();
+        assert_eq!(p.cluster_network, ClusterNetwork::None);
+        assert!(parse("[cluster]\nnetwork = \"host\"\n").is_err());
+        for bad in ["http://r:5000", "r", "r:", ":5000", "r:5000/x", "r:port"] {
+            let err = parse(&format!("[cluster]\nregistry = \"{bad}\"\n")).unwrap_err();
+            assert!(err.message.contains("host:port"), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -51,6 +51,20 @@ pub(crate) fn build_tar(files: &[TarFile<'_>]) -> std::io::Result<Vec<u8>> {
     builder.into_inner()
 }
 
+/// Uploads as archive entries at their paths (relative to `/`), dated 2000-01-01 like
+/// materialised folders (not 1970, which ZIP-based builds refuse).
+pub(crate) fn upload_files(uploads: &[super::Upload]) -> Vec<TarFile<'_>> {
+    uploads
+        .iter()
+        .map(|u| TarFile {
+            path: u.path.trim_start_matches('/'),
+            bytes: &u.bytes,
+            mode: u.mode,
+            mtime: crate::repo::DIR_MTIME,
+        })
+        .collect()
+}
+
 /// Reads the regular files of an archive produced by `GET /containers/{id}/archive?path=P`,
 /// keyed by absolute container path. Docker names entries relative to P's parent folder.
 pub(crate) fn read_collected(

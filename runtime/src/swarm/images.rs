@@ -1,0 +1,136 @@
+//! The name a service gives its image: on one node the engine's image id (the engine then
+//! never tries to pull); on more, the image pushed once per content id to `[cluster]
+//! registry` and named by digest, so every node runs the same bytes.
+
+use bollard::image::{PushImageOptions, TagImageOptions};
+use futures_util::StreamExt;
+
+use super::SwarmBackend;
+use crate::backend::{Backend, BackendError};
+
+/// Repository images are pushed to under the registry (tags: the content id's hex).
+const PUSH_REPOSITORY: &str = "taskc/run-image";
+
+impl SwarmBackend {
+    /// The image reference for the service of a run on `tag`.
+    pub(super) async fn image_ref(&self, tag: &str) -> Result<String, BackendError> {
+        let id = self
+            .engine
+            .image_content_id(tag)
+            .await
+            .map_err(|e| match e {
+                BackendError::ImageMissing { tag, .. } => BackendError::ImageMissing {
+                    tag,
+                    help: "build it first (ensure_image), or run `taskc image bootstrap` for \
+                           the base image"
+                        .into(),
+                },
+                other => other,
+            })?
+            .unwrap_or_else(|| tag.to_string());
+        if let Some(found) = self.refs.lock().ok().and_then(|r| r.get(&id).cloned()) {
+            return Ok(found);
+        }
+        let reference = match &self.registry {
+            None => {
+                let nodes = self.node_count().await?;
+                if nodes > 1 {
+                    return Err(BackendError::Docker {
+                        op: "swarm: distribute the image",
+                        target: tag.to_string(),
+                        detail: format!(
+                            "the swarm has {nodes} nodes and no registry is configured, so \
+                             the other nodes cannot get the image"
+                        ),
+                        help: "set `[cluster] registry = \"host:port\"` in taskc.toml (a \
+                               registry every node can pull from)"
+                            .into(),
+                    });
+                }
+                id.clone()
+            }
+            Some(registry) => self.push(tag, &id, registry).await?,
+        };
+        if let Ok(mut refs) = self.refs.lock() {
+            refs.insert(id, reference.clone());
+        }
+        Ok(reference)
+    }
+
+    /// Pushes image `id` (built as `tag`) to `registry` (once per process and content id:
+    /// the caller caches the answer; layers the registry holds are not sent again) and
+    /// returns `registry/repo@sha256:…`. A digest the engine remembers from an earlier
+    /// push is not trusted: that registry may have lost it.
+    async fn push(&self, tag: &str, id: &str, registry: &str) -> Result<String, BackendError> {
+        let client = self.engine.client();
+        let repo = format!("{registry}/{PUSH_REPOSITORY}");
+        let version = id.trim_start_matches("sha256:");
+        let version = version.get(..40).unwrap_or(version).to_string();
+        client
+            .tag_image(
+                id,
+                Some(TagImageOptions {
+                    repo: repo.clone(),
+                    tag: version.clone(),
+                }),
+            )
+            .await
+            .map_err(|e| crate::docker::docker_error("tag image", tag, e))?;
+        let refused = |detail: String| BackendError::Docker {
+            op: "swarm: push the image to the registry",
+            target: format!("{repo}:{version}"),
+            detail,
+            help: format!(
+                "check that the registry `{registry}` runs and accepts pushes from this \
+                 engine (an HTTP registry must be in the engine's `insecure-registries`; \
+                 127.0.0.0/8 is by default)"
+            ),
+        };
+        let mut stream = client.push_image(
+            &repo,
+            Some(PushImageOptions {
+                tag: version.clone(),
+            }),
+            None,
+        );
+        // The push reports `<tag>: digest: sha256:… size: N` for what it pushed.
+        let mut pushed = None;
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(info) => {
+                    if let Some(error) = info.error {
+                        return Err(refused(error));
+                    }
+                    if let Some(digest) = info.status.as_deref().and_then(pushed_digest) {
+                        pushed = Some(digest.to_string());
+                    }
+                }
+                Err(e) => return Err(refused(e.to_string())),
+            }
+        }
+        pushed
+            .map(|digest| format!("{repo}@{digest}"))
+            .ok_or_else(|| refused("the push ended without a digest for the image".into()))
+    }
+}
+
+/// The digest in a push's last status line (`v1: digest: sha256:… size: 1234`).
+fn pushed_digest(status: &str) -> Option<&str> {
+    let rest = status.split("digest: ").nth(1)?;
+    let digest = rest.split_whitespace().next()?;
+    digest.starts_with("sha256:").then_some(digest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_is_read_from_the_push_status() {
+        assert_eq!(
+            pushed_digest("abc: digest: sha256:0123 size: 529"),
+            Some("sha256:0123")
+        );
+        assert_eq!(pushed_digest("Pushed"), None);
+    }
+}

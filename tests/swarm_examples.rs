@@ -1,0 +1,113 @@
+//! End to end on a real single-node swarm (`--backend swarm`), with the real binary: the
+//! truth table of every example equals the Docker backend's (its committed snapshot), and
+//! `score` with the `gold` / `empty` predictions gives the Docker backend's reports. The
+//! engine becomes a swarm for this binary and is left afterwards if the test made it
+//! (`runtime/tests/support/swarm_guard.rs`). FAILS when the engine does not answer, unless
+//! `TASKC_SKIP_DOCKER=1`.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+#[path = "../runtime/tests/support/swarm_guard.rs"]
+mod swarm_guard;
+
+use common::{docker_or_skip, redact, root};
+
+use std::path::Path;
+use std::process::Command;
+
+const EXAMPLES: &[(&str, i32)] = &[
+    ("cookie-split", 0),
+    ("config-merge", 0),
+    ("unsound-partial", 1),
+    ("context-docs", 0),
+    ("sdk-retry", 0),
+];
+const SOUND: &[&str] = &["cookie-split", "config-merge", "context-docs", "sdk-retry"];
+
+fn swarm_or_skip() -> bool {
+    if !docker_or_skip() {
+        return false;
+    }
+    swarm_guard::ensure_swarm().expect("a single-node swarm");
+    true
+}
+
+fn taskc(args: &[String], cache: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(args)
+        .arg("--cache")
+        .arg(cache)
+        .args(["--color", "never", "--jobs", "2", "--backend", "swarm"])
+        .current_dir(root())
+        .output()
+        .expect("the taskc binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The body of the Docker backend's committed snapshot of `example`'s table.
+fn docker_table(example: &str) -> String {
+    let name = example.replace('-', "_");
+    let path = root().join(format!(
+        "tests/snapshots/verify_examples__docker_{name}.snap"
+    ));
+    let text = std::fs::read_to_string(&path).expect("the docker snapshot");
+    let body = text.splitn(3, "---\n").nth(2).expect("an insta snapshot");
+    body.to_string()
+}
+
+#[test]
+fn verify_on_swarm_gives_the_docker_truth_table_of_every_example() {
+    if !swarm_or_skip() {
+        return;
+    }
+    let mut differ = Vec::new();
+    for (example, code) in EXAMPLES {
+        let cache = tempfile::tempdir().expect("temp dir");
+        let spec = format!("examples/{example}/{example}.task");
+        let args = ["verify".to_string(), spec, "--no-lock".to_string()];
+        let (got, stdout, stderr) = taskc(&args, cache.path());
+        assert_eq!(got, *code, "verify {example} on swarm:\n{stdout}\n{stderr}");
+        let table = redact(&stdout);
+        if table.trim_end() != docker_table(example).trim_end() {
+            differ.push(format!(
+                "{example}:\n--- swarm\n{table}\n--- docker\n{}",
+                docker_table(example)
+            ));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
+
+/// (solved, predictions, invalid) of a `score` on swarm.
+fn score(predictions: &str) -> (u64, u64, u64) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("report");
+    let mut args = vec!["score".to_string()];
+    args.extend(SOUND.iter().map(|e| format!("examples/{e}/{e}.task")));
+    args.extend(["--predictions", predictions, "--mode", "joint", "--out"].map(String::from));
+    args.push(out.display().to_string());
+    let (code, _, stderr) = taskc(&args, &dir.path().join("cache"));
+    assert_eq!(code, 0, "taskc score on swarm failed:\n{stderr}");
+    let text = std::fs::read_to_string(out.join("report.json")).expect("report.json");
+    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let m = &report["summaries"][0]["metrics"];
+    let n = |k: &str| m[k].as_u64().unwrap_or(u64::MAX);
+    (n("solved"), n("predictions"), n("invalid"))
+}
+
+#[test]
+fn score_on_swarm_gives_the_docker_reports_for_gold_and_empty() {
+    if !swarm_or_skip() {
+        return;
+    }
+    // The Docker backend's figures (tests/score_examples.rs).
+    assert_eq!(score("gold"), (4, 4, 0), "gold solves every sound example");
+    assert_eq!(score("empty"), (0, 4, 0), "empty solves none");
+}
