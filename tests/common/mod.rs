@@ -135,6 +135,8 @@ impl Drop for DockerGuard {
                 .output();
         }
     }
+}
+
 /// Replace the wall time of `verify` header lines (`12.3 s`) so the table snapshots are stable.
 #[allow(dead_code)] // not every test binary prints tables
 pub fn redact(s: &str) -> String {
