@@ -486,3 +486,34 @@ fn harbor_oracle_scores_1_nop_0_and_collected_patches_score_the_same() {
         assert_eq!(v["patches"], serde_json::json!({}), "{line}");
     }
 }
+
+#[test]
+fn a_stale_lock_or_an_unreadable_job_is_an_error_with_its_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A hidden-test command edited after verify: the lock no longer matches the spec.
+    let task = tmp.path().join("cookie-split");
+    common::copy_dir(&root().join("examples/cookie-split"), &task);
+    let spec_file = task.join("cookie-split.task");
+    let text = std::fs::read_to_string(&spec_file).unwrap();
+    let edited = text.replacen("pytest -rA", "pytest -rA -q", 1);
+    assert_ne!(text, edited, "the example's test command changed shape");
+    std::fs::write(&spec_file, edited).unwrap();
+    let out = tmp.path().join("out");
+    let stale = taskc(&[
+        "export",
+        "harbor",
+        "--out",
+        out.to_str().unwrap(),
+        spec_file.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&stale.stderr);
+    assert_eq!(stale.status.code(), Some(2), "{err}");
+    assert!(err.contains("error[E1201]"), "{err}");
+    assert!(!out.exists());
+    // A Harbor job folder that is not there.
+    let missing = tmp.path().join("no-such-job");
+    let job = taskc(&["collect", "--from", "harbor", missing.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&job.stderr);
+    assert_ne!(job.status.code(), Some(0), "{err}");
+    assert!(err.contains("E1205"), "{err}");
+}
