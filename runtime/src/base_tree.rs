@@ -58,15 +58,16 @@ impl Tree for DirTree {
 
     fn read(&self, path: &str) -> Result<Vec<u8>, LoadError> {
         // Only listed files: a patch's path never reaches the file system unchecked.
-        if self
-            .paths
-            .binary_search_by(|p| p.as_str().cmp(path))
-            .is_err()
-        {
+        if !listed(&self.paths, path) {
             return Err(LoadError::NotFound);
         }
         std::fs::read(self.root.join(path)).map_err(|e| LoadError::Other(e.to_string()))
     }
+}
+
+/// Whether `path` is one of the sorted `paths` a tree lists.
+fn listed(paths: &[String], path: &str) -> bool {
+    paths.binary_search_by(|p| p.as_str().cmp(path)).is_ok()
 }
 
 /// A commit's tree in a git repository.
@@ -122,11 +123,7 @@ impl Tree for GitTree {
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, LoadError> {
-        if self
-            .paths
-            .binary_search_by(|p| p.as_str().cmp(path))
-            .is_err()
-        {
+        if !listed(&self.paths, path) {
             return Err(LoadError::NotFound);
         }
         let spec = format!("{}:{path}", self.base);

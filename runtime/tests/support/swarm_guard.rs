@@ -15,6 +15,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 const LOCK: &str = "/tmp/taskc-swarm-tests.lock";
+/// The line of [`OWNER`] saying the swarm's init created `docker_gwbridge`.
+const GWBRIDGE_MADE: &str = "gwbridge";
 /// Present while a test initialised the swarm (so a test must leave it).
 const OWNER: &str = "/tmp/taskc-swarm-tests.owner";
 
@@ -47,6 +49,12 @@ pub fn ensure_swarm() -> Result<(), String> {
         }
         let state = swarm_state();
         if state != "active" {
+            // `swarm init` creates the `docker_gwbridge` network and `swarm leave` keeps it:
+            // remembered so that leaving removes it too when it was not there before.
+            let had_gwbridge = Command::new("docker")
+                .args(["network", "inspect", "docker_gwbridge"])
+                .output()
+                .is_ok_and(|o| o.status.success());
             let out = Command::new("docker")
                 .args(["swarm", "init", "--advertise-addr", "127.0.0.1"])
                 .output()
@@ -57,8 +65,11 @@ pub fn ensure_swarm() -> Result<(), String> {
                     String::from_utf8_lossy(&out.stderr)
                 ));
             }
-            std::fs::write(OWNER, std::process::id().to_string())
-                .map_err(|e| format!("write {OWNER}: {e}"))?;
+            let owner = match had_gwbridge {
+                true => std::process::id().to_string(),
+                false => format!("{}\n{GWBRIDGE_MADE}", std::process::id()),
+            };
+            std::fs::write(OWNER, owner).map_err(|e| format!("write {OWNER}: {e}"))?;
         }
         // Shared from now on: other test processes may use the swarm too.
         if !flock(&f, libc::LOCK_SH) {
@@ -98,6 +109,12 @@ extern "C" fn leave_at_exit() {
         let _ = Command::new("docker")
             .args(["swarm", "leave", "--force"])
             .output();
+        let made = std::fs::read_to_string(OWNER).unwrap_or_default();
+        if made.lines().any(|l| l == GWBRIDGE_MADE) {
+            let _ = Command::new("docker")
+                .args(["network", "rm", "docker_gwbridge"])
+                .output();
+        }
         let _ = std::fs::remove_file(OWNER);
     }
     flock(f, libc::LOCK_UN);
