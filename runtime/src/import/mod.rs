@@ -11,6 +11,7 @@
 pub mod build;
 pub mod files;
 pub mod ids;
+mod names;
 pub mod oracle;
 pub mod output;
 pub mod swebench;

@@ -18,6 +18,7 @@ use taskc_compiler::{Code, Diagnostic, SourceId};
 
 use super::build::{call, ident, render, string, Stmt};
 use super::files::CaseFiles;
+use super::names::{self, task_id};
 use super::oracle::{Oracle, OracleRepo, ORACLE_SCHEMA};
 use super::output::TaskFolder;
 use super::{CaseReport, ImportOptions, ImportReport};
@@ -66,35 +67,7 @@ fn emit(files: &mut CaseFiles, code: Code, at: (SourceId, usize), message: Strin
 /// `owner/name` → `name` as a taskc repository name.
 fn repo_name(repo: &str) -> String {
     let last = repo.rsplit('/').next().unwrap_or(repo).to_ascii_lowercase();
-    let mut s: String = last
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "_.-".contains(c) {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if !s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        s.insert(0, 'r');
-    }
-    s
-}
-
-fn task_id(id: &str) -> String {
-    id.to_ascii_lowercase()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect::<String>()
-        .trim_start_matches(['.', '_', '-'])
-        .to_string()
+    names::repo_name(&last)
 }
 
 fn convert(inst: &Instance, files: &mut CaseFiles, opts: &ImportOptions) -> Option<TaskFolder> {

@@ -16,6 +16,7 @@ use taskc_compiler::{Code, Diagnostic};
 
 use super::build::{call, ident, list, render, string, Stmt};
 use super::files::{CaseFiles, Text};
+use super::names::{repo_name, task_id};
 use super::output::{write, TaskFolder, WriteError};
 use super::{CaseReport, ImportOptions, ImportReport};
 use case::{Case, CaseRepo};
@@ -121,40 +122,6 @@ fn note(files: &mut CaseFiles, text: &Text, at: usize, message: String, help: &s
 fn error(files: &mut CaseFiles, code: Code, text: &Text, at: usize, message: String, help: &str) {
     let label = files.at(text.source, at, "here");
     files.emit(Diagnostic::new(code, message, label).with_help(help.to_string()));
-}
-
-/// A repository name as taskc spells it.
-fn repo_name(name: &str) -> String {
-    let mut s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "_.-".contains(c) {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if !s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        s.insert(0, 'r');
-    }
-    s
-}
-
-/// The task id as taskc spells it (`[a-z0-9][a-z0-9._-]*`).
-fn task_id(id: &str) -> String {
-    let s: String = id
-        .to_ascii_lowercase()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    s.trim_start_matches(['.', '_', '-']).to_string()
 }
 
 /// The case as a task folder (spec, prompt, patches, environment, oracle).
