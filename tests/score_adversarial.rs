@@ -46,6 +46,7 @@ const CLASSES: &[&str] = &[
     "pytest-plugins-variable",
     "shadow-pytest-module",
     "shadow-pytest-package",
+    "shadow-pytest-pyc",
     "shadow-runner-internals",
     "startup-files",
     "symlink-tests-to-harness",

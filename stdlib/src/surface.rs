@@ -9,21 +9,34 @@
 //! `/` is anchored at the repository's root.
 
 /// Reverted for every parser: files any Python process (test runners, helper scripts) runs
-/// at start-up before any test code.
-pub const COMMON: &[&str] = &["*.pth", "sitecustomize.py", "usercustomize.py"];
+/// at start-up before any test code, and compiled Python bytecode: an unchecked hash-based
+/// `.pyc` (PEP 552) in `__pycache__/` is imported instead of its source without a look at
+/// it, and a sourceless `.pyc` beside no source is imported like a module (a root
+/// `pytest.pyc` shadows pytest for `python3 -m pytest`). No honest patch adds bytecode.
+pub const COMMON: &[&str] = &[
+    "**/__pycache__/**",
+    "*.pth",
+    "*.pyc",
+    "*.pyo",
+    "sitecustomize.py",
+    "usercustomize.py",
+];
 
 /// pytest: conftest files (hooks such as `pytest_runtest_makereport`), configuration files
 /// (`addopts = -p plugin`; the whole file is reverted, including sections that are not
 /// pytest's, since pytest reads keys from anywhere in them: TOML dotted keys, INI
 /// sections), package metadata folders (`pytest11` entry points register plugins without
 /// any configuration), and test modules (`test_*.py`, `*_test.py`: tests the agent edits
-/// are run as they were at base), and modules shadowing the runner itself (`python3 -m
+/// are run as they were at base), compiled extension modules (`*.so`: a root `pytest.so`
+/// or `_pytest.cpython-311-x86_64-linux-gnu.so` is imported before any `.py`; no honest
+/// patch adds one), and modules shadowing the runner itself (`python3 -m
 /// pytest` puts the working folder first on `sys.path`: a `pytest.py`, `pytest/`, `_pytest/`,
 /// `py.py` or `pluggy/` there is imported instead of the real one).
 pub const PYTEST: &[&str] = &[
     "**/*.dist-info/**",
     "**/*.egg-info/**",
     ".pytest.ini",
+    "*.so",
     "*_test.py",
     "_pytest/**",
     "conftest.py",
@@ -104,6 +117,7 @@ pub const JUNIT: &[&str] = &[
     "**/*.dist-info/**",
     "**/*.egg-info/**",
     ".pytest.ini",
+    "*.so",
     "*_test.go",
     "*_test.py",
     "_pytest/**",
