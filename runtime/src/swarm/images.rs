@@ -33,14 +33,19 @@ impl SwarmBackend {
         }
         let reference = match &self.registry {
             None => {
-                let nodes = self.node_count().await?;
-                if nodes > 1 {
+                // Only this engine has the image: any other node that may run tasks (also
+                // the only one, when this manager is drained) needs a registry.
+                let nodes = self.schedulable_nodes().await?;
+                let others = nodes.iter().filter(|n| **n != self.local_node).count();
+                if others > 0 {
                     return Err(BackendError::Docker {
                         op: "swarm: distribute the image",
                         target: tag.to_string(),
                         detail: format!(
-                            "the swarm has {nodes} nodes and no registry is configured, so \
-                             the other nodes cannot get the image"
+                            "{others} node(s) of the swarm besides this engine's may run \
+                             tasks ({} may in all) and no registry is configured, so they \
+                             cannot get the image",
+                            nodes.len()
                         ),
                         help: "set `[cluster] registry = \"host:port\"` in taskc.toml (a \
                                registry every node can pull from)"

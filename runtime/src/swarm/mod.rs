@@ -75,7 +75,12 @@ impl SwarmBackend {
         registry: Option<String>,
         offline: OfflineNetwork,
     ) -> Result<SwarmBackend, BackendError> {
-        let engine = DockerBackend::connect().await?;
+        let engine = DockerBackend::connect().await.map_err(|e| match e {
+            BackendError::DockerUnreachable { detail } => BackendError::DockerUnreachable {
+                detail: format!("swarm: connect to the manager's engine: {detail}"),
+            },
+            other => other,
+        })?;
         let api = Api::from_env()?;
         let mut backend = SwarmBackend {
             engine,
@@ -105,6 +110,11 @@ impl SwarmBackend {
 
     /// How many nodes may run tasks (ready and not drained).
     pub async fn node_count(&self) -> Result<usize, BackendError> {
+        Ok(self.schedulable_nodes().await?.len())
+    }
+
+    /// The ids of the nodes that may run tasks (ready and not drained).
+    async fn schedulable_nodes(&self) -> Result<Vec<String>, BackendError> {
         use bollard::models::{NodeSpecAvailabilityEnum, NodeState};
         let nodes: Vec<bollard::models::Node> = self
             .api
@@ -118,7 +128,8 @@ impl SwarmBackend {
                 n.spec.as_ref().and_then(|s| s.availability)
                     != Some(NodeSpecAvailabilityEnum::DRAIN)
             })
-            .count())
+            .filter_map(|n| n.id.clone())
+            .collect())
     }
 
     /// This node's id, when it is a manager of an active swarm.

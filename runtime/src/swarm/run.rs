@@ -233,7 +233,7 @@ impl SwarmBackend {
                     }
                     match state {
                         Some(TaskState::REJECTED) => {
-                            return Err(errors::task_rejected(&req.run_id, image, &err));
+                            return Err(errors::task_rejected(&req.run_id, short_id(&node), image, &err));
                         }
                         Some(TaskState::COMPLETE) | Some(TaskState::FAILED) => {
                             let why = format!("its task ended ({}{})",
