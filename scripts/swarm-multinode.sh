@@ -35,7 +35,7 @@
 # The first engine's `bridge` network and a `docker run --rm taskc/base:bookworm true` are
 # checked before and after. Every daemon, folder, mount and interface made here is removed
 # on exit (a trap, also on failure), and that is checked. Needs root, dockerd,
-# fuse-overlayfs, docker-registry, curl, iproute2 (scripts/setup.sh installs them) and the
+# fuse-overlayfs, docker-registry, curl, iproute2, flock (scripts/setup.sh installs them) and the
 # base image `taskc/base:bookworm` (`taskc image bootstrap`).
 set -euo pipefail
 
@@ -135,7 +135,7 @@ cleanup() {
   exit "$rc"
 }
 
-for cmd in dockerd docker-registry fuse-overlayfs curl ip; do
+for cmd in dockerd docker-registry fuse-overlayfs curl ip flock; do
   command -v "$cmd" >/dev/null || fail "$cmd is not installed (scripts/setup.sh installs it)"
 done
 [ "$(id -u)" = 0 ] || fail "run as root (a second dockerd)"
@@ -146,6 +146,13 @@ docker image inspect "$BASE" >/dev/null 2>&1 || fail "no $BASE on the engine (ta
 [ -e "$W" ] && fail "$W exists (a run of this script still going, or a crashed one: remove it)"
 ip link show "$BRIDGE" >/dev/null 2>&1 && fail "the interface $BRIDGE exists"
 curl -s "http://$REGISTRY/v2/" >/dev/null && fail "something listens on $REGISTRY already"
+
+# The swarm tests' lock (runtime/tests/support/swarm_guard.rs), held exclusively until
+# this script exits: no test process uses the swarm while nodes join and drain, and the
+# script waits for those that do.
+exec 9>>/tmp/taskc-swarm-tests.lock
+echo "waiting for the swarm tests' lock /tmp/taskc-swarm-tests.lock"
+flock -w 1800 9 || fail "the swarm tests' lock stayed taken for 30 minutes"
 
 swarm_before=$(docker info --format '{{.Swarm.LocalNodeState}}')
 interfaces > "${TMPDIR:-/tmp}/swarm-multinode-interfaces.before"
@@ -171,7 +178,7 @@ storage:
 http:
   addr: $REGISTRY
 EOF
-docker-registry serve "$W/registry.yml" > "$W/registry.log" 2>&1 &
+docker-registry serve "$W/registry.yml" > "$W/registry.log" 2>&1 9>&- &
 registry_pid=$!
 for _ in $(seq 50); do curl -sf "http://$REGISTRY/v2/" >/dev/null && break; sleep 0.2; done
 curl -sf "http://$REGISTRY/v2/" >/dev/null || fail "the registry does not answer"
@@ -192,7 +199,7 @@ cat > "$W/daemon.json" <<EOF
 }
 EOF
 dockerd --config-file "$W/daemon.json" --data-root "$W/data" --exec-root "$W/exec" \
-  --pidfile "$W/docker.pid" -H "unix://$SOCK" --bridge "$BRIDGE" > "$W/dockerd.log" 2>&1 &
+  --pidfile "$W/docker.pid" -H "unix://$SOCK" --bridge "$BRIDGE" > "$W/dockerd.log" 2>&1 9>&- &
 for _ in $(seq 100); do d2 info >/dev/null 2>&1 && break; sleep 0.3; done
 d2 info --format 'worker engine: {{.ServerVersion}}, storage {{.Driver}}'
 

@@ -8,16 +8,13 @@
 //! mount, folder, interface or swarm membership left).
 //!
 //! Needs root and `dockerd` (a second daemon): without them it is SKIPPED with the reason
-//! printed, as with `TASKC_SKIP_DOCKER=1`; anything else missing fails. One test, holding
-//! the swarm tests' lock exclusively, so that no other swarm test runs meanwhile.
+//! printed, as with `TASKC_SKIP_DOCKER=1`; anything else missing fails. One test; the script
+//! holds the swarm tests' lock exclusively, so that no other swarm test runs meanwhile.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-
-#[path = "../runtime/tests/support/swarm_guard.rs"]
-mod swarm_guard;
 
 use std::process::Command;
 
@@ -68,7 +65,6 @@ fn two_nodes_on_one_machine_run_refuse_and_clean_up_as_documented() {
         eprintln!("SKIPPED swarm_multinode: no `dockerd` on PATH (a second daemon is needed)");
         return;
     }
-    let _lock = swarm_guard::exclusive().expect("the swarm tests' lock");
     let taskc = env!("CARGO_BIN_EXE_taskc");
     let base = Command::new(taskc)
         .args(["image", "bootstrap"])

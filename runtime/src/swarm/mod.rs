@@ -1,5 +1,6 @@
-//! The Docker Swarm backend: each run is one swarm job (a `replicated-job` service with one
-//! task and no restart) on the task's image, its inputs are swarm configs mounted as files,
+//! The Docker Swarm backend: each run is one swarm job (a `replicated` service with one
+//! replica and no restart; see `run.rs` for why not a `replicated-job` one) on the task's
+//! image, its inputs are swarm configs mounted as files,
 //! its results come back through the service's log stream (`frame.rs`), never through a
 //! node's file system.
 //!

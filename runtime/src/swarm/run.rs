@@ -1,5 +1,7 @@
-//! One run as one swarm job: configs for the inputs → a `replicated-job` service with one
-//! task and no restart → its log stream followed (the log streamed to the result store or
+//! One run as one swarm job: configs for the inputs → a `replicated` service with one
+//! replica and no restart (not a `replicated-job` service: Docker 20.10 neither stops the
+//! task of a removed job service nor removes its container on a node other than the
+//! manager's, as `scripts/swarm-multinode.sh` showed) → its log stream followed (the log streamed to the result store or
 //! memory, capped; the trailer parsed) while the task's state and node are watched and the
 //! clock runs → the service and configs removed, on every path (a guard removes them when
 //! the future is dropped). A task whose node goes down, or that vanishes, is retried
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use bollard::models::{
     ConfigSpec, IdResponse, Limit, NetworkAttachmentConfig, NodeState, ServiceCreateResponse,
-    ServiceSpec, ServiceSpecMode, ServiceSpecModeReplicatedJob, Task, TaskSpec,
+    ServiceSpec, ServiceSpecMode, ServiceSpecModeReplicated, Task, TaskSpec,
     TaskSpecContainerSpec, TaskSpecContainerSpecConfigs, TaskSpecContainerSpecFile1,
     TaskSpecResources, TaskSpecRestartPolicy, TaskSpecRestartPolicyConditionEnum, TaskState,
 };
@@ -221,8 +223,16 @@ impl SwarmBackend {
                         }
                         continue;
                     }
-                    let task = self.task_of(service, req).await?;
-                    let Some(task) = task else { continue };
+                    let mut tasks = self.tasks_of(service, req).await?;
+                    if tasks.len() > 1 {
+                        // The swarm replaced the task (its node drained): the log may mix
+                        // both, so this attempt is dropped.
+                        break End::Lost(format!(
+                            "the swarm replaced its task ({} tasks)",
+                            tasks.len()
+                        ));
+                    }
+                    let Some(task) = tasks.pop() else { continue };
                     let status = task.status.clone().unwrap_or_default();
                     let state = status.state;
                     let err = status.err.clone().unwrap_or_default();
@@ -298,15 +308,15 @@ impl SwarmBackend {
         Ok(Attempt::Done(outcome))
     }
 
-    /// The one task of `service`, if the swarm made it yet.
-    async fn task_of(&self, service: &str, req: &RunRequest) -> Result<Option<Task>, BackendError> {
+    /// The tasks of `service` (one, once the swarm made it, unless it replaced it).
+    async fn tasks_of(&self, service: &str, req: &RunRequest) -> Result<Vec<Task>, BackendError> {
         let filter = serde_json::json!({ "service": [service] }).to_string();
         let tasks: Vec<Task> = self
             .api
             .get(&format!("/tasks?filters={}", percent_encode(&filter)))
             .await
             .map_err(|e| e.into_backend("swarm: list tasks", &req.run_id))?;
-        Ok(tasks.into_iter().next())
+        Ok(tasks)
     }
 
     /// `Some(state)` when node `id` is not ready (down, disconnected, unknown, gone).
@@ -387,10 +397,7 @@ fn service_spec(
             ..Default::default()
         }),
         mode: Some(ServiceSpecMode {
-            replicated_job: Some(ServiceSpecModeReplicatedJob {
-                max_concurrent: Some(1),
-                total_completions: Some(1),
-            }),
+            replicated: Some(ServiceSpecModeReplicated { replicas: Some(1) }),
             ..Default::default()
         }),
         ..Default::default()

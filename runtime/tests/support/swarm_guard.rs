@@ -38,7 +38,15 @@ fn swarm_state() -> String {
 /// Makes sure the engine is a swarm manager for the rest of this process.
 pub fn ensure_swarm() -> Result<(), String> {
     HELD.get_or_init(|| {
-        let f = exclusive()?;
+        let f = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(LOCK)
+            .map_err(|e| format!("open {LOCK}: {e}"))?;
+        if !flock(&f, libc::LOCK_EX) {
+            return Err(format!("lock {LOCK}"));
+        }
         let state = swarm_state();
         if state != "active" {
             // `swarm init` creates the `docker_gwbridge` network and `swarm leave` keeps it:
@@ -110,20 +118,4 @@ extern "C" fn leave_at_exit() {
         let _ = std::fs::remove_file(OWNER);
     }
     flock(f, libc::LOCK_UN);
-}
-
-/// Holds the swarm tests' lock exclusively while the returned file lives: no other test
-/// process uses the engine's swarm meanwhile, and none starts to (`tests/swarm_multinode.rs`,
-/// which joins and drains nodes).
-pub fn exclusive() -> Result<File, String> {
-    let f = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(LOCK)
-        .map_err(|e| format!("open {LOCK}: {e}"))?;
-    if !flock(&f, libc::LOCK_EX) {
-        return Err(format!("lock {LOCK}"));
-    }
-    Ok(f)
 }
