@@ -46,9 +46,8 @@ const CHECKS: &[&str] = &[
 ];
 
 fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| dir.join(program).is_file())
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
 #[test]
@@ -98,6 +97,9 @@ fn two_nodes_on_one_machine_run_refuse_and_clean_up_as_documented() {
         .copied()
         .filter(|c| !text.contains(c))
         .collect();
-    assert!(missing.is_empty(), "checks not passed: {missing:#?}\n{text}");
+    assert!(
+        missing.is_empty(),
+        "checks not passed: {missing:#?}\n{text}"
+    );
     assert!(!text.contains("FAILED"), "{text}");
 }

@@ -71,11 +71,21 @@ mod tests {
             e.contains("docker swarm init --advertise-addr 127.0.0.1"),
             "{e}"
         );
-        let e = shown(&task_rejected("run-1", "n2", "img", "No such image: img@sha256:x"));
+        let e = shown(&task_rejected(
+            "run-1",
+            "n2",
+            "img",
+            "No such image: img@sha256:x",
+        ));
         assert!(e.contains("swarm: run the job's task"), "{e}");
         assert!(e.contains("node n2 does not have the image"), "{e}");
         assert!(e.contains("[cluster] registry"), "{e}");
-        let e = shown(&task_rejected("run-1", "n2", "img", "starting container failed"));
+        let e = shown(&task_rejected(
+            "run-1",
+            "n2",
+            "img",
+            "starting container failed",
+        ));
         assert!(e.contains("swarm: run the job's task") && e.contains("docker service ps"));
     }
 }

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use bollard::models::{
     ConfigSpec, IdResponse, Limit, NetworkAttachmentConfig, NodeState, ServiceCreateResponse,
-    ServiceSpec, ServiceSpecMode, ServiceSpecModeReplicated, Task, TaskSpec,
-    TaskSpecContainerSpec, TaskSpecContainerSpecConfigs, TaskSpecContainerSpecFile1,
-    TaskSpecResources, TaskSpecRestartPolicy, TaskSpecRestartPolicyConditionEnum, TaskState,
+    ServiceSpec, ServiceSpecMode, ServiceSpecModeReplicated, Task, TaskSpec, TaskSpecContainerSpec,
+    TaskSpecContainerSpecConfigs, TaskSpecContainerSpecFile1, TaskSpecResources,
+    TaskSpecRestartPolicy, TaskSpecRestartPolicyConditionEnum, TaskState,
 };
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
@@ -37,6 +37,9 @@ const POLL: Duration = Duration::from_millis(250);
 const NODE_POLL: Duration = Duration::from_secs(1);
 /// How long the log may lag behind a task that ended.
 const LOG_GRACE: Duration = Duration::from_secs(20);
+/// How long a task may take to start (scheduled, its image pulled by a node, its container
+/// started) before the run's own clock, which starts when the task runs, as on Docker.
+const START_LIMIT: Duration = Duration::from_secs(600);
 /// How much of the wrapper's own messages (stderr) is kept for an error.
 const STDERR_KEEP: usize = 16 * 1024;
 
@@ -179,12 +182,14 @@ impl SwarmBackend {
             ))
             .await
             .map_err(|e| e.into_backend("swarm: follow service logs", &req.run_id))?;
-        let deadline = tokio::time::sleep(req.timeout);
+        let deadline = tokio::time::sleep(req.timeout + START_LIMIT);
         tokio::pin!(deadline);
+        let mut clock_started = false;
         let mut tick = tokio::time::interval(POLL);
         let mut stream_open = true;
         let mut ended: Option<(Instant, String, Option<i64>)> = None;
         let mut node_checked = Instant::now();
+        let mut seen_task = false;
         let end = loop {
             tokio::select! {
                 chunk = logs.next(), if stream_open => match chunk {
@@ -232,9 +237,26 @@ impl SwarmBackend {
                             tasks.len()
                         ));
                     }
-                    let Some(task) = tasks.pop() else { continue };
+                    let Some(task) = tasks.pop() else {
+                        if seen_task {
+                            return Err(BackendError::Docker {
+                                op: "swarm: run the job's task",
+                                target: req.run_id.clone(),
+                                detail: "its service was removed while it ran (by a Ctrl-C, \
+                                         `taskc gc` or by hand)"
+                                    .into(),
+                                help: "run it again".into(),
+                            });
+                        }
+                        continue;
+                    };
+                    seen_task = true;
                     let status = task.status.clone().unwrap_or_default();
                     let state = status.state;
+                    if !clock_started && state == Some(TaskState::RUNNING) {
+                        clock_started = true;
+                        deadline.as_mut().reset(tokio::time::Instant::now() + req.timeout);
+                    }
                     let err = status.err.clone().unwrap_or_default();
                     let code = status.container_status.as_ref().and_then(|c| c.exit_code);
                     let node = task.node_id.clone().unwrap_or_default();
