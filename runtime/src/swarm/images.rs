@@ -28,6 +28,7 @@ impl SwarmBackend {
                 other => other,
             })?
             .unwrap_or_else(|| tag.to_string());
+        let _pushing = self.pushing.lock().await;
         if let Some(found) = self.refs.lock().ok().and_then(|r| r.get(&id).cloned()) {
             return Ok(found);
         }
@@ -54,7 +55,11 @@ impl SwarmBackend {
                 }
                 id.clone()
             }
-            Some(registry) => self.push(tag, &id, registry).await?,
+            // One more try: a registry's transient error (a 500) must not fail the run.
+            Some(registry) => match self.push(tag, &id, registry).await {
+                Ok(reference) => reference,
+                Err(_) => self.push(tag, &id, registry).await?,
+            },
         };
         if let Ok(mut refs) = self.refs.lock() {
             refs.insert(id, reference.clone());

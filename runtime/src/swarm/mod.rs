@@ -64,6 +64,10 @@ pub struct SwarmBackend {
     local_node: String,
     /// Image id → the name services use (the id itself, or `registry/…@digest`).
     refs: Mutex<HashMap<String, String>>,
+    /// Held while an image's reference is decided (and it is pushed): runs starting
+    /// together never push the same image twice at once (the registry answered one of two
+    /// such pushes with a 500).
+    pushing: tokio::sync::Mutex<()>,
     /// Why runs were retried (a task's node died), in order, for the caller to show.
     retries: Mutex<Vec<String>>,
 }
@@ -90,6 +94,7 @@ impl SwarmBackend {
             offline,
             local_node: String::new(),
             refs: Mutex::new(HashMap::new()),
+            pushing: tokio::sync::Mutex::new(()),
             retries: Mutex::new(Vec::new()),
         };
         backend.local_node = backend.check_manager().await?;

@@ -1,11 +1,12 @@
 //! One run as one swarm job: configs for the inputs → a `replicated` service with one
 //! replica and no restart (not a `replicated-job` service: Docker 20.10 neither stops the
 //! task of a removed job service nor removes its container on a node other than the
-//! manager's, as `scripts/swarm-multinode.sh` showed) → its log stream followed (the log streamed to the result store or
-//! memory, capped; the trailer parsed) while the task's state and node are watched and the
-//! clock runs → the service and configs removed, on every path (a guard removes them when
-//! the future is dropped). A task whose node goes down, or that vanishes, is retried
-//! (bounded), never reported as a test failure.
+//! manager's, as `scripts/swarm-multinode.sh` showed) → its log stream followed (the log
+//! streamed to the result store or memory, capped; the trailer parsed) while the task's
+//! state and node are watched and the clock runs (from when the task runs) → the service
+//! and configs removed, on every path (a guard removes them when the future is dropped). A
+//! task whose node goes down, or that the swarm stops or replaces, is retried (bounded),
+//! never reported as a test failure; a service removed by someone else is an error.
 
 use std::collections::HashMap;
 use std::io::Read;
