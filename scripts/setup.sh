@@ -15,10 +15,12 @@ command -v go >/dev/null 2>&1 || need_apt+=(golang-go)
 command -v unshare >/dev/null 2>&1 || need_apt+=(util-linux)
 # The local backend sandboxes every run with bubblewrap (docs/security.md, defence 9).
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
-# scripts/swarm-multinode.sh (by hand, not in CI): a registry on loopback, fuse-overlayfs
-# for the second dockerd. The swarm tests of `cargo test` need nothing more than Docker.
+# scripts/swarm-multinode.sh (run by tests/swarm_multinode.rs as root): a registry on
+# loopback, fuse-overlayfs for the second dockerd, curl and iproute2.
 command -v docker-registry >/dev/null 2>&1 || need_apt+=(docker-registry)
 command -v fuse-overlayfs >/dev/null 2>&1 || need_apt+=(fuse-overlayfs)
+command -v curl >/dev/null 2>&1 || need_apt+=(curl)
+command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive

@@ -69,12 +69,14 @@ impl CliError {
         }
     }
 
-    /// A runtime failure opening the backend: the hint says how to get one.
+    /// A runtime failure opening the backend: the hint says how to get one, unless the
+    /// error knows better (the swarm backend's `docker swarm init`, …).
     pub fn session(error: PipelineError, hint: &str) -> CliError {
+        let hint = error.hint().is_none().then(|| hint.to_string());
         CliError::Pipeline {
             context: String::new(),
             error: Box::new(error),
-            hint: Some(hint.to_string()),
+            hint,
         }
     }
 

@@ -111,3 +111,35 @@ fn score_on_swarm_gives_the_docker_reports_for_gold_and_empty() {
     assert_eq!(score("gold"), (4, 4, 0), "gold solves every sound example");
     assert_eq!(score("empty"), (0, 4, 0), "empty solves none");
 }
+
+#[test]
+fn an_unreachable_engine_is_an_infrastructure_error_naming_the_swarm_operation() {
+    // No engine: nothing to skip for.
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args([
+            "verify",
+            "examples/cookie-split/cookie-split.task",
+            "--no-lock",
+        ])
+        .args(["--color", "never", "--backend", "swarm", "--cache"])
+        .arg(tempfile::tempdir().expect("temp dir").path())
+        .env("DOCKER_HOST", "unix:///nonexistent/taskc-swarm-test.sock")
+        .current_dir(root())
+        .output()
+        .expect("the taskc binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "exit code 2 (infrastructure):\n{stderr}"
+    );
+    assert!(
+        stderr.contains("swarm: connect to the manager's engine"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("cannot reach the Docker daemon"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("help: start Docker"), "{stderr}");
+}

@@ -29,22 +29,25 @@ pub(super) fn not_in_swarm(state: &str) -> BackendError {
     }
 }
 
-/// A run's task could not be run by the swarm (rejected, a node without the image, …).
-pub(super) fn task_rejected(run_id: &str, image: &str, reason: &str) -> BackendError {
+/// A run's task could not be run by the swarm (rejected by its node `node`, e.g. a node
+/// without the image).
+pub(super) fn task_rejected(run_id: &str, node: &str, image: &str, reason: &str) -> BackendError {
     if reason.contains("No such image") || reason.contains("not found") {
-        return BackendError::ImageMissing {
-            tag: image.to_string(),
-            help: format!(
-                "the node chosen for run `{run_id}` does not have the image ({reason}); on a \
-                 swarm of more than one node set `[cluster] registry = \"host:port\"` in \
-                 taskc.toml so taskc pushes images there"
-            ),
+        return BackendError::Docker {
+            op: "swarm: run the job's task",
+            target: run_id.to_string(),
+            detail: format!("node {node} does not have the image `{image}` ({reason})"),
+            help: "every node that may run tasks needs the image: set `[cluster] registry = \
+                   \"host:port\"` in taskc.toml (a registry every node can pull from) so \
+                   taskc pushes images there, or drain the other nodes \
+                   (`docker node update --availability drain <node>`)"
+                .into(),
         };
     }
     BackendError::Docker {
         op: "swarm: run the job's task",
         target: run_id.to_string(),
-        detail: reason.to_string(),
+        detail: format!("node {node}: {reason}"),
         help: "check `docker service ps` and `docker node ls`; a node may be short of \
                resources"
             .into(),
@@ -68,10 +71,21 @@ mod tests {
             e.contains("docker swarm init --advertise-addr 127.0.0.1"),
             "{e}"
         );
-        let e = task_rejected("run-1", "img", "No such image: img@sha256:x");
-        assert!(matches!(e, BackendError::ImageMissing { .. }), "{e}");
-        assert!(shown(&e).contains("[cluster] registry"), "{e}");
-        let e = shown(&task_rejected("run-1", "img", "starting container failed"));
+        let e = shown(&task_rejected(
+            "run-1",
+            "n2",
+            "img",
+            "No such image: img@sha256:x",
+        ));
+        assert!(e.contains("swarm: run the job's task"), "{e}");
+        assert!(e.contains("node n2 does not have the image"), "{e}");
+        assert!(e.contains("[cluster] registry"), "{e}");
+        let e = shown(&task_rejected(
+            "run-1",
+            "n2",
+            "img",
+            "starting container failed",
+        ));
         assert!(e.contains("swarm: run the job's task") && e.contains("docker service ps"));
     }
 }

@@ -52,17 +52,24 @@ impl SwarmBackend {
     }
 
     pub(super) async fn remove_session_inner(&self, session: &str) -> Result<usize, BackendError> {
-        let (services, configs) = self.labelled(&format!("{SESSION_LABEL}={session}")).await?;
-        for (id, _) in &services {
-            remove(&self.api, Some(id.clone()), Vec::new()).await?;
+        let label = format!("{SESSION_LABEL}={session}");
+        let mut removed = 0;
+        // A run may create its service between the two listings: a config it holds is then
+        // in use, and the next round finds (and removes) that service first.
+        for round in 1..=3 {
+            let (services, configs) = self.labelled(&label).await?;
+            for (id, _) in &services {
+                remove(&self.api, Some(id.clone()), Vec::new()).await?;
+            }
+            removed += services.len();
+            let configs = configs.into_iter().map(|(id, _)| id).collect();
+            match remove(&self.api, None, configs).await {
+                Ok(()) => break,
+                Err(_) if round < 3 => continue,
+                Err(e) => return Err(e),
+            }
         }
-        remove(
-            &self.api,
-            None,
-            configs.into_iter().map(|(id, _)| id).collect(),
-        )
-        .await?;
-        Ok(services.len())
+        Ok(removed)
     }
 
     /// Services and configs of sessions that no longer run.

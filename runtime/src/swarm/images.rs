@@ -28,19 +28,25 @@ impl SwarmBackend {
                 other => other,
             })?
             .unwrap_or_else(|| tag.to_string());
+        let _pushing = self.pushing.lock().await;
         if let Some(found) = self.refs.lock().ok().and_then(|r| r.get(&id).cloned()) {
             return Ok(found);
         }
         let reference = match &self.registry {
             None => {
-                let nodes = self.node_count().await?;
-                if nodes > 1 {
+                // Only this engine has the image: any other node that may run tasks (also
+                // the only one, when this manager is drained) needs a registry.
+                let nodes = self.schedulable_nodes().await?;
+                let others = nodes.iter().filter(|n| **n != self.local_node).count();
+                if others > 0 {
                     return Err(BackendError::Docker {
                         op: "swarm: distribute the image",
                         target: tag.to_string(),
                         detail: format!(
-                            "the swarm has {nodes} nodes and no registry is configured, so \
-                             the other nodes cannot get the image"
+                            "{others} node(s) of the swarm besides this engine's may run \
+                             tasks ({} may in all) and no registry is configured, so they \
+                             cannot get the image",
+                            nodes.len()
                         ),
                         help: "set `[cluster] registry = \"host:port\"` in taskc.toml (a \
                                registry every node can pull from)"
@@ -49,7 +55,11 @@ impl SwarmBackend {
                 }
                 id.clone()
             }
-            Some(registry) => self.push(tag, &id, registry).await?,
+            // One more try: a registry's transient error (a 500) must not fail the run.
+            Some(registry) => match self.push(tag, &id, registry).await {
+                Ok(reference) => reference,
+                Err(_) => self.push(tag, &id, registry).await?,
+            },
         };
         if let Ok(mut refs) = self.refs.lock() {
             refs.insert(id, reference.clone());

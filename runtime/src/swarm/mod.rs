@@ -1,5 +1,6 @@
-//! The Docker Swarm backend: each run is one swarm job (a `replicated-job` service with one
-//! task and no restart) on the task's image, its inputs are swarm configs mounted as files,
+//! The Docker Swarm backend: each run is one swarm job (a `replicated` service with one
+//! replica and no restart; see `run.rs` for why not a `replicated-job` one) on the task's
+//! image, its inputs are swarm configs mounted as files,
 //! its results come back through the service's log stream (`frame.rs`), never through a
 //! node's file system.
 //!
@@ -63,6 +64,10 @@ pub struct SwarmBackend {
     local_node: String,
     /// Image id → the name services use (the id itself, or `registry/…@digest`).
     refs: Mutex<HashMap<String, String>>,
+    /// Held while an image's reference is decided (and it is pushed): runs starting
+    /// together never push the same image twice at once (the registry answered one of two
+    /// such pushes with a 500).
+    pushing: tokio::sync::Mutex<()>,
     /// Why runs were retried (a task's node died), in order, for the caller to show.
     retries: Mutex<Vec<String>>,
 }
@@ -75,7 +80,12 @@ impl SwarmBackend {
         registry: Option<String>,
         offline: OfflineNetwork,
     ) -> Result<SwarmBackend, BackendError> {
-        let engine = DockerBackend::connect().await?;
+        let engine = DockerBackend::connect().await.map_err(|e| match e {
+            BackendError::DockerUnreachable { detail } => BackendError::DockerUnreachable {
+                detail: format!("swarm: connect to the manager's engine: {detail}"),
+            },
+            other => other,
+        })?;
         let api = Api::from_env()?;
         let mut backend = SwarmBackend {
             engine,
@@ -84,6 +94,7 @@ impl SwarmBackend {
             offline,
             local_node: String::new(),
             refs: Mutex::new(HashMap::new()),
+            pushing: tokio::sync::Mutex::new(()),
             retries: Mutex::new(Vec::new()),
         };
         backend.local_node = backend.check_manager().await?;
@@ -105,6 +116,11 @@ impl SwarmBackend {
 
     /// How many nodes may run tasks (ready and not drained).
     pub async fn node_count(&self) -> Result<usize, BackendError> {
+        Ok(self.schedulable_nodes().await?.len())
+    }
+
+    /// The ids of the nodes that may run tasks (ready and not drained).
+    async fn schedulable_nodes(&self) -> Result<Vec<String>, BackendError> {
         use bollard::models::{NodeSpecAvailabilityEnum, NodeState};
         let nodes: Vec<bollard::models::Node> = self
             .api
@@ -118,7 +134,8 @@ impl SwarmBackend {
                 n.spec.as_ref().and_then(|s| s.availability)
                     != Some(NodeSpecAvailabilityEnum::DRAIN)
             })
-            .count())
+            .filter_map(|n| n.id.clone())
+            .collect())
     }
 
     /// This node's id, when it is a manager of an active swarm.

@@ -1,9 +1,12 @@
-//! One run as one swarm job: configs for the inputs → a `replicated-job` service with one
-//! task and no restart → its log stream followed (the log streamed to the result store or
-//! memory, capped; the trailer parsed) while the task's state and node are watched and the
-//! clock runs → the service and configs removed, on every path (a guard removes them when
-//! the future is dropped). A task whose node goes down, or that vanishes, is retried
-//! (bounded), never reported as a test failure.
+//! One run as one swarm job: configs for the inputs → a `replicated` service with one
+//! replica and no restart (not a `replicated-job` service: Docker 20.10 neither stops the
+//! task of a removed job service nor removes its container on a node other than the
+//! manager's, as `scripts/swarm-multinode.sh` showed) → its log stream followed (the log
+//! streamed to the result store or memory, capped; the trailer parsed) while the task's
+//! state and node are watched and the clock runs (from when the task runs) → the service
+//! and configs removed, on every path (a guard removes them when the future is dropped). A
+//! task whose node goes down, or that the swarm stops or replaces, is retried (bounded),
+//! never reported as a test failure; a service removed by someone else is an error.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -12,9 +15,9 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use bollard::models::{
     ConfigSpec, IdResponse, Limit, NetworkAttachmentConfig, NodeState, ServiceCreateResponse,
-    ServiceSpec, ServiceSpecMode, ServiceSpecModeReplicatedJob, Task, TaskSpec,
-    TaskSpecContainerSpec, TaskSpecContainerSpecConfigs, TaskSpecContainerSpecFile1,
-    TaskSpecResources, TaskSpecRestartPolicy, TaskSpecRestartPolicyConditionEnum, TaskState,
+    ServiceSpec, ServiceSpecMode, ServiceSpecModeReplicated, Task, TaskSpec, TaskSpecContainerSpec,
+    TaskSpecContainerSpecConfigs, TaskSpecContainerSpecFile1, TaskSpecResources,
+    TaskSpecRestartPolicy, TaskSpecRestartPolicyConditionEnum, TaskState,
 };
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
@@ -35,6 +38,9 @@ const POLL: Duration = Duration::from_millis(250);
 const NODE_POLL: Duration = Duration::from_secs(1);
 /// How long the log may lag behind a task that ended.
 const LOG_GRACE: Duration = Duration::from_secs(20);
+/// How long a task may take to start (scheduled, its image pulled by a node, its container
+/// started) before the run's own clock, which starts when the task runs, as on Docker.
+const START_LIMIT: Duration = Duration::from_secs(600);
 /// How much of the wrapper's own messages (stderr) is kept for an error.
 const STDERR_KEEP: usize = 16 * 1024;
 
@@ -177,12 +183,14 @@ impl SwarmBackend {
             ))
             .await
             .map_err(|e| e.into_backend("swarm: follow service logs", &req.run_id))?;
-        let deadline = tokio::time::sleep(req.timeout);
+        let deadline = tokio::time::sleep(req.timeout + START_LIMIT);
         tokio::pin!(deadline);
+        let mut clock_started = false;
         let mut tick = tokio::time::interval(POLL);
         let mut stream_open = true;
         let mut ended: Option<(Instant, String, Option<i64>)> = None;
         let mut node_checked = Instant::now();
+        let mut seen_task = false;
         let end = loop {
             tokio::select! {
                 chunk = logs.next(), if stream_open => match chunk {
@@ -221,10 +229,35 @@ impl SwarmBackend {
                         }
                         continue;
                     }
-                    let task = self.task_of(service, req).await?;
-                    let Some(task) = task else { continue };
+                    let mut tasks = self.tasks_of(service, req).await?;
+                    if tasks.len() > 1 {
+                        // The swarm replaced the task (its node drained): the log may mix
+                        // both, so this attempt is dropped.
+                        break End::Lost(format!(
+                            "the swarm replaced its task ({} tasks)",
+                            tasks.len()
+                        ));
+                    }
+                    let Some(task) = tasks.pop() else {
+                        if seen_task {
+                            return Err(BackendError::Docker {
+                                op: "swarm: run the job's task",
+                                target: req.run_id.clone(),
+                                detail: "its service was removed while it ran (by a Ctrl-C, \
+                                         `taskc gc` or by hand)"
+                                    .into(),
+                                help: "run it again".into(),
+                            });
+                        }
+                        continue;
+                    };
+                    seen_task = true;
                     let status = task.status.clone().unwrap_or_default();
                     let state = status.state;
+                    if !clock_started && state == Some(TaskState::RUNNING) {
+                        clock_started = true;
+                        deadline.as_mut().reset(tokio::time::Instant::now() + req.timeout);
+                    }
                     let err = status.err.clone().unwrap_or_default();
                     let code = status.container_status.as_ref().and_then(|c| c.exit_code);
                     let node = task.node_id.clone().unwrap_or_default();
@@ -233,7 +266,7 @@ impl SwarmBackend {
                     }
                     match state {
                         Some(TaskState::REJECTED) => {
-                            return Err(errors::task_rejected(&req.run_id, image, &err));
+                            return Err(errors::task_rejected(&req.run_id, short_id(&node), image, &err));
                         }
                         Some(TaskState::COMPLETE) | Some(TaskState::FAILED) => {
                             let why = format!("its task ended ({}{})",
@@ -298,15 +331,15 @@ impl SwarmBackend {
         Ok(Attempt::Done(outcome))
     }
 
-    /// The one task of `service`, if the swarm made it yet.
-    async fn task_of(&self, service: &str, req: &RunRequest) -> Result<Option<Task>, BackendError> {
+    /// The tasks of `service` (one, once the swarm made it, unless it replaced it).
+    async fn tasks_of(&self, service: &str, req: &RunRequest) -> Result<Vec<Task>, BackendError> {
         let filter = serde_json::json!({ "service": [service] }).to_string();
         let tasks: Vec<Task> = self
             .api
             .get(&format!("/tasks?filters={}", percent_encode(&filter)))
             .await
             .map_err(|e| e.into_backend("swarm: list tasks", &req.run_id))?;
-        Ok(tasks.into_iter().next())
+        Ok(tasks)
     }
 
     /// `Some(state)` when node `id` is not ready (down, disconnected, unknown, gone).
@@ -387,10 +420,7 @@ fn service_spec(
             ..Default::default()
         }),
         mode: Some(ServiceSpecMode {
-            replicated_job: Some(ServiceSpecModeReplicatedJob {
-                max_concurrent: Some(1),
-                total_completions: Some(1),
-            }),
+            replicated: Some(ServiceSpecModeReplicated { replicas: Some(1) }),
             ..Default::default()
         }),
         ..Default::default()
