@@ -168,6 +168,9 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
             // must fail (leaving alone the last tests of a file does not spare them all).
             let pairs = 2 + seed.index(k + 1, 250, 2);
             let go_file = join(parent(&file), &go_file_name(&file, &vocab, seed, k + 1));
+            let target = format!("{dir}/{}", quote(&file));
+            // Pytest: (canary file, place) of each canary, in order.
+            let mut inserts: Vec<(String, usize)> = Vec::new();
             for _ in 0..pairs {
                 k += 1;
                 let pass = names::make(fw, &vocab, seed, k, 0, &mut taken);
@@ -182,9 +185,9 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                     fail_first,
                 );
                 let blob = format!("{CANARY_DIR}/{k}.txt");
-                let target = format!("{dir}/{}", quote(&file));
                 if fw == Framework::Pytest {
-                    // Each canary on its own, at its own place in the module.
+                    // Each canary on its own, at its own place in the module (all of a
+                    // file's canaries placed by one `python3` after the loop).
                     let (a, b) = seed.numbers(k);
                     for (i, (name, x)) in [(&pass, a), (&fail, b)].into_iter().enumerate() {
                         let blob = format!("{CANARY_DIR}/{k}.{i}.txt");
@@ -193,14 +196,8 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                             bytes: framework::pytest_canary(name, a, x).into_bytes(),
                             mode: 0o644,
                         });
-                        let src = format!("\"$TASKC_ROOT\"{blob}");
                         let at = seed.index(k, 252 + i as u8, 1 << 16);
-                        p.script.push_str(&format!(
-                        "python3 -I -S -c {py} {target} {src} {at} {subject} 2>/dev/null \
-                         || {{ printf '\\n\\n'; sed 's/{subject}/__name__/g' {src}; }} >> {target}\n",
-                        py = quote(PYTEST_INSERT),
-                        subject = framework::PYTEST_SUBJECT,
-                    ));
+                        inserts.push((format!("\"$TASKC_ROOT\"{blob}"), at));
                     }
                 } else {
                     p.uploads.push(Upload {
@@ -265,39 +262,74 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                     });
                 }
             }
+            if !inserts.is_empty() {
+                p.script.push_str(&pytest_insert_script(&target, &inserts));
+            }
         }
     }
     p
 }
 
-/// Inserts the canary in file `argv[2]` into the Python module `argv[1]` before one of its
-/// top-level definitions (decorators included; at the end when it has none), the
-/// `argv[3]`-th modulo their number, with the placeholder `argv[4]` replaced by a name the
-/// module imports or defines; fails (leaving the module as it was) when the result would
-/// not parse. Runs as `python3 -I -S` (no `site`, no environment, no current folder on
+/// The script line placing a module's pytest canaries (`inserts`: canary file and place,
+/// in order) with one `python3`; when it cannot run (no interpreter, a module that is not
+/// UTF-8 text) every canary is appended to the module instead.
+fn pytest_insert_script(target: &str, inserts: &[(String, usize)]) -> String {
+    let subject = framework::PYTEST_SUBJECT;
+    let args: Vec<String> = inserts
+        .iter()
+        .map(|(src, at)| format!("{src} {at}"))
+        .collect();
+    let appends: Vec<String> = inserts
+        .iter()
+        .map(|(src, _)| format!("printf '\\n\\n'; sed 's/{subject}/__name__/g' {src};"))
+        .collect();
+    format!(
+        "python3 -I -S -c {py} {target} {subject} {args} 2>/dev/null \
+         || {{ {appends} }} >> {target}\n",
+        py = quote(PYTEST_INSERT),
+        args = args.join(" "),
+        appends = appends.join(" "),
+    )
+}
+
+/// Inserts canaries into the Python module `argv[1]`: `argv[3:]` are pairs (file holding
+/// one canary, a number `n`), each canary placed before one of the module's top-level
+/// definitions (decorators included; at the end when it has none), the `n`-th modulo their
+/// number, with the placeholder `argv[2]` replaced by a name the module imports or defines.
+/// A canary whose insertion would not parse (or a module that does not parse) is appended
+/// at the end instead, with `__name__` for the placeholder; the module is written once, at
+/// the end. Runs as `python3 -I -S` (no `site`, no environment, no current folder on
 /// `sys.path`): nothing of the agent's is imported.
 const PYTEST_INSERT: &str = r#"import ast, sys
-t, s, n, ph = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+t, ph, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
 src = open(t, encoding="utf-8").read()
-tree = ast.parse(src)
-lines = src.splitlines(keepends=True)
 defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-spots = [min([d.lineno for d in x.decorator_list] + [x.lineno]) - 1 for x in tree.body if isinstance(x, defs)]
-names = []
-for x in tree.body:
-    if isinstance(x, ast.ImportFrom) and x.module == "__future__":
-        continue
-    if isinstance(x, (ast.Import, ast.ImportFrom)):
-        names += [(a.asname or a.name).split(".")[0] for a in x.names if a.name != "*"]
-    elif isinstance(x, defs) and not x.name.lower().startswith("test"):
-        names.append(x.name)
-names = [m for m in names if m.isidentifier()] or ["__name__"]
-add = open(s, encoding="utf-8").read().replace(ph, names[n % len(names)]).strip("\n") + "\n"
-i = spots[n % len(spots)] if spots else len(lines)
-head = "".join(lines[:i]).rstrip("\n")
-new = (head + "\n\n\n" if head else "") + add + "\n\n" + "".join(lines[i:])
-ast.parse(new)
-open(t, "w", encoding="utf-8").write(new)
+def insert(src, add, n):
+    tree = ast.parse(src)
+    lines = src.splitlines(keepends=True)
+    spots = [min([d.lineno for d in x.decorator_list] + [x.lineno]) - 1 for x in tree.body if isinstance(x, defs)]
+    names = []
+    for x in tree.body:
+        if isinstance(x, ast.ImportFrom) and x.module == "__future__":
+            continue
+        if isinstance(x, (ast.Import, ast.ImportFrom)):
+            names += [(a.asname or a.name).split(".")[0] for a in x.names if a.name != "*"]
+        elif isinstance(x, defs) and not x.name.lower().startswith("test"):
+            names.append(x.name)
+    names = [m for m in names if m.isidentifier()] or ["__name__"]
+    add = add.replace(ph, names[n % len(names)]).strip("\n") + "\n"
+    i = spots[n % len(spots)] if spots else len(lines)
+    head = "".join(lines[:i]).rstrip("\n")
+    new = (head + "\n\n\n" if head else "") + add + "\n\n" + "".join(lines[i:])
+    ast.parse(new)
+    return new
+for s, n in zip(rest[0::2], rest[1::2]):
+    add = open(s, encoding="utf-8").read()
+    try:
+        src = insert(src, add, int(n))
+    except Exception:
+        src += "\n\n" + add.replace(ph, "__name__")
+open(t, "w", encoding="utf-8").write(src)
 "#;
 
 /// The name of the Go canary file next to `file`: the hidden test file's stem and a word,

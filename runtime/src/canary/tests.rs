@@ -62,10 +62,27 @@ fn pytest_canaries_go_into_test_modules_only() {
         assert_eq!(pair[1].expected, Expected::Fail);
     }
     // Inserted between the module's definitions by python's parser, else appended.
-    assert!(p.script.contains("python3 -I -S -c "), "{}", p.script);
-    assert!(p
-        .script
-        .contains("sed 's/__TASKC_SUBJECT__/__name__/g' \"$TASKC_ROOT\"/taskc/blobs/canary/1.0.txt; } >> \"$TASKC_ROOT\"/work/proxy/tests/test_cookies.py"), "{}", p.script);
+    // One interpreter per module, whatever the number of canaries.
+    assert_eq!(
+        p.script.matches("python3 -I -S -c ").count(),
+        1,
+        "{}",
+        p.script
+    );
+    assert!(
+        p.script.contains(
+            "sed 's/__TASKC_SUBJECT__/__name__/g' \"$TASKC_ROOT\"/taskc/blobs/canary/1.0.txt;"
+        ),
+        "{}",
+        p.script
+    );
+    assert!(
+        p.script
+            .trim_end()
+            .ends_with("; } >> \"$TASKC_ROOT\"/work/proxy/tests/test_cookies.py"),
+        "{}",
+        p.script
+    );
     // Named like the file's own tests: no hex.
     for c in &p.canaries {
         assert!(c.name.starts_with("test_"), "{}", c.name);
@@ -95,37 +112,61 @@ fn the_pytest_insertion_keeps_the_module_parsing() {
     let module = dir.path().join("test_m.py");
     let canary = dir.path().join("c.txt");
     let base = "import pytest\n\n\n@pytest.mark.parametrize(\"x\", [1])\ndef test_a(x):\n    assert x\n\n\nclass TestB:\n    def test_b(self):\n        pass\n";
+    let second = dir.path().join("d.txt");
     std::fs::write(&canary, framework::pytest_canary("test_c", 1, 1)).unwrap();
+    std::fs::write(&second, framework::pytest_canary("test_d", 2, 3)).unwrap();
+    let insert = |module: &std::path::Path, n: usize| {
+        std::process::Command::new("python3")
+            .args(["-I", "-S", "-c", PYTEST_INSERT])
+            .arg(module)
+            .arg(framework::PYTEST_SUBJECT)
+            .arg(&canary)
+            .arg(n.to_string())
+            .arg(&second)
+            .arg((n + 1).to_string())
+            .output()
+            .unwrap()
+    };
     let mut seen = std::collections::BTreeSet::new();
     for n in 0..2 {
         std::fs::write(&module, base).unwrap();
-        let out = std::process::Command::new("python3")
-            .args(["-I", "-S", "-c", PYTEST_INSERT])
-            .arg(&module)
-            .arg(&canary)
-            .arg(n.to_string())
-            .arg(framework::PYTEST_SUBJECT)
-            .output()
-            .unwrap();
+        let out = insert(&module, n);
         assert!(out.status.success(), "{out:?}");
         let text = std::fs::read_to_string(&module).unwrap();
         assert!(text.contains("def test_c():"), "{text}");
+        assert!(
+            text.contains("def test_d():"),
+            "both canaries, one run: {text}"
+        );
         assert!(
             text.contains("@pytest.mark.parametrize(\"x\", [1])\ndef test_a(x):"),
             "{text}"
         );
         assert!(text.contains("subject = repr(pytest)"), "{text}");
         seen.insert(text.find("def test_c").unwrap());
-        // The module still runs its own tests and the canary.
+        // The module still runs its own tests and the canaries (test_d must fail).
         let run = std::process::Command::new("python3")
             .arg("-c")
-            .arg(format!("{text}\ntest_c()\nTestB().test_b()\n"))
+            .arg(format!(
+                "{text}\ntest_c()\nTestB().test_b()\ntry:\n    test_d()\nexcept AssertionError:\n    pass\nelse:\n    raise SystemExit(3)\n"
+            ))
             .output()
             .unwrap();
         if !String::from_utf8_lossy(&run.stderr).contains("No module named 'pytest'") {
             assert!(run.status.success(), "{run:?}");
         }
     }
+    // A module that does not parse: the canaries are appended, with `__name__`.
+    std::fs::write(&module, "def broken(:\n").unwrap();
+    let out = insert(&module, 0);
+    assert!(out.status.success(), "{out:?}");
+    let text = std::fs::read_to_string(&module).unwrap();
+    assert!(text.starts_with("def broken(:\n"), "{text}");
+    assert!(
+        text.contains("def test_c():\n    subject = repr(__name__)"),
+        "{text}"
+    );
+    assert!(text.contains("def test_d():"), "{text}");
     assert_eq!(seen.len(), 2, "before test_a and before TestB");
 }
 
