@@ -68,6 +68,9 @@ fn quote(s: &str) -> String {
 pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placement {
     let mut p = Placement::default();
     let mut k = 0u32;
+    // Pytest: every module's canaries, placed by one `python3` (its start-up is most of
+    // the cost: a second or more per process on a loaded machine).
+    let mut modules: Vec<(String, Vec<(String, usize)>)> = Vec::new();
     for t in std::iter::once(&run.test) {
         let repo = &t.repo;
         let fw = match Framework::of(t) {
@@ -169,7 +172,7 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
             let pairs = 2 + seed.index(k + 1, 250, 2);
             let go_file = join(parent(&file), &go_file_name(&file, &vocab, seed, k + 1));
             let target = format!("{dir}/{}", quote(&file));
-            // Pytest: (canary file, place) of each canary, in order.
+            // Pytest: (canary file, place) of each canary of this module, in order.
             let mut inserts: Vec<(String, usize)> = Vec::new();
             for _ in 0..pairs {
                 k += 1;
@@ -263,46 +266,51 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                 }
             }
             if !inserts.is_empty() {
-                p.script.push_str(&pytest_insert_script(&target, &inserts));
+                modules.push((target, inserts));
             }
         }
+    }
+    if !modules.is_empty() {
+        p.script.push_str(&pytest_insert_script(&modules));
     }
     p
 }
 
-/// The script line placing a module's pytest canaries (`inserts`: canary file and place,
-/// in order) with one `python3`; when it cannot run (no interpreter, a module that is not
-/// UTF-8 text) every canary is appended to the module instead.
-fn pytest_insert_script(target: &str, inserts: &[(String, usize)]) -> String {
+/// The script line placing the pytest canaries of every module (`modules`: the module,
+/// then each canary's file and place, in order) with one `python3`; when it cannot run (no
+/// interpreter) every canary is appended to its module instead.
+fn pytest_insert_script(modules: &[(String, Vec<(String, usize)>)]) -> String {
     let subject = framework::PYTEST_SUBJECT;
-    let args: Vec<String> = inserts
-        .iter()
-        .map(|(src, at)| format!("{src} {at}"))
-        .collect();
-    let appends: Vec<String> = inserts
-        .iter()
-        .map(|(src, _)| format!("printf '\\n\\n'; sed 's/{subject}/__name__/g' {src};"))
-        .collect();
+    let mut args = Vec::new();
+    let mut appends = Vec::new();
+    for (target, inserts) in modules {
+        args.push(format!("{target} {}", inserts.len()));
+        for (src, at) in inserts {
+            args.push(format!("{src} {at}"));
+            appends.push(format!(
+                "{{ printf '\\n\\n'; sed 's/{subject}/__name__/g' {src}; }} >> {target}"
+            ));
+        }
+    }
     format!(
-        "python3 -I -S -c {py} {target} {subject} {args} 2>/dev/null \
-         || {{ {appends} }} >> {target}\n",
+        "python3 -I -S -c {py} {subject} {args} 2>/dev/null || {{ {appends}; }}\n",
         py = quote(PYTEST_INSERT),
         args = args.join(" "),
-        appends = appends.join(" "),
+        appends = appends.join("; "),
     )
 }
 
-/// Inserts canaries into the Python module `argv[1]`: `argv[3:]` are pairs (file holding
-/// one canary, a number `n`), each canary placed before one of the module's top-level
-/// definitions (decorators included; at the end when it has none), the `n`-th modulo their
-/// number, with the placeholder `argv[2]` replaced by a name the module imports or defines.
-/// A canary whose insertion would not parse (or a module that does not parse) is appended
-/// at the end instead, with `__name__` for the placeholder; the module is written once, at
-/// the end. Runs as `python3 -I -S` (no `site`, no environment, no current folder on
-/// `sys.path`): nothing of the agent's is imported.
+/// Inserts canaries into Python modules: `argv[1]` is a placeholder, then per module its
+/// path, a count `c` and `c` pairs (file holding one canary, a number `n`). Each canary is
+/// placed before one of the module's top-level definitions (decorators included; at the
+/// end when it has none), the `n`-th modulo their number, with the placeholder replaced by
+/// a name the module imports or defines. A canary whose insertion would not parse (or in a
+/// module that does not parse) is appended at the end instead, with `__name__` for the
+/// placeholder. Every module is written at the end, once all were read. Runs as
+/// `python3 -I -S` (no `site`, no environment, no current folder on `sys.path`): nothing
+/// of the agent's is imported.
 const PYTEST_INSERT: &str = r#"import ast, sys
-t, ph, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
-src = open(t, encoding="utf-8").read()
+ph, args = sys.argv[1], sys.argv[2:]
 defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 def insert(src, add, n):
     tree = ast.parse(src)
@@ -323,13 +331,20 @@ def insert(src, add, n):
     new = (head + "\n\n\n" if head else "") + add + "\n\n" + "".join(lines[i:])
     ast.parse(new)
     return new
-for s, n in zip(rest[0::2], rest[1::2]):
-    add = open(s, encoding="utf-8").read()
-    try:
-        src = insert(src, add, int(n))
-    except Exception:
-        src += "\n\n" + add.replace(ph, "__name__")
-open(t, "w", encoding="utf-8").write(src)
+out = []
+while args:
+    t, c = args[0], int(args[1])
+    pairs, args = args[2:2 + 2 * c], args[2 + 2 * c:]
+    src = open(t, encoding="utf-8").read()
+    for s, n in zip(pairs[0::2], pairs[1::2]):
+        add = open(s, encoding="utf-8").read()
+        try:
+            src = insert(src, add, int(n))
+        except Exception:
+            src += "\n\n" + add.replace(ph, "__name__")
+    out.append((t, src))
+for t, src in out:
+    open(t, "w", encoding="utf-8").write(src)
 "#;
 
 /// The name of the Go canary file next to `file`: the hidden test file's stem and a word,

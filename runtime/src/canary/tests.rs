@@ -79,7 +79,7 @@ fn pytest_canaries_go_into_test_modules_only() {
     assert!(
         p.script
             .trim_end()
-            .ends_with("; } >> \"$TASKC_ROOT\"/work/proxy/tests/test_cookies.py"),
+            .ends_with("; } >> \"$TASKC_ROOT\"/work/proxy/tests/test_cookies.py; }"),
         "{}",
         p.script
     );
@@ -115,22 +115,26 @@ fn the_pytest_insertion_keeps_the_module_parsing() {
     let second = dir.path().join("d.txt");
     std::fs::write(&canary, framework::pytest_canary("test_c", 1, 1)).unwrap();
     std::fs::write(&second, framework::pytest_canary("test_d", 2, 3)).unwrap();
-    let insert = |module: &std::path::Path, n: usize| {
-        std::process::Command::new("python3")
-            .args(["-I", "-S", "-c", PYTEST_INSERT])
-            .arg(module)
-            .arg(framework::PYTEST_SUBJECT)
-            .arg(&canary)
-            .arg(n.to_string())
-            .arg(&second)
-            .arg((n + 1).to_string())
-            .output()
-            .unwrap()
+    // Several modules, one interpreter: each module's path, its number of canaries, then
+    // (canary file, place) per canary.
+    let insert = |modules: &[&std::path::Path], n: usize| {
+        let mut cmd = std::process::Command::new("python3");
+        cmd.args(["-I", "-S", "-c", PYTEST_INSERT])
+            .arg(framework::PYTEST_SUBJECT);
+        for m in modules {
+            cmd.arg(m)
+                .arg("2")
+                .arg(&canary)
+                .arg(n.to_string())
+                .arg(&second)
+                .arg((n + 1).to_string());
+        }
+        cmd.output().unwrap()
     };
     let mut seen = std::collections::BTreeSet::new();
     for n in 0..2 {
         std::fs::write(&module, base).unwrap();
-        let out = insert(&module, n);
+        let out = insert(&[&module], n);
         assert!(out.status.success(), "{out:?}");
         let text = std::fs::read_to_string(&module).unwrap();
         assert!(text.contains("def test_c():"), "{text}");
@@ -156,16 +160,22 @@ fn the_pytest_insertion_keeps_the_module_parsing() {
             assert!(run.status.success(), "{run:?}");
         }
     }
-    // A module that does not parse: the canaries are appended, with `__name__`.
-    std::fs::write(&module, "def broken(:\n").unwrap();
-    let out = insert(&module, 0);
+    // Two modules in one run, one of which does not parse: its canaries are appended, with
+    // `__name__`; the other's are inserted.
+    let broken = dir.path().join("test_broken.py");
+    std::fs::write(&broken, "def broken(:\n").unwrap();
+    std::fs::write(&module, base).unwrap();
+    let out = insert(&[&broken, &module], 0);
     assert!(out.status.success(), "{out:?}");
-    let text = std::fs::read_to_string(&module).unwrap();
+    let text = std::fs::read_to_string(&broken).unwrap();
     assert!(text.starts_with("def broken(:\n"), "{text}");
     assert!(
         text.contains("def test_c():\n    subject = repr(__name__)"),
         "{text}"
     );
+    assert!(text.contains("def test_d():"), "{text}");
+    let text = std::fs::read_to_string(&module).unwrap();
+    assert!(text.contains("subject = repr(pytest)"), "{text}");
     assert!(text.contains("def test_d():"), "{text}");
     assert_eq!(seen.len(), 2, "before test_a and before TestB");
 }
