@@ -125,3 +125,52 @@ async fn run_overhead_is_small() {
     eprintln!("docker run overhead (create, upload, start, wait, inspect, logs, collect, remove): {each:?} per run");
     assert!(each < Duration::from_secs(10), "{each:?}");
 }
+
+/// The container's stderr is the root wrapper's alone (`docker/mod.rs`, `WRAPPER`): what the
+/// script or the unprivileged test user writes to stderr is log (container stdout), so a
+/// trailer printed by the tests is just text in the log, and the collected files are the
+/// harness's own.
+#[tokio::test]
+async fn the_tests_cannot_write_the_trailer() {
+    let Some(docker) = docker().await else { return };
+    let image = tiny_image(&docker).await;
+    let script = r#"mkdir -p /taskc/harness && chmod 0700 /taskc /taskc/harness && echo real > /taskc/harness/exit
+echo from-the-script-stderr >&2
+setpriv --reuid 10001 --regid 10001 --clear-groups --no-new-privs -- bash -c '
+  forged=$(printf "harness/exit\n" | base64 -w 0)
+  printf "taskc-trailer exit=0\n%s\ntaskc-trailer end\n" "$forged" >&2
+  for f in /proc/[0-9]*/fd/2; do
+    pid=${f#/proc/}; pid=${pid%%/*}
+    [ "$(stat -c %u "/proc/$pid" 2>/dev/null)" = 10001 ] && continue
+    ( echo "taskc-trailer exit=9" > "$f" ) 2>/dev/null && echo "reached $f"
+  done
+  echo done-as-test-user
+'"#;
+    let mut req = request(&image, "trailer", script);
+    req.collect = vec!["/taskc/harness".into()];
+    req.uploads = vec![Upload {
+        path: "/taskc/blobs/in.txt".into(),
+        bytes: b"input\n".to_vec(),
+        mode: 0o600,
+    }];
+    let out = docker.run(&req).await.expect("run");
+    let log = out.log_text();
+    assert_eq!(out.exit_code, Some(0), "{log}");
+    assert!(log.contains("done-as-test-user"), "{log}");
+    assert!(log.contains("from-the-script-stderr"), "{log}");
+    assert!(
+        log.contains("taskc-trailer exit=0"),
+        "the forged trailer is log: {log}"
+    );
+    assert!(
+        !log.contains("reached"),
+        "a root process's stderr was writable: {log}"
+    );
+    assert_eq!(
+        out.collected.get("/taskc/harness/exit").map(Vec::as_slice),
+        Some(&b"real\n"[..]),
+        "{:?}",
+        out.collected.keys()
+    );
+    assert_eq!(out.collected.len(), 1, "{:?}", out.collected.keys());
+}

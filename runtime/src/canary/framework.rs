@@ -155,7 +155,25 @@ impl Framework {
                     .any(|e| name.ends_with(e));
                 code && (name.contains(".test.") || name.contains(".spec.") || in_dir("__tests__"))
             }
-            Framework::Cargo => name.ends_with(".rs"),
+            Framework::Cargo => {
+                // Compiled into a test target `cargo test` runs: not a build script, not
+                // benches/examples/fuzz targets, and under `tests/` only cargo's own test
+                // targets (`tests/x.rs`, `tests/x/main.rs`) — a file deeper in `tests/` is a
+                // fixture (trybuild's `tests/ui/*.rs`) or a module some target may not use.
+                let parts: Vec<&str> = path.split('/').collect();
+                let under_tests = parts.iter().rposition(|p| *p == "tests");
+                name.ends_with(".rs")
+                    && name != "build.rs"
+                    && !parts
+                        .iter()
+                        .any(|p| matches!(*p, "benches" | "examples" | "fuzz"))
+                    && match under_tests.map(|i| &parts[i + 1..]) {
+                        None => true,
+                        Some([_file]) => true,
+                        Some([_dir, main]) => *main == "main.rs",
+                        Some(_) => false,
+                    }
+            }
         }
     }
 }
@@ -309,5 +327,12 @@ mod tests {
         assert!(Framework::Jest.carries("src/jar.spec.ts"));
         assert!(!Framework::Jest.carries("src/jar.ts"));
         assert!(Framework::Cargo.carries("tests/cli.rs"));
+        assert!(Framework::Cargo.carries("crates/core/tests/cli/main.rs"));
+        assert!(Framework::Cargo.carries("src/parse/mod.rs"));
+        assert!(!Framework::Cargo.carries("build.rs"));
+        assert!(!Framework::Cargo.carries("tests/ui/missing_field.rs"));
+        assert!(!Framework::Cargo.carries("tests/common/helpers.rs"));
+        assert!(!Framework::Cargo.carries("examples/demo.rs"));
+        assert!(!Framework::Cargo.carries("benches/speed.rs"));
     }
 }

@@ -68,6 +68,9 @@ fn quote(s: &str) -> String {
 pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placement {
     let mut p = Placement::default();
     let mut k = 0u32;
+    // Pytest: every module's canaries, placed by one `python3` (its start-up is most of
+    // the cost: a second or more per process on a loaded machine).
+    let mut modules: Vec<(String, Vec<(String, usize)>)> = Vec::new();
     for t in std::iter::once(&run.test) {
         let repo = &t.repo;
         let fw = match Framework::of(t) {
@@ -168,6 +171,9 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
             // must fail (leaving alone the last tests of a file does not spare them all).
             let pairs = 2 + seed.index(k + 1, 250, 2);
             let go_file = join(parent(&file), &go_file_name(&file, &vocab, seed, k + 1));
+            let target = format!("{dir}/{}", quote(&file));
+            // Pytest: (canary file, place) of each canary of this module, in order.
+            let mut inserts: Vec<(String, usize)> = Vec::new();
             for _ in 0..pairs {
                 k += 1;
                 let pass = names::make(fw, &vocab, seed, k, 0, &mut taken);
@@ -182,9 +188,9 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                     fail_first,
                 );
                 let blob = format!("{CANARY_DIR}/{k}.txt");
-                let target = format!("{dir}/{}", quote(&file));
                 if fw == Framework::Pytest {
-                    // Each canary on its own, at its own place in the module.
+                    // Each canary on its own, at its own place in the module (all of a
+                    // file's canaries placed by one `python3` after the loop).
                     let (a, b) = seed.numbers(k);
                     for (i, (name, x)) in [(&pass, a), (&fail, b)].into_iter().enumerate() {
                         let blob = format!("{CANARY_DIR}/{k}.{i}.txt");
@@ -193,14 +199,8 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                             bytes: framework::pytest_canary(name, a, x).into_bytes(),
                             mode: 0o644,
                         });
-                        let src = format!("\"$TASKC_ROOT\"{blob}");
                         let at = seed.index(k, 252 + i as u8, 1 << 16);
-                        p.script.push_str(&format!(
-                        "python3 -I -S -c {py} {target} {src} {at} {subject} 2>/dev/null \
-                         || {{ printf '\\n\\n'; sed 's/{subject}/__name__/g' {src}; }} >> {target}\n",
-                        py = quote(PYTEST_INSERT),
-                        subject = framework::PYTEST_SUBJECT,
-                    ));
+                        inserts.push((format!("\"$TASKC_ROOT\"{blob}"), at));
                     }
                 } else {
                     p.uploads.push(Upload {
@@ -265,39 +265,86 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                     });
                 }
             }
+            if !inserts.is_empty() {
+                modules.push((target, inserts));
+            }
         }
+    }
+    if !modules.is_empty() {
+        p.script.push_str(&pytest_insert_script(&modules));
     }
     p
 }
 
-/// Inserts the canary in file `argv[2]` into the Python module `argv[1]` before one of its
-/// top-level definitions (decorators included; at the end when it has none), the
-/// `argv[3]`-th modulo their number, with the placeholder `argv[4]` replaced by a name the
-/// module imports or defines; fails (leaving the module as it was) when the result would
-/// not parse. Runs as `python3 -I -S` (no `site`, no environment, no current folder on
-/// `sys.path`): nothing of the agent's is imported.
+/// The script line placing the pytest canaries of every module (`modules`: the module,
+/// then each canary's file and place, in order) with one `python3`; when it cannot run (no
+/// interpreter) every canary is appended to its module instead.
+fn pytest_insert_script(modules: &[(String, Vec<(String, usize)>)]) -> String {
+    let subject = framework::PYTEST_SUBJECT;
+    let mut args = Vec::new();
+    let mut appends = Vec::new();
+    for (target, inserts) in modules {
+        args.push(format!("{target} {}", inserts.len()));
+        for (src, at) in inserts {
+            args.push(format!("{src} {at}"));
+            appends.push(format!(
+                "{{ printf '\\n\\n'; sed 's/{subject}/__name__/g' {src}; }} >> {target}"
+            ));
+        }
+    }
+    format!(
+        "python3 -I -S -c {py} {subject} {args} 2>/dev/null || {{ {appends}; }}\n",
+        py = quote(PYTEST_INSERT),
+        args = args.join(" "),
+        appends = appends.join("; "),
+    )
+}
+
+/// Inserts canaries into Python modules: `argv[1]` is a placeholder, then per module its
+/// path, a count `c` and `c` pairs (file holding one canary, a number `n`). Each canary is
+/// placed before one of the module's top-level definitions (decorators included; at the
+/// end when it has none), the `n`-th modulo their number, with the placeholder replaced by
+/// a name the module imports or defines. A canary whose insertion would not parse (or in a
+/// module that does not parse) is appended at the end instead, with `__name__` for the
+/// placeholder. Every module is written at the end, once all were read. Runs as
+/// `python3 -I -S` (no `site`, no environment, no current folder on `sys.path`): nothing
+/// of the agent's is imported.
 const PYTEST_INSERT: &str = r#"import ast, sys
-t, s, n, ph = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-src = open(t, encoding="utf-8").read()
-tree = ast.parse(src)
-lines = src.splitlines(keepends=True)
+ph, args = sys.argv[1], sys.argv[2:]
 defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-spots = [min([d.lineno for d in x.decorator_list] + [x.lineno]) - 1 for x in tree.body if isinstance(x, defs)]
-names = []
-for x in tree.body:
-    if isinstance(x, ast.ImportFrom) and x.module == "__future__":
-        continue
-    if isinstance(x, (ast.Import, ast.ImportFrom)):
-        names += [(a.asname or a.name).split(".")[0] for a in x.names if a.name != "*"]
-    elif isinstance(x, defs) and not x.name.lower().startswith("test"):
-        names.append(x.name)
-names = [m for m in names if m.isidentifier()] or ["__name__"]
-add = open(s, encoding="utf-8").read().replace(ph, names[n % len(names)]).strip("\n") + "\n"
-i = spots[n % len(spots)] if spots else len(lines)
-head = "".join(lines[:i]).rstrip("\n")
-new = (head + "\n\n\n" if head else "") + add + "\n\n" + "".join(lines[i:])
-ast.parse(new)
-open(t, "w", encoding="utf-8").write(new)
+def insert(src, add, n):
+    tree = ast.parse(src)
+    lines = src.splitlines(keepends=True)
+    spots = [min([d.lineno for d in x.decorator_list] + [x.lineno]) - 1 for x in tree.body if isinstance(x, defs)]
+    names = []
+    for x in tree.body:
+        if isinstance(x, ast.ImportFrom) and x.module == "__future__":
+            continue
+        if isinstance(x, (ast.Import, ast.ImportFrom)):
+            names += [(a.asname or a.name).split(".")[0] for a in x.names if a.name != "*"]
+        elif isinstance(x, defs) and not x.name.lower().startswith("test"):
+            names.append(x.name)
+    names = [m for m in names if m.isidentifier()] or ["__name__"]
+    add = add.replace(ph, names[n % len(names)]).strip("\n") + "\n"
+    i = spots[n % len(spots)] if spots else len(lines)
+    head = "".join(lines[:i]).rstrip("\n")
+    new = (head + "\n\n\n" if head else "") + add + "\n\n" + "".join(lines[i:])
+    ast.parse(new)
+    return new
+out = []
+while args:
+    t, c = args[0], int(args[1])
+    pairs, args = args[2:2 + 2 * c], args[2 + 2 * c:]
+    src = open(t, encoding="utf-8").read()
+    for s, n in zip(pairs[0::2], pairs[1::2]):
+        add = open(s, encoding="utf-8").read()
+        try:
+            src = insert(src, add, int(n))
+        except Exception:
+            src += "\n\n" + add.replace(ph, "__name__")
+    out.append((t, src))
+for t, src in out:
+    open(t, "w", encoding="utf-8").write(src)
 "#;
 
 /// The name of the Go canary file next to `file`: the hidden test file's stem and a word,

@@ -62,10 +62,27 @@ fn pytest_canaries_go_into_test_modules_only() {
         assert_eq!(pair[1].expected, Expected::Fail);
     }
     // Inserted between the module's definitions by python's parser, else appended.
-    assert!(p.script.contains("python3 -I -S -c "), "{}", p.script);
-    assert!(p
-        .script
-        .contains("sed 's/__TASKC_SUBJECT__/__name__/g' \"$TASKC_ROOT\"/taskc/blobs/canary/1.0.txt; } >> \"$TASKC_ROOT\"/work/proxy/tests/test_cookies.py"), "{}", p.script);
+    // One interpreter per module, whatever the number of canaries.
+    assert_eq!(
+        p.script.matches("python3 -I -S -c ").count(),
+        1,
+        "{}",
+        p.script
+    );
+    assert!(
+        p.script.contains(
+            "sed 's/__TASKC_SUBJECT__/__name__/g' \"$TASKC_ROOT\"/taskc/blobs/canary/1.0.txt;"
+        ),
+        "{}",
+        p.script
+    );
+    assert!(
+        p.script
+            .trim_end()
+            .ends_with("; } >> \"$TASKC_ROOT\"/work/proxy/tests/test_cookies.py; }"),
+        "{}",
+        p.script
+    );
     // Named like the file's own tests: no hex.
     for c in &p.canaries {
         assert!(c.name.starts_with("test_"), "{}", c.name);
@@ -95,37 +112,71 @@ fn the_pytest_insertion_keeps_the_module_parsing() {
     let module = dir.path().join("test_m.py");
     let canary = dir.path().join("c.txt");
     let base = "import pytest\n\n\n@pytest.mark.parametrize(\"x\", [1])\ndef test_a(x):\n    assert x\n\n\nclass TestB:\n    def test_b(self):\n        pass\n";
+    let second = dir.path().join("d.txt");
     std::fs::write(&canary, framework::pytest_canary("test_c", 1, 1)).unwrap();
+    std::fs::write(&second, framework::pytest_canary("test_d", 2, 3)).unwrap();
+    // Several modules, one interpreter: each module's path, its number of canaries, then
+    // (canary file, place) per canary.
+    let insert = |modules: &[&std::path::Path], n: usize| {
+        let mut cmd = std::process::Command::new("python3");
+        cmd.args(["-I", "-S", "-c", PYTEST_INSERT])
+            .arg(framework::PYTEST_SUBJECT);
+        for m in modules {
+            cmd.arg(m)
+                .arg("2")
+                .arg(&canary)
+                .arg(n.to_string())
+                .arg(&second)
+                .arg((n + 1).to_string());
+        }
+        cmd.output().unwrap()
+    };
     let mut seen = std::collections::BTreeSet::new();
     for n in 0..2 {
         std::fs::write(&module, base).unwrap();
-        let out = std::process::Command::new("python3")
-            .args(["-I", "-S", "-c", PYTEST_INSERT])
-            .arg(&module)
-            .arg(&canary)
-            .arg(n.to_string())
-            .arg(framework::PYTEST_SUBJECT)
-            .output()
-            .unwrap();
+        let out = insert(&[&module], n);
         assert!(out.status.success(), "{out:?}");
         let text = std::fs::read_to_string(&module).unwrap();
         assert!(text.contains("def test_c():"), "{text}");
+        assert!(
+            text.contains("def test_d():"),
+            "both canaries, one run: {text}"
+        );
         assert!(
             text.contains("@pytest.mark.parametrize(\"x\", [1])\ndef test_a(x):"),
             "{text}"
         );
         assert!(text.contains("subject = repr(pytest)"), "{text}");
         seen.insert(text.find("def test_c").unwrap());
-        // The module still runs its own tests and the canary.
+        // The module still runs its own tests and the canaries (test_d must fail).
         let run = std::process::Command::new("python3")
             .arg("-c")
-            .arg(format!("{text}\ntest_c()\nTestB().test_b()\n"))
+            .arg(format!(
+                "{text}\ntest_c()\nTestB().test_b()\ntry:\n    test_d()\nexcept AssertionError:\n    pass\nelse:\n    raise SystemExit(3)\n"
+            ))
             .output()
             .unwrap();
         if !String::from_utf8_lossy(&run.stderr).contains("No module named 'pytest'") {
             assert!(run.status.success(), "{run:?}");
         }
     }
+    // Two modules in one run, one of which does not parse: its canaries are appended, with
+    // `__name__`; the other's are inserted.
+    let broken = dir.path().join("test_broken.py");
+    std::fs::write(&broken, "def broken(:\n").unwrap();
+    std::fs::write(&module, base).unwrap();
+    let out = insert(&[&broken, &module], 0);
+    assert!(out.status.success(), "{out:?}");
+    let text = std::fs::read_to_string(&broken).unwrap();
+    assert!(text.starts_with("def broken(:\n"), "{text}");
+    assert!(
+        text.contains("def test_c():\n    subject = repr(__name__)"),
+        "{text}"
+    );
+    assert!(text.contains("def test_d():"), "{text}");
+    let text = std::fs::read_to_string(&module).unwrap();
+    assert!(text.contains("subject = repr(pytest)"), "{text}");
+    assert!(text.contains("def test_d():"), "{text}");
     assert_eq!(seen.len(), 2, "before test_a and before TestB");
 }
 
@@ -225,4 +276,163 @@ fn ids_match_by_name_suffix_only() {
     assert!(is_canary_id("example.com/m/TestAB", "TestAB"));
     assert!(is_canary_id("tab", "tab"));
     assert!(!is_canary_id("tests/a.py::test_xtest_ab", "test_ab"));
+}
+
+/// A run of `parser`/`command` whose hidden test patch adds `files` (path, content) to
+/// repository `proxy`.
+fn run_with_files(
+    parser: &str,
+    command: &str,
+    files: &[(&str, &str)],
+) -> (Run, BTreeMap<String, String>) {
+    let mut patch = String::new();
+    for (path, text) in files {
+        let lines: Vec<&str> = text.lines().collect();
+        patch.push_str(&format!(
+            "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{} @@\n",
+            lines.len()
+        ));
+        for l in lines {
+            patch.push_str(&format!("+{l}\n"));
+        }
+        if !text.ends_with('\n') {
+            patch.push_str("\\ No newline at end of file\n");
+        }
+    }
+    let (mut run, _) = run(parser, command);
+    let blobs = BTreeMap::from([("b1".to_string(), patch)]);
+    run.test.parser = parser.into();
+    (run, blobs)
+}
+
+/// Writes `files` into `<root>/work/proxy`, the placement's uploads under `root`, and runs
+/// its script there with bash (as a backend does, `TASKC_ROOT=root`).
+fn place_for_real(root: &std::path::Path, files: &[(&str, &str)], p: &Placement) {
+    let repo = root.join("work/proxy");
+    for (path, text) in files {
+        let f = repo.join(path);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, text).unwrap();
+    }
+    for u in &p.uploads {
+        let f = root.join(u.path.trim_start_matches('/'));
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, &u.bytes).unwrap();
+    }
+    let out = std::process::Command::new("bash")
+        .arg("-euo")
+        .arg("pipefail")
+        .arg("-c")
+        .arg(&p.script)
+        .env("TASKC_ROOT", root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{out:?}", p.script);
+}
+
+/// The framework's output (stdout then stderr) parsed with `parse`: every canary pair has
+/// its outcome; returns the other results.
+fn canaries_checked(
+    p: &Placement,
+    out: &std::process::Output,
+    parse: fn(&[u8]) -> crate::parsers::ParsedLog,
+) -> crate::parsers::ParsedLog {
+    let log = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+    let mut parsed = parse(&log);
+    let check = check(p, "proxy", &mut parsed.tests);
+    assert_eq!(
+        check,
+        CanaryCheck::Checked {
+            pairs: p.canaries.len() / 2
+        },
+        "{}",
+        String::from_utf8_lossy(&log)
+    );
+    parsed
+}
+
+/// Cargo canaries appended to a library whose tests live in `mod tests` (ending without a
+/// newline) and to an integration test: `cargo test` runs them all with the right outcomes;
+/// trybuild-style fixtures under `tests/ui/` get none.
+#[test]
+fn cargo_canaries_run_where_they_land() {
+    let files: &[(&str, &str)] = &[
+        ("Cargo.toml", "[package]\nname = \"canarycrate\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        ("src/lib.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds_small_numbers() {\n        assert_eq!(add(1, 2), 3);\n    }\n}"),
+        ("tests/cli.rs", "#[test]\nfn cli_adds_numbers() {\n    assert_eq!(canarycrate::add(2, 2), 4);\n}\n"),
+        ("tests/ui/wrong_type.rs", "fn main() { let _: u32 = \"x\"; }\n"),
+    ];
+    let (run, blobs) = run_with_files("cargo", "cargo test", files);
+    let p = place(&run, &blobs, &seed());
+    assert!(
+        p.canaries
+            .iter()
+            .all(|c| c.file != "tests/ui/wrong_type.rs"),
+        "{:?}",
+        p.canaries
+    );
+    let placed: std::collections::BTreeSet<&str> =
+        p.canaries.iter().map(|c| c.file.as_str()).collect();
+    assert_eq!(
+        placed.into_iter().collect::<Vec<_>>(),
+        ["src/lib.rs", "tests/cli.rs"]
+    );
+    let root = tempfile::tempdir().unwrap();
+    place_for_real(root.path(), files, &p);
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["test", "--offline", "--no-fail-fast"])
+        .current_dir(root.path().join("work/proxy"))
+        .env("CARGO_TARGET_DIR", root.path().join("target"))
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    let parsed = canaries_checked(&p, &out, crate::parsers::cargo::parse);
+    assert_eq!(
+        parsed.tests.len(),
+        2,
+        "the file's own tests are left: {:?}",
+        parsed.tests
+    );
+    assert!(
+        parsed.tests.values().all(|o| *o == Outcome::Passed),
+        "{:?}",
+        parsed.tests
+    );
+}
+
+/// node:test canaries appended to a CommonJS file, an ES module (`.mjs`) whose last
+/// statement is a `describe` block without a final newline, and a `.js` ES module: `node
+/// --test` runs them all with the right outcomes (node is installed by scripts/setup.sh).
+#[test]
+fn node_canaries_run_in_commonjs_and_es_modules() {
+    let files: &[(&str, &str)] = &[
+        ("test/retry.test.js", "const test = require('node:test');\nconst assert = require('node:assert');\n\ntest('retry waits', () => {\n  assert.strictEqual(1 + 1, 2);\n});\n"),
+        ("test/backoff.test.mjs", "import { describe, it } from 'node:test';\nimport assert from 'node:assert';\n\ndescribe('backoff', () => {\n  it('backoff doubles', () => {\n    assert.strictEqual(2 * 2, 4);\n  });\n})"),
+        ("test/esm/header.test.js", "import test from 'node:test';\nimport assert from 'node:assert';\n\ntest('header parses', () => {\n  assert.ok(true);\n});\n"),
+        ("test/esm/package.json", "{ \"type\": \"module\" }\n"),
+    ];
+    let (run, blobs) = run_with_files("tap", "node --test --test-reporter=tap", files);
+    let p = place(&run, &blobs, &seed());
+    let placed: std::collections::BTreeSet<&str> =
+        p.canaries.iter().map(|c| c.file.as_str()).collect();
+    assert_eq!(placed.len(), 3, "{:?}", p.canaries);
+    let root = tempfile::tempdir().unwrap();
+    place_for_real(root.path(), files, &p);
+    let out = std::process::Command::new("node")
+        .args(["--test", "--test-reporter=tap"])
+        .current_dir(root.path().join("work/proxy"))
+        .output()
+        .expect("node is installed (scripts/setup.sh)");
+    let parsed = canaries_checked(&p, &out, crate::parsers::tap::parse);
+    for own in ["retry waits", "backoff doubles", "header parses"] {
+        assert!(
+            parsed
+                .tests
+                .iter()
+                .any(|(id, o)| id.ends_with(own) && *o == Outcome::Passed),
+            "`{own}` did not pass: {:?}",
+            parsed.tests
+        );
+    }
 }

@@ -1,9 +1,15 @@
 //! The Docker backend (bollard): one container per run, running the script as its command.
 //!
-//! Lifecycle of a run: create (labelled) → upload → start → follow the output (to a file
-//! or memory; SIGKILL the container past the log cap) while waiting (SIGKILL the container
-//! at the timeout) → inspect (OOM) → download collected files → remove. Removal happens on every path,
-//! also when the future is dropped (a guard spawns the removal).
+//! Lifecycle of a run: create (labelled) → attach its stdin → start, the uploads written
+//! to its stdin as one archive, which [`WRAPPER`] unpacks before the script runs → follow
+//! the output (to a file or memory; SIGKILL the container past the log cap) while waiting
+//! (SIGKILL the container at the timeout) → inspect (OOM) → remove. The collected files
+//! come back on the container's stderr (a trailer the wrapper writes once the script
+//! exited; only the root wrapper holds that stream: the script's stdout and stderr are both
+//! the container's stdout, the log); when the trailer is missing (a killed run) they are
+//! downloaded instead. No archive request per run, so the engine never mounts the
+//! container's file system outside its start. Removal happens on every path, also when
+//! the future is dropped (a guard spawns the removal).
 
 mod errors;
 mod gc;
@@ -12,9 +18,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use bollard::container::{
-    Config, CreateContainerOptions, DownloadFromContainerOptions, KillContainerOptions,
-    ListContainersOptions, LogsOptions, RemoveContainerOptions, StartContainerOptions,
-    UploadToContainerOptions, WaitContainerOptions,
+    AttachContainerOptions, Config, CreateContainerOptions, DownloadFromContainerOptions,
+    KillContainerOptions, ListContainersOptions, LogsOptions, RemoveContainerOptions,
+    StartContainerOptions, WaitContainerOptions,
 };
 use bollard::image::BuildImageOptions;
 use bollard::models::HostConfig;
@@ -35,6 +41,60 @@ const DOCKERFILE_NAME: &str = "taskc.Dockerfile";
 
 /// How long to wait for a killed container to stop.
 const KILL_GRACE: Duration = Duration::from_secs(30);
+
+/// The container's command (`bash -c WRAPPER taskc-run SCRIPT COLLECT…`), as root: unpacks
+/// the uploads from stdin, runs the script with its stdout and stderr on the container's
+/// stdout (the log), then writes the trailer on its own stderr: `taskc-trailer exit=<code>`,
+/// one line per collected path (a base64 tar of it, empty when absent), `taskc-trailer end`.
+const WRAPPER: &str = r#"set -u
+tar -x -p --numeric-owner --no-overwrite-dir -C / || { echo "taskc: cannot unpack the run's inputs" >&2; exit 125; }
+s=$1; shift
+bash -euo pipefail -c "$s" 2>&1 </dev/null
+code=$?
+printf 'taskc-trailer exit=%s\n' "$code" >&2
+for p in "$@"; do
+  if [ -e "$p" ]; then tar -c --numeric-owner -C "$(dirname -- "$p")" -- "$(basename -- "$p")" 2>/dev/null | base64 -w 0 >&2; fi
+  printf '\n' >&2
+done
+printf 'taskc-trailer end\n' >&2
+exit "$code"
+"#;
+
+/// The trailer's first line (then the exit code).
+const TRAILER_EXIT: &[u8] = b"taskc-trailer exit=";
+/// The trailer's last line.
+const TRAILER_END: &[u8] = b"taskc-trailer end";
+/// At most this much of the container's stderr is kept (the trailer: the harness's records
+/// and messages); past it the collected files are downloaded instead.
+const TRAILER_CAP: usize = 16 << 20;
+
+/// The collected files of the trailer in `stderr` (see [`WRAPPER`]): one base64 tar per
+/// path of `collect`, keyed by container path; `None` when the trailer is missing,
+/// incomplete or malformed.
+fn parse_trailer(stderr: &[u8], collect: &[String]) -> Option<BTreeMap<String, Vec<u8>>> {
+    use base64::Engine as _;
+    let start = memchr::memmem::rfind(stderr, TRAILER_EXIT)?;
+    if start > 0 && stderr[start - 1] != b'\n' {
+        return None;
+    }
+    let mut lines = stderr[start..].split(|b| *b == b'\n');
+    lines.next()?;
+    let mut out = BTreeMap::new();
+    for path in collect {
+        let line = lines.next()?.trim_ascii();
+        if line == TRAILER_END {
+            return None;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        let tar = base64::engine::general_purpose::STANDARD
+            .decode(line)
+            .ok()?;
+        out.extend(read_collected(path, &tar).ok()?);
+    }
+    (lines.next()?.trim_ascii() == TRAILER_END).then_some(out)
+}
 
 /// Runs plans in Docker containers through the daemon's API.
 #[derive(Debug, Clone)]
@@ -171,13 +231,17 @@ impl DockerBackend {
         };
         let config = Config {
             image: Some(req.image.clone()),
-            cmd: Some(vec![
-                "bash".into(),
-                "-euo".into(),
-                "pipefail".into(),
-                "-c".into(),
-                req.script.clone(),
-            ]),
+            cmd: Some(
+                ["bash", "-c", WRAPPER, "taskc-run", &req.script]
+                    .into_iter()
+                    .map(String::from)
+                    .chain(req.collect.iter().cloned())
+                    .collect(),
+            ),
+            // The uploads arrive on stdin (one archive), closed once written.
+            open_stdin: Some(true),
+            stdin_once: Some(true),
+            attach_stdin: Some(true),
             working_dir: Some(req.workdir.clone()),
             env: Some(env),
             labels: Some(labels),
@@ -213,29 +277,45 @@ impl DockerBackend {
     }
 
     async fn drive(&self, id: &str, req: &RunRequest) -> Result<RunOutcome, BackendError> {
-        if !req.uploads.is_empty() {
-            let files = upload_files(&req.uploads);
-            let archive = build_tar(&files).map_err(|e| BackendError::InvalidRequest {
-                run_id: req.run_id.clone(),
-                detail: format!("cannot archive the uploads: {e}"),
-            })?;
-            self.docker
-                .upload_to_container(
-                    id,
-                    Some(UploadToContainerOptions {
-                        path: "/".to_string(),
-                        ..Default::default()
-                    }),
-                    archive.into(),
-                )
-                .await
-                .map_err(|e| docker_error("upload files to container", id, e))?;
-        }
+        let files = upload_files(&req.uploads);
+        let archive = build_tar(&files).map_err(|e| BackendError::InvalidRequest {
+            run_id: req.run_id.clone(),
+            detail: format!("cannot archive the uploads: {e}"),
+        })?;
+        // Attached before the start: the container's stdin is this connection.
+        let attached = self
+            .docker
+            .attach_container(
+                id,
+                Some(AttachContainerOptions::<String> {
+                    stdin: Some(true),
+                    stream: Some(true),
+                    ..Default::default()
+                }),
+            )
+            .await
+            .map_err(|e| docker_error("attach to container", id, e))?;
         let started = Instant::now();
         self.docker
             .start_container(id, None::<StartContainerOptions<String>>)
             .await
             .map_err(|e| docker_error("start container", id, e))?;
+        let mut input = attached.input;
+        // Kept until the inputs are written (the connection's other half).
+        let output = attached.output;
+        let upload = async move {
+            let written = async {
+                input.write_all(&archive).await?;
+                input.flush().await?;
+                input.shutdown().await
+            };
+            // Bounded: a container that never reads its stdin must not hang the run.
+            match tokio::time::timeout(req.timeout, written).await {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(_) => Err("the container did not read its inputs in time".to_string()),
+            }
+        };
         // The log streams while the container runs (to its file, or kept in memory), and
         // the container is killed as soon as it passes the cap; meanwhile the clock runs.
         let logs = async {
@@ -269,9 +349,18 @@ impl DockerBackend {
                 }
             }
         };
-        let (logs, waited) = tokio::join!(logs, waited);
+        let (uploaded, logs, waited) = tokio::join!(upload, logs, waited);
+        drop(output);
         let (mut exit_code, timed_out) = waited?;
-        let (log, log_truncated) = logs?;
+        let (log, log_truncated, stderr) = logs?;
+        if let Err(detail) = uploaded {
+            return Err(BackendError::Docker {
+                op: "write the run's inputs to the container",
+                target: id.to_string(),
+                detail,
+                help: "retry; if it persists, check the Docker daemon's logs".into(),
+            });
+        }
         let duration = started.elapsed();
         let inspect = self
             .docker
@@ -285,10 +374,17 @@ impl DockerBackend {
         } else if exit_code.is_none() {
             exit_code = state.exit_code;
         }
-        let mut collected = BTreeMap::new();
-        for path in &req.collect {
-            collected.extend(self.download(id, path).await?);
-        }
+        // From the trailer; a run stopped before it wrote one is read from the container.
+        let collected = match parse_trailer(&stderr, &req.collect) {
+            Some(c) => c,
+            None => {
+                let mut collected = BTreeMap::new();
+                for path in &req.collect {
+                    collected.extend(self.download(id, path).await?);
+                }
+                collected
+            }
+        };
         Ok(RunOutcome {
             exit_code,
             log,
@@ -333,14 +429,16 @@ impl DockerBackend {
         }
     }
 
-    /// Follows the container's output until it stops: into `to` (a file, written as it
-    /// arrives) or into memory. Past [`LOG_CAP`] bytes it kills the container and reports
-    /// the log as truncated; it never holds more than one chunk of a streamed log.
+    /// Follows the container's output until it stops: its stdout (the log) into `to` (a
+    /// file, written as it arrives) or into memory, its stderr (the wrapper's trailer, at
+    /// most [`TRAILER_CAP`] bytes) into memory. Past [`LOG_CAP`] bytes of log it kills the
+    /// container and reports the log as truncated; it never holds more than one chunk of a
+    /// streamed log.
     async fn stream_logs(
         &self,
         id: &str,
         to: Option<&std::path::Path>,
-    ) -> Result<(Vec<u8>, bool), BackendError> {
+    ) -> Result<(Vec<u8>, bool, Vec<u8>), BackendError> {
         let io_error = |e: std::io::Error| BackendError::Docker {
             op: "write the run's log",
             target: to.map(|p| p.display().to_string()).unwrap_or_default(),
@@ -363,8 +461,14 @@ impl DockerBackend {
             }),
         );
         let mut truncated = false;
+        let mut stderr = Vec::new();
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|e| docker_error("read container logs", id, e))?;
+            if let bollard::container::LogOutput::StdErr { message } = chunk {
+                let take = TRAILER_CAP.saturating_sub(stderr.len()).min(message.len());
+                stderr.extend_from_slice(&message[..take]);
+                continue;
+            }
             let bytes = chunk.into_bytes();
             match file.as_mut() {
                 Some(f) => {
@@ -389,9 +493,10 @@ impl DockerBackend {
                 f.write_all(TRUNCATION_MARKER).await.map_err(io_error)?;
             }
             f.flush().await.map_err(io_error)?;
-            return Ok((Vec::new(), truncated));
+            return Ok((Vec::new(), truncated, stderr));
         }
-        Ok(buffer.finish())
+        let (log, truncated) = buffer.finish();
+        Ok((log, truncated, stderr))
     }
 
     async fn download(
@@ -589,5 +694,58 @@ impl Backend for DockerBackend {
         dry_run: bool,
     ) -> BoxFuture<'a, Result<GcReport, BackendError>> {
         Box::pin(self.gc_inner(keep, dry_run))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use base64::Engine as _;
+
+    use super::*;
+
+    fn tar_of(files: &[(&str, &[u8])]) -> String {
+        let files: Vec<TarFile<'_>> = files
+            .iter()
+            .map(|(path, bytes)| TarFile {
+                path,
+                bytes,
+                mode: 0o600,
+                mtime: 0,
+            })
+            .collect();
+        base64::engine::general_purpose::STANDARD.encode(build_tar(&files).unwrap())
+    }
+
+    #[test]
+    fn the_trailer_gives_the_collected_files_by_path() {
+        let collect = vec!["/taskc/harness".to_string(), "/tmp/absent".to_string()];
+        let harness = tar_of(&[("harness/exit", b"0\n"), ("harness/ms", b"12\n")]);
+        // What the wrapper wrote before (a tar warning) does not matter.
+        let stderr =
+            format!("tar: warning\ntaskc-trailer exit=0\n{harness}\n\ntaskc-trailer end\n");
+        let got = parse_trailer(stderr.as_bytes(), &collect).unwrap();
+        assert_eq!(got["/taskc/harness/exit"], b"0\n");
+        assert_eq!(got["/taskc/harness/ms"], b"12\n");
+        assert_eq!(got.len(), 2);
+    }
+
+    #[test]
+    fn a_missing_or_cut_trailer_is_none() {
+        let collect = vec!["/taskc/harness".to_string()];
+        let harness = tar_of(&[("harness/exit", b"0\n")]);
+        assert_eq!(parse_trailer(b"", &collect), None);
+        // Killed before the end line.
+        let cut = format!("taskc-trailer exit=0\n{harness}\n");
+        assert_eq!(parse_trailer(cut.as_bytes(), &collect), None);
+        // Fewer lines than collected paths.
+        assert_eq!(
+            parse_trailer(b"taskc-trailer exit=0\ntaskc-trailer end\n", &collect),
+            None
+        );
+        // Not base64.
+        assert_eq!(
+            parse_trailer(b"taskc-trailer exit=0\n%%%\ntaskc-trailer end\n", &collect),
+            None
+        );
     }
 }

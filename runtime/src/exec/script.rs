@@ -299,18 +299,52 @@ fn restore_surface(
     }
     for step in &run.steps {
         if let Step::RestoreFiles { repo, paths } = step {
-            for p in paths {
-                let q = sh_quote(p);
-                s.line(&format!(
-                    "( cd {d} && if git cat-file -e HEAD:{q} 2>/dev/null; then git checkout -q HEAD -- {q}; else rm -rf -- {q}; fi ) \
-                     || fail {who} {why}",
-                    d = repo_dir(repo),
-                    who = who.as_str(),
-                    why = sh_quote(&format!("could not restore `{p}` in `{repo}`")),
-                ));
-            }
+            let why = format!("could not restore {} in `{repo}`", list_paths(paths));
+            s.text
+                .push_str(&restore_paths(&repo_dir(repo), paths, false, who, &why));
         }
     }
+}
+
+/// `` `a`, `b` `` (at most five, then how many more).
+pub(crate) fn list_paths(paths: &[String]) -> String {
+    let mut shown: Vec<String> = paths.iter().take(5).map(|p| format!("`{p}`")).collect();
+    if paths.len() > 5 {
+        shown.push(format!("{} more", paths.len() - 5));
+    }
+    shown.join(", ")
+}
+
+/// Script lines putting `paths` of the repository in `dir` (already quoted) back as they
+/// are at its `HEAD` — deleted when absent there; `remove_first` deletes each one present
+/// at `HEAD` before checking it out — with two `git` processes whatever the number of
+/// paths (which `HEAD` has, then one checkout), paths taken literally; `fail`s with `who`
+/// and `why`.
+pub(crate) fn restore_paths(
+    dir: &str,
+    paths: &[String],
+    remove_first: bool,
+    who: StepFailure,
+    why: &str,
+) -> String {
+    if paths.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = paths.iter().map(|p| sh_quote(p)).collect();
+    let list = list.join(" ");
+    let present = if remove_first {
+        "rm -rf -- \"$p\" || exit 1; co+=(\"$p\")"
+    } else {
+        "co+=(\"$p\")"
+    };
+    format!(
+        "( cd {dir} && export GIT_LITERAL_PATHSPECS=1 && declare -A at_head=() && \
+         while IFS= read -r -d '' p; do at_head[$p]=1; done < <(git ls-tree -r -t -z --name-only HEAD -- {list} 2>/dev/null) && \
+         co=() && for p in {list}; do if [ -n \"${{at_head[$p]:-}}\" ]; then {present}; else rm -rf -- \"$p\" || exit 1; fi; done && \
+         {{ [ ${{#co[@]}} -eq 0 ] || git checkout -q HEAD -- \"${{co[@]}}\"; }} ) || fail {who} {why}\n",
+        who = sh_quote(who.as_str()),
+        why = sh_quote(why),
+    )
 }
 
 /// Phase 3: the relaxed hidden tests.
@@ -501,5 +535,68 @@ mod tests {
         assert_eq!(sh_quote("a b"), "'a b'");
         assert_eq!(sh_quote("it's"), r"'it'\''s'");
         assert_eq!(sh_quote(""), "''");
+    }
+
+    /// The restore lines, run by bash on a real repository: files changed, added, deleted
+    /// and replaced by a symlink come back as at `HEAD`; a path absent at `HEAD` goes.
+    #[test]
+    fn restore_paths_puts_back_head_with_two_git_processes() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        let sh = |script: &str| {
+            std::process::Command::new("bash")
+                .arg("-c")
+                .arg(script)
+                .current_dir(repo)
+                .output()
+                .unwrap()
+        };
+        let setup = sh("git init -q && mkdir -p tests/sub && echo a > tests/test_a.py && \
+             echo b > 'tests/sub/t b.py' && echo c > 'tests/[c].py' && echo d > tests/test_d.py && \
+             git add -A && git -c user.name=t -c user.email=t@t commit -qm base && \
+             echo changed >> tests/test_a.py && rm 'tests/sub/t b.py' && echo new > tests/test_new.py && \
+             echo x > tests/c.py && rm 'tests/[c].py' && rm tests/test_d.py && ln -s /etc/passwd tests/test_d.py");
+        assert!(setup.status.success(), "{setup:?}");
+        let paths: Vec<String> = [
+            "tests/test_a.py",
+            "tests/sub/t b.py",
+            "tests/test_new.py",
+            "tests/[c].py",
+            "tests/test_d.py",
+        ]
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+        for remove_first in [false, true] {
+            let lines = restore_paths(".", &paths, remove_first, StepFailure::Spec, "why");
+            assert_eq!(lines.matches("git ").count(), 2, "{lines}");
+            let out = sh(&format!(
+                "set -u; fail() {{ echo \"FAILED $1 $2\"; exit 86; }}\n{lines}git status --porcelain"
+            ));
+            assert!(out.status.success(), "{out:?}");
+            let status = String::from_utf8_lossy(&out.stdout);
+            // Only the untouched extra file is left over; everything else is as at HEAD.
+            assert_eq!(status.trim(), "?? tests/c.py", "{lines}\n{status}");
+            assert!(!repo.join("tests/test_new.py").exists());
+            assert!(!repo.join("tests/test_d.py").is_symlink());
+            let again = sh("echo changed >> tests/test_a.py && echo new > tests/test_new.py");
+            assert!(again.status.success());
+        }
+        // A repository without HEAD cannot be restored: the step fails with its reason.
+        let lines = restore_paths(
+            "/nonexistent-taskc",
+            &paths,
+            false,
+            StepFailure::Spec,
+            "why",
+        );
+        let out = sh(&format!(
+            "fail() {{ echo \"FAILED $1 $2\"; exit 86; }}\n{lines}"
+        ));
+        assert_eq!(out.status.code(), Some(86), "{out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "FAILED spec why"
+        );
     }
 }

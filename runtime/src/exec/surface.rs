@@ -57,18 +57,14 @@ pub fn restore_script(repo: &str, dir: &str, globs: &[String], patch: &str) -> S
                 "the prediction's patch for `{repo}` cannot be read to restore the test surface: {e}"
             ))
         ),
-        Ok(list) => list
-            .iter()
-            .map(|r| {
-                let q = sh_quote(&r.path);
-                format!(
-                    "( cd {dir} && if git cat-file -e HEAD:{q} 2>/dev/null; then rm -rf -- {q} && git checkout -q HEAD -- {q}; else rm -rf -- {q}; fi ) \
-                     || fail {who} {why}\n",
-                    who = StepFailure::AfterPrediction.as_str(),
-                    why = sh_quote(&format!("could not revert `{}` in `{repo}`", r.path)),
-                )
-            })
-            .collect(),
+        Ok(list) => {
+            let paths: Vec<String> = list.iter().map(|r| r.path.clone()).collect();
+            let why = format!(
+                "could not revert {} in `{repo}`",
+                super::script::list_paths(&paths)
+            );
+            super::script::restore_paths(dir, &paths, true, StepFailure::AfterPrediction, &why)
+        }
     }
 }
 
@@ -116,7 +112,7 @@ new file mode 100644
             [("evil.pth", "*.pth"), ("tests/conftest.py", "conftest.py")]
         );
         let s = restore_script("proxy", "\"$TASKC_ROOT\"/work/proxy", &globs(), PATCH);
-        assert!(s.contains("git checkout -q HEAD -- tests/conftest.py"));
+        assert!(s.contains("for p in evil.pth tests/conftest.py;"), "{s}");
         assert!(!s.contains("cookies.py"));
     }
 

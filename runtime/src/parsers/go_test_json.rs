@@ -14,6 +14,13 @@
 //!
 //! **Complete** when at least one package appears and every package ends with
 //! a package-level `pass`, `fail` or `skip` action.
+//!
+//! **Forged events.** A package that ends `pass` without a single test result,
+//! while its test binary printed test2json result events of its own (lines
+//! `{"Action":"pass","Test":…}` that `go test -json` wrapped as `output`), is
+//! tampering: an honest test binary's results are never output lines (the
+//! `go-forged-test2json` attack: library `init()` printing `pass` events for
+//! every test, then exiting before any ran).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -50,6 +57,23 @@ struct Package {
     build_failed: bool,
     /// The package-level pass/fail/skip arrived.
     ended: bool,
+    /// Test-level results (pass/fail/skip events) of it.
+    results: usize,
+    /// Its output lines that are themselves test2json result events of a test.
+    forged: usize,
+    /// The package-level action was `pass`.
+    passed: bool,
+}
+
+/// Whether an `output` line is a test2json result event of a test (what a test binary
+/// printing forged events writes; `go test -json` wraps it as output).
+fn is_result_event(output: &str) -> bool {
+    let line = output.trim();
+    line.starts_with('{')
+        && serde_json::from_str::<Event>(line).is_ok_and(|e| {
+            e.test.is_some_and(|t| !t.is_empty())
+                && matches!(e.action.as_str(), "pass" | "fail" | "skip")
+        })
 }
 
 /// `FAIL\t<pkg> [build failed]` (or `[setup failed]`) printed as plain text: the package.
@@ -115,6 +139,7 @@ pub fn parse(log: &[u8]) -> ParsedLog {
                     _ => continue,
                 };
                 package.running.remove(&id);
+                package.results += 1;
                 package.any_failure |= outcome == Outcome::Failed;
                 parsed.record(id, outcome);
             }
@@ -124,8 +149,15 @@ pub fn parse(log: &[u8]) -> ParsedLog {
                     if output.contains("[build failed]") || output.contains("[setup failed]") {
                         package.build_failed = true;
                     }
+                    if is_result_event(output) {
+                        package.forged += 1;
+                    }
                 }
-                "pass" | "skip" => package.ended = true,
+                "pass" => {
+                    package.ended = true;
+                    package.passed = true;
+                }
+                "skip" => package.ended = true,
                 "fail" => {
                     package.ended = true;
                     let crashed = std::mem::take(&mut package.running);
@@ -145,6 +177,13 @@ pub fn parse(log: &[u8]) -> ParsedLog {
         }
     }
     for (name, package) in &packages {
+        if package.passed && package.results == 0 && package.forged > 0 {
+            parsed.tampering.push(format!(
+                "package {name} passed without reporting any test, yet its test binary printed {} \
+                 test2json result event(s) of its own (`{{\"Action\":\"pass\",\"Test\":…}}` as output): forged results",
+                package.forged
+            ));
+        }
         if package.ended {
             continue;
         }
@@ -177,6 +216,38 @@ pub fn parse(log: &[u8]) -> ParsedLog {
 #[cfg(test)]
 mod plain_build_failure_tests {
     use super::*;
+
+    /// What the `go-forged-test2json` attack's run logged (trimmed): the forged events are
+    /// the package's output, then `ok` and a package `pass` with no test result.
+    #[test]
+    fn forged_events_in_the_output_of_a_package_that_ran_no_test_are_tampering() {
+        let log = concat!(
+            r#"{"Action":"output","Package":"example.com/m","Output":"{\"Action\":\"run\",\"Package\":\"example.com/m\",\"Test\":\"TestA\"}\n"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"example.com/m","Output":"{\"Action\":\"pass\",\"Package\":\"example.com/m\",\"Test\":\"TestA\",\"Elapsed\":0}\n"}"#,
+            "\n",
+            r#"{"Action":"output","Package":"example.com/m","Output":"ok  \texample.com/m\t0.007s\n"}"#,
+            "\n",
+            r#"{"Action":"pass","Package":"example.com/m","Elapsed":0.008}"#,
+            "\n",
+        );
+        let parsed = parse(log.as_bytes());
+        assert!(parsed.tests.is_empty(), "{:?}", parsed.tests);
+        assert_eq!(parsed.tampering.len(), 1, "{:?}", parsed.tampering);
+        assert!(parsed.tampering[0].contains("package example.com/m"));
+        // The same output next to real results (a test printing events) is no evidence.
+        let honest = log.replace(
+            r#"{"Action":"pass","Package":"example.com/m","Elapsed":0.008}"#,
+            r#"{"Action":"pass","Package":"example.com/m","Test":"TestB"}
+{"Action":"pass","Package":"example.com/m","Elapsed":0.008}"#,
+        );
+        let parsed = parse(honest.as_bytes());
+        assert!(parsed.tampering.is_empty(), "{:?}", parsed.tampering);
+        assert_eq!(
+            parsed.tests.get("example.com/m/TestB"),
+            Some(&Outcome::Passed)
+        );
+    }
 
     #[test]
     fn a_plain_text_build_failure_fails_the_package_and_keeps_the_log_whole() {
