@@ -1,7 +1,8 @@
-//! The one entry point of `taskc score` (`pipeline::score_specs`) on the real local backend
-//! with a real example: the events it tells, in order — gold solved, empty unsolved, a
-//! predictions file's skipped lines, a stale lock refused (typed error) and,
-//! when allowed, used with its event — and the reports it writes.
+//! The one entry points of `taskc score` (`pipeline::score_specs`) and `taskc verify`
+//! (`pipeline::verify_specs`) on the real local backend with a real example: the events
+//! they tell, in order — gold solved, empty unsolved, a predictions file's skipped lines, a
+//! stale lock refused (typed error) and, when allowed, used with its event, the reports
+//! written; the verdict, then the lock written — and what they refuse before any run.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -13,8 +14,9 @@ use taskc_compiler::plan::ScoreMode;
 use taskc_runtime::fs_loader::FsLoader;
 use taskc_runtime::grade::Status;
 use taskc_runtime::pipeline::{
-    score_specs, BackendChoice, CheckedSpec, LockUseError, PredictionSource, ProgressStyle,
-    ScoreEnd, ScoreEvent, ScoreSpecsOptions, SessionOptions, SpecScoreError,
+    score_specs, verify_specs, BackendChoice, CheckedSpec, LockUseError, OracleFileError,
+    PredictionSource, ProgressStyle, ScoreEnd, ScoreEvent, ScoreSpecsOptions, SessionOptions,
+    SpecScoreError, VerifyEnd, VerifyEvent, VerifySpecsError, VerifySpecsOptions,
 };
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -250,4 +252,98 @@ async fn without_specs_nothing_opens_and_an_unreadable_predictions_file_is_an_er
         ),
         "{err:?}"
     );
+}
+
+fn verify_opts(cache: &Path, compare_oracle: Option<PathBuf>) -> VerifySpecsOptions {
+    VerifySpecsOptions {
+        session: SessionOptions {
+            backend: BackendChoice::Local,
+            jobs: Some(2),
+            cache: Some(cache.to_path_buf()),
+            progress: ProgressStyle::Lines,
+        },
+        exhaustive: false,
+        full: false,
+        repeat: 1,
+        write_lock: true,
+        compare_oracle,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verify_specs_tells_the_verdict_then_the_lock_and_refuses_an_unreadable_oracle_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cookie-split");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cookie-split"),
+        &dir,
+    );
+    std::fs::remove_file(dir.join("cookie-split.lock")).unwrap();
+    let spec = checked(&dir);
+    let cache = tmp.path().join("cache");
+
+    // The oracle file is read before any backend opens: nothing runs.
+    let missing = tmp.path().join("missing.oracle.toml");
+    let err = verify_specs(
+        std::slice::from_ref(&spec),
+        &verify_opts(&cache, Some(missing.clone())),
+        &mut |_| panic!("no event before the oracle file is read"),
+    )
+    .await
+    .unwrap_err();
+    match err {
+        VerifySpecsError::Oracle(OracleFileError::Read { path, .. }) => assert_eq!(path, missing),
+        other => panic!("{other:?}"),
+    }
+    assert!(!cache.exists());
+
+    let mut events = Vec::new();
+    let end = verify_specs(
+        std::slice::from_ref(&spec),
+        &verify_opts(&cache, None),
+        &mut |e| match e {
+            VerifyEvent::BackendNote(_) => {}
+            VerifyEvent::Verified {
+                spec,
+                outcome,
+                canaries,
+                comparison,
+            } => {
+                assert!(comparison.is_none());
+                assert!(!canaries.is_empty());
+                events.push(format!(
+                    "verified {} sound={}",
+                    spec.task.id,
+                    outcome.verification.is_sound()
+                ));
+            }
+            VerifyEvent::LockWritten { path, .. } => {
+                events.push(format!("lock written {}", path.display()))
+            }
+            VerifyEvent::LockFailed { error, .. } => events.push(format!("lock failed {error}")),
+            VerifyEvent::SpecFailed { error, .. } => events.push(format!("failed {error}")),
+        },
+    )
+    .await
+    .unwrap();
+    let lock = dir.join("cookie-split.lock");
+    assert_eq!(
+        events,
+        [
+            "verified cookie-split sound=true".to_string(),
+            format!("lock written {}", lock.display())
+        ]
+    );
+    assert_eq!(
+        end,
+        VerifyEnd::Done {
+            unsound: 0,
+            oracle_differs: 0
+        }
+    );
+    assert!(lock.is_file());
+    assert!(matches!(
+        verify_specs(&[], &verify_opts(&cache, None), &mut |_| {}).await,
+        Ok(VerifyEnd::NothingToVerify)
+    ));
 }
