@@ -52,6 +52,16 @@ fn checked(dir: &Path) -> CheckedSpec {
     }
 }
 
+/// A session on the local backend with its cache in `cache`.
+fn local_session(cache: &Path) -> SessionOptions {
+    SessionOptions {
+        backend: BackendChoice::Local,
+        jobs: Some(2),
+        cache: Some(cache.to_path_buf()),
+        progress: ProgressStyle::Lines,
+    }
+}
+
 /// Each event as one line: what it is and what it says.
 fn line(event: ScoreEvent<'_>) -> Option<String> {
     Some(match event {
@@ -109,12 +119,7 @@ impl Scoring {
         allow_stale_lock: bool,
     ) -> (Vec<String>, ScoreEnd) {
         let opts = ScoreSpecsOptions {
-            session: SessionOptions {
-                backend: BackendChoice::Local,
-                jobs: Some(2),
-                cache: Some(self.cache.clone()),
-                progress: ProgressStyle::Lines,
-            },
+            session: local_session(&self.cache),
             modes: vec![ScoreMode::Joint, ScoreMode::Joint],
             rerun_invalid: false,
             allow_stale_lock,
@@ -219,12 +224,7 @@ async fn score_specs_tells_each_step_of_a_real_scoring_in_order() {
 async fn without_specs_nothing_opens_and_an_unreadable_predictions_file_is_an_error() {
     let tmp = tempfile::tempdir().unwrap();
     let opts = ScoreSpecsOptions {
-        session: SessionOptions {
-            backend: BackendChoice::Local,
-            jobs: Some(1),
-            cache: Some(tmp.path().join("cache")),
-            progress: ProgressStyle::Lines,
-        },
+        session: local_session(&tmp.path().join("cache")),
         modes: vec![ScoreMode::Joint],
         rerun_invalid: false,
         allow_stale_lock: false,
@@ -256,12 +256,7 @@ async fn without_specs_nothing_opens_and_an_unreadable_predictions_file_is_an_er
 
 fn verify_opts(cache: &Path, compare_oracle: Option<PathBuf>) -> VerifySpecsOptions {
     VerifySpecsOptions {
-        session: SessionOptions {
-            backend: BackendChoice::Local,
-            jobs: Some(2),
-            cache: Some(cache.to_path_buf()),
-            progress: ProgressStyle::Lines,
-        },
+        session: local_session(cache),
         exhaustive: false,
         full: false,
         repeat: 1,
