@@ -3,7 +3,6 @@
 //! error's hint) and an exit code (`docs/cli.md`, "Exit codes").
 
 use taskc_compiler::lower::LowerError;
-use taskc_runtime::exec::ExecError;
 use taskc_runtime::pipeline::{LockUseError, PipelineError, ProjectError};
 
 use crate::exit::Exit;
@@ -94,8 +93,8 @@ impl CliError {
             CliError::Usage { .. } | CliError::Project(_) | CliError::Lock { .. } => Exit::Usage,
             CliError::Shown(exit) => *exit,
             CliError::Lower { .. } | CliError::Findings { .. } => Exit::Findings,
+            CliError::Pipeline { error, .. } if error.is_interrupted() => Exit::Interrupted,
             CliError::Pipeline { error, .. } => match error.as_ref() {
-                PipelineError::Exec(ExecError::Interrupted { .. }) => Exit::Interrupted,
                 PipelineError::Lower(_) => Exit::Findings,
                 _ => Exit::Usage,
             },
@@ -164,6 +163,7 @@ pub fn report(e: &CliError) -> Exit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use taskc_runtime::exec::ExecError;
 
     fn io() -> PipelineError {
         PipelineError::Io {

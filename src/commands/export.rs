@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use taskc_compiler::plan::ScoreMode;
-use taskc_runtime::export::{export_harbor, ExportOptions, ExportSpec};
+use taskc_runtime::export::{export_harbor, ExportOptions};
 use taskc_runtime::pipeline;
 
 use super::spec::{load_checked, spec_files};
@@ -73,16 +73,6 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Result<Exit, CliError> {
     for f in &files {
         loaded.push(load_checked(f, &cache, ctx)?);
     }
-    let specs: Vec<ExportSpec<'_>> = loaded
-        .iter()
-        .map(|l| ExportSpec {
-            path: &l.path,
-            dir: &l.dir,
-            task: &l.task,
-            site: &l.site,
-            base_image_override: l.base_image_override.clone(),
-        })
-        .collect();
     let opts = ExportOptions {
         mode: match args.mode {
             ModeArg::Joint => ScoreMode::Joint,
@@ -94,7 +84,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Result<Exit, CliError> {
         agent_timeout_secs: args.agent_timeout,
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    match export_harbor(&specs, &opts) {
+    match export_harbor(&loaded, &opts) {
         Ok(tasks) => {
             for t in &tasks {
                 output::out(&format!(

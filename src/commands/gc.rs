@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use taskc_runtime::pipeline::{self, GcOptions, KeptSpec, PipelineError};
+use taskc_runtime::pipeline::{self, GcOptions, PipelineError};
 
 use super::spec::load_checked;
 use super::verify::BackendArg;
@@ -44,12 +44,7 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Result<Exit, CliError> {
             ));
             CliError::Shown(exit)
         })?;
-        kept.push(KeptSpec {
-            name: loaded.name.clone(),
-            lower: loaded.lower_options(),
-            task: loaded.task,
-            site: loaded.site,
-        });
+        kept.push(loaded);
     }
     let opts = GcOptions {
         backend: args.backend.into(),

@@ -49,13 +49,12 @@ pub struct BootstrapArgs {
 
 /// Run `taskc image …`.
 pub fn run(args: &ImageArgs, ctx: &Context) -> Result<Exit, CliError> {
-    let rt = &ctx.rt;
     match &args.command {
-        ImageCommand::Bootstrap(b) => rt.block_on(bootstrap(b)),
+        ImageCommand::Bootstrap(b) => bootstrap(b, ctx),
     }
 }
 
-async fn bootstrap(args: &BootstrapArgs) -> Result<Exit, CliError> {
+fn bootstrap(args: &BootstrapArgs, ctx: &Context) -> Result<Exit, CliError> {
     let mut opts = BootstrapOptions {
         force: args.force,
         work_dir: args.work_dir.clone(),
@@ -73,7 +72,7 @@ async fn bootstrap(args: &BootstrapArgs) -> Result<Exit, CliError> {
          (a few minutes) ...\n",
         opts.tag
     ));
-    match bootstrap_base_image(&opts).await {
+    match ctx.rt.block_on(bootstrap_base_image(&opts)) {
         Ok(info) => {
             let what = if info.reused {
                 "already present, reused"

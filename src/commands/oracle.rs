@@ -1,53 +1,36 @@
-//! `taskc verify --compare-oracle FILE`: the derived oracle against an imported one.
+//! `taskc verify --compare-oracle FILE`: rendering the derived oracle against an imported
+//! one (the runtime reads the file and compares, `pipeline::verify_specs`).
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
-use taskc_runtime::import::oracle::{self, Oracle};
-use taskc_runtime::pipeline::VerifyOutcome;
+use taskc_runtime::import::oracle;
+use taskc_runtime::pipeline::{OracleComparison, OracleFileError};
 
 use super::verify::VerifyFormat;
+use crate::discover::{display, io_message};
 use crate::error::CliError;
-use crate::exit::Exit;
 use crate::output;
 
-/// Read an imported oracle file.
-pub fn load(path: &Path) -> Result<Oracle, CliError> {
-    let shown = crate::discover::display(path);
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::usage(format!(
-            "{shown}: cannot read: {}",
-            crate::discover::io_message(&e)
-        ))
-    })?;
-    oracle::parse_oracle(&text).map_err(|e| {
-        CliError::usage_with(
-            format!("{shown}: not an oracle file: {e}"),
-            "`taskc import` writes <task>.oracle.toml beside the spec",
-        )
-    })
+/// The usage error (exit 2) of an oracle file that cannot be read.
+pub fn file_error(e: &OracleFileError) -> CliError {
+    match e {
+        OracleFileError::Read { path, source } => CliError::usage(format!(
+            "{}: cannot read: {}",
+            display(path),
+            io_message(source)
+        )),
+        OracleFileError::Parse { path, detail } => CliError::Usage {
+            message: format!("{}: not an oracle file: {detail}", display(path)),
+            hint: e.hint(),
+        },
+    }
 }
 
-/// Print the comparison; `Findings` when any repository differs.
-pub fn compare(imported: &Oracle, outcome: &VerifyOutcome, format: VerifyFormat) -> Exit {
-    let derived: BTreeMap<String, (Vec<String>, Vec<String>)> = outcome
-        .verification
-        .oracles
-        .iter()
-        .map(|(k, o)| (k.clone(), (o.f2p.clone(), o.p2p.clone())))
-        .collect();
-    let rows = oracle::compare(imported, &derived);
-    let agree = rows.iter().all(|r| r.agrees());
+/// Print the comparison.
+pub fn print(c: &OracleComparison, format: VerifyFormat) {
     match format {
-        VerifyFormat::Human => output::out(&oracle::render(&rows)),
+        VerifyFormat::Human => output::out(&oracle::render(&c.rows)),
         VerifyFormat::Json => output::out(&format!(
             "{}\n",
-            serde_json::json!({ "oracle_comparison": rows, "agree": agree })
+            serde_json::json!({ "oracle_comparison": c.rows, "agree": c.agree })
         )),
-    }
-    if agree {
-        Exit::Success
-    } else {
-        Exit::Findings
     }
 }

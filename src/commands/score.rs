@@ -1,13 +1,13 @@
 //! `taskc score --predictions FILE|gold|empty [--mode joint|independent] SPEC...`: score
 //! agents' patches against each task's lock, and write the JSON, Markdown and HTML reports.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use taskc_compiler::model::Task;
 use taskc_compiler::plan::ScoreMode;
-use taskc_runtime::pipeline::{self, PredictionSource, ScoreOptions};
-use taskc_runtime::report::Report;
+use taskc_runtime::pipeline::{
+    self, PredictionSource, ProgressStyle, ScoreEvent, ScoreSpecsError, ScoreSpecsOptions,
+    SpecScoreError,
+};
 
 use super::spec::load_checked;
 use super::verify::{RunArgs, VerifyFormat, NO_BACKEND};
@@ -64,126 +64,104 @@ pub struct ScoreArgs {
 
 /// Run `taskc score`.
 pub fn run(args: &ScoreArgs, ctx: &Context) -> Result<Exit, CliError> {
-    ctx.rt.block_on(run_async(args, ctx))
-}
-
-async fn run_async(args: &ScoreArgs, ctx: &Context) -> Result<Exit, CliError> {
-    let mut loaded = Vec::new();
-    let (specs, mut exit) = super::spec::spec_files(&args.specs);
-    for spec in &specs {
-        match load_checked(spec, &args.run.cache(), ctx) {
-            Ok(l) => loaded.push(l),
+    let (files, mut exit) = super::spec::spec_files(&args.specs);
+    let mut specs = Vec::new();
+    for f in &files {
+        match load_checked(f, &args.run.cache(), ctx) {
+            Ok(l) => specs.push(l),
             Err(e) => exit = exit.max(report(&e)),
         }
     }
-    let tasks: Vec<&Task> = loaded.iter().map(|l| &l.task).collect();
-    let source = PredictionSource::from_arg(&args.predictions);
-    let input = pipeline::read_predictions(&source, &tasks)
-        .map_err(|e| CliError::pipeline(String::new(), e))?;
-    for e in &input.skipped {
-        let col = e.column.map(|c| format!(":{c}")).unwrap_or_default();
-        output::err(&format!(
-            "warning: {}:{}{col}: {}; line skipped, the rest is scored\n",
-            args.predictions, e.line, e.message
-        ));
-    }
-    if loaded.is_empty() {
-        return Ok(exit);
-    }
     let style = match args.format {
         VerifyFormat::Human => super::verify::human_progress(),
-        VerifyFormat::Json => taskc_runtime::exec::ProgressStyle::Json,
+        VerifyFormat::Json => ProgressStyle::Json,
     };
-    let session = args.run.open(style, NO_BACKEND).await?;
-    let mut modes: Vec<ScoreMode> = Vec::new();
-    for m in &args.modes {
-        let m = match m {
-            ModeArg::Joint => ScoreMode::Joint,
-            ModeArg::Independent => ScoreMode::Independent,
-        };
-        if !modes.contains(&m) {
-            modes.push(m);
+    let opts = ScoreSpecsOptions {
+        session: args.run.session(style),
+        modes: args
+            .modes
+            .iter()
+            .map(|m| match m {
+                ModeArg::Joint => ScoreMode::Joint,
+                ModeArg::Independent => ScoreMode::Independent,
+            })
+            .collect(),
+        rerun_invalid: args.rerun_invalid,
+        allow_stale_lock: args.allow_stale_lock,
+        out: args.out.clone(),
+    };
+    let source = PredictionSource::from_arg(&args.predictions);
+    let scored = ctx.rt.block_on(pipeline::score_specs(
+        &specs,
+        &source,
+        &opts,
+        &mut |event| exit = exit.max(render(args, event)),
+    ));
+    match scored {
+        Ok(_) => Ok(exit),
+        Err(ScoreSpecsError::Session(e)) => Err(CliError::session(e, NO_BACKEND)),
+        Err(ScoreSpecsError::Predictions(e) | ScoreSpecsError::Reports(e)) => {
+            Err(CliError::pipeline(String::new(), e))
         }
     }
-    let mut rows = Vec::new();
-    let mut duplicates = Vec::new();
-    let mut locks = BTreeMap::new();
-    for (l, mode) in loaded
-        .iter()
-        .flat_map(|l| modes.iter().map(move |m| (l, *m)))
-    {
-        let Some(preds) = input.by_task.get(&l.task.id) else {
-            output::err(&format!("note: no prediction for task `{}`\n", l.task.id));
-            continue;
-        };
-        let lower = l.lower_options();
-        let locked = match pipeline::load_oracle(&l.path, &l.task, &lower, args.allow_stale_lock) {
-            Ok(o) => o,
-            Err(error) => {
-                let e = CliError::Lock {
-                    spec: l.name.clone(),
-                    error: Box::new(error),
-                };
-                exit = exit.max(report(&e));
-                continue;
-            }
-        };
-        if !locked.stale.is_empty() {
-            let names: Vec<&str> = locked.stale.iter().map(|s| s.name.as_str()).collect();
+}
+
+/// Print one event of the scoring; the exit code it calls for.
+fn render(args: &ScoreArgs, event: ScoreEvent<'_>) -> Exit {
+    match event {
+        ScoreEvent::SkippedLine(e) => {
+            let col = e.column.map(|c| format!(":{c}")).unwrap_or_default();
+            output::err(&format!(
+                "warning: {}:{}{col}: {}; line skipped, the rest is scored\n",
+                args.predictions, e.line, e.message
+            ));
+        }
+        ScoreEvent::BackendNote(note) => output::err(&format!("note: {note}\n")),
+        ScoreEvent::NoPrediction { task } => {
+            output::err(&format!("note: no prediction for task `{task}`\n"));
+        }
+        ScoreEvent::StaleLockUsed { lock, stale, .. } => {
+            let names: Vec<&str> = stale.iter().map(|s| s.name.as_str()).collect();
             output::err(&format!(
                 "warning: {}: scoring against a stale lock (--allow-stale-lock): {} changed \
                  since it was written\n",
-                locked.path.display(),
+                lock.display(),
                 names.join(", ")
             ));
         }
-        locks.insert(l.task.id.clone(), locked.digest.clone());
-        let opts = ScoreOptions {
-            lower,
-            mode,
-            rerun_invalid: args.rerun_invalid,
-            site: l.site.clone(),
-        };
-        match pipeline::score(&session, &l.task, &l.dir, &locked.oracle, preds, &opts).await {
-            Ok(outcome) => {
-                for d in &outcome.duplicates {
-                    output::err(&format!("warning: {}\n", d.warning()));
-                }
-                if args.format == VerifyFormat::Json {
-                    let value = serde_json::json!({
-                        "spec": l.name,
-                        "task": l.task.id,
-                        "time": output::now_rfc3339(),
-                        "mode": mode,
-                        "grades": outcome.grades,
-                    });
-                    output::out(&format!("{value}\n"));
-                }
-                duplicates.extend(outcome.duplicates);
-                rows.extend(outcome.grades);
-            }
-            Err(e) => {
-                let e = CliError::pipeline(format!("{}: scoring could not run", l.name), e);
-                exit = exit.max(report(&e));
-                if exit == Exit::Interrupted {
-                    return Ok(exit);
-                }
+        ScoreEvent::Duplicate(d) => output::err(&format!("warning: {}\n", d.warning())),
+        ScoreEvent::Graded { spec, mode, grades } => {
+            if args.format == VerifyFormat::Json {
+                let value = serde_json::json!({
+                    "spec": spec.name,
+                    "task": spec.task.id,
+                    "time": output::now_rfc3339(),
+                    "mode": mode,
+                    "grades": grades,
+                });
+                output::out(&format!("{value}\n"));
             }
         }
+        ScoreEvent::SpecFailed { spec, error } => {
+            return report(&match error {
+                SpecScoreError::Lock(error) => CliError::Lock {
+                    spec: spec.name.clone(),
+                    error: Box::new(error),
+                },
+                SpecScoreError::Score(e) => {
+                    CliError::pipeline(format!("{}: scoring could not run", spec.name), e)
+                }
+            })
+        }
+        ScoreEvent::UnknownTask { task } => output::err(&format!(
+            "warning: predictions for task `{task}` skipped: no spec given for it\n"
+        )),
+        ScoreEvent::ReportsWritten { dir, markdown } => {
+            if args.format == VerifyFormat::Human {
+                output::out(markdown);
+            }
+            output::err(&format!("reports written to {}/\n", display(dir)));
+        }
     }
-    for t in input.unknown_tasks(&tasks) {
-        output::err(&format!(
-            "warning: predictions for task `{t}` skipped: no spec given for it\n"
-        ));
-    }
-    let mut summary = Report::new(rows, input.skipped, None);
-    summary.duplicates = duplicates;
-    summary.locks = locks;
-    let md = pipeline::write_reports(&args.out, &summary)
-        .map_err(|e| CliError::pipeline(String::new(), e))?;
-    if args.format == VerifyFormat::Human {
-        output::out(&md);
-    }
-    output::err(&format!("reports written to {}/\n", display(&args.out)));
-    Ok(exit)
+    Exit::Success
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use taskc_compiler::check::check_spec;
 use taskc_compiler::model::Task;
 use taskc_runtime::fs_loader::FsLoader;
-use taskc_runtime::pipeline::{Project, Site};
+use taskc_runtime::pipeline::{CheckedSpec, Project};
 
 use super::check::spec_dir;
 use super::Context;
@@ -17,36 +17,9 @@ use crate::exit::Exit;
 use crate::output;
 use crate::render::human;
 
-/// A spec that checked without errors.
-#[derive(Debug, Clone)]
-pub struct Loaded {
-    /// The path as the user gave it, for messages.
-    pub name: String,
-    pub path: PathBuf,
-    /// The spec's folder: its relative paths start here.
-    pub dir: PathBuf,
-    pub task: Task,
-    /// `[images] base` of the nearest `taskc.toml`, if any.
-    pub base_image_override: Option<String>,
-    /// `[sources]` and `[images] ca_certificates` of the nearest `taskc.toml`.
-    pub site: Site,
-}
-
-impl Loaded {
-    /// The lowering options every plan of this spec starts from.
-    pub fn lower_options(&self) -> taskc_compiler::lower::LowerOptions {
-        taskc_compiler::lower::LowerOptions {
-            base_image_override: self.base_image_override.clone(),
-            exhaustive: false,
-            full: false,
-            base_image_id: None,
-        }
-    }
-}
-
 /// Read and check `path`, reading `git` sources' mirrors from `cache`; print its
 /// diagnostics.
-pub fn load_checked(path: &Path, cache: &Path, ctx: &Context) -> Result<Loaded, CliError> {
+pub fn load_checked(path: &Path, cache: &Path, ctx: &Context) -> Result<CheckedSpec, CliError> {
     let name = display(path);
     let bytes = std::fs::read(path)
         .map_err(|e| CliError::usage(format!("{name}: cannot read: {}", io_message(&e))))?;
@@ -60,7 +33,7 @@ pub fn load_checked(path: &Path, cache: &Path, ctx: &Context) -> Result<Loaded, 
             message: format!("{name}: the spec has errors; fix them (see `taskc check {name}`)"),
         });
     };
-    Ok(Loaded {
+    Ok(CheckedSpec {
         name,
         path: path.to_path_buf(),
         dir,

@@ -1,17 +1,18 @@
 //! `taskc verify SPEC...`: build, run the verification plan, derive the oracle, prove joint
 //! necessity, print the truth table and write the lock.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use taskc_compiler::lower::LowerOptions;
 use taskc_compiler::plan::VerifyStrategy;
-use taskc_runtime::exec::ProgressStyle;
+use taskc_runtime::canary::CanarySummary;
 use taskc_runtime::pipeline::{
-    self, BackendChoice, Session, SessionOptions, VerifyOptions, VerifyOutcome,
+    self, BackendChoice, CheckedSpec, ProgressStyle, SessionOptions, VerifyEnd, VerifyEvent,
+    VerifyOutcome, VerifySpecsError, VerifySpecsOptions,
 };
 use taskc_runtime::verify::truth;
 
-use super::spec::{load_checked, Loaded};
+use super::spec::load_checked;
 use super::Context;
 use crate::error::{report, CliError};
 use crate::exit::Exit;
@@ -99,21 +100,14 @@ impl RunArgs {
         pipeline::cache_or_default(self.cache.as_deref())
     }
 
-    /// Open the session of an executing command, printing the backend note; `hint` says
-    /// what to do when no backend opens.
-    pub async fn open(&self, progress: ProgressStyle, hint: &str) -> Result<Session, CliError> {
-        let opened = pipeline::open_session(&SessionOptions {
+    /// What the session of an executing command is opened with.
+    pub fn session(&self, progress: ProgressStyle) -> SessionOptions {
+        SessionOptions {
             backend: self.backend.into(),
             jobs: self.jobs,
             cache: self.cache.clone(),
             progress,
-        })
-        .await
-        .map_err(|e| CliError::session(e, hint))?;
-        if let Some(note) = opened.note {
-            output::err(&format!("note: {note}\n"));
         }
-        Ok(opened.session)
     }
 }
 
@@ -132,81 +126,91 @@ pub fn human_progress() -> ProgressStyle {
 
 /// Run `taskc verify`.
 pub fn run(args: &VerifyArgs, ctx: &Context) -> Result<Exit, CliError> {
-    ctx.rt.block_on(run_async(args, ctx))
-}
-
-async fn run_async(args: &VerifyArgs, ctx: &Context) -> Result<Exit, CliError> {
     let style = match args.format {
         VerifyFormat::Human => human_progress(),
         VerifyFormat::Json => ProgressStyle::Json,
     };
-    let mut loaded = Vec::new();
-    let (specs, mut exit) = super::spec::spec_files(&args.specs);
-    for spec in &specs {
-        match load_checked(spec, &args.run.cache(), ctx) {
-            Ok(l) => loaded.push(l),
+    let (files, mut exit) = super::spec::spec_files(&args.specs);
+    let mut specs = Vec::new();
+    for f in &files {
+        match load_checked(f, &args.run.cache(), ctx) {
+            Ok(l) => specs.push(l),
             Err(e) => exit = exit.max(report(&e)),
         }
     }
-    if loaded.is_empty() {
+    if specs.is_empty() {
         return Ok(exit);
     }
-    let imported = match &args.compare_oracle {
-        None => None,
-        Some(_) if args.specs.len() > 1 => {
-            return Err(CliError::usage_with(
-                "--compare-oracle takes one spec",
-                "verify the specs one at a time, each with its oracle file",
-            ))
-        }
-        Some(path) => Some(super::oracle::load(path)?),
-    };
-    let session = args.run.open(style, NO_BACKEND).await?;
-    for l in &loaded {
-        let opts = VerifyOptions {
-            lower: LowerOptions {
-                exhaustive: args.exhaustive,
-                full: args.full,
-                ..l.lower_options()
-            },
-            repeat: args.repeat as usize,
-            site: l.site.clone(),
-        };
-        let outcome = match pipeline::verify(&session, &l.task, &l.dir, &opts).await {
-            Ok(outcome) => outcome,
-            Err(e) => {
-                let e = CliError::pipeline(format!("{}: verification could not run", l.name), e);
-                exit = exit.max(report(&e));
-                if exit == Exit::Interrupted {
-                    return Ok(exit);
-                }
-                continue;
-            }
-        };
-        let sound = outcome.verification.is_sound();
-        print_outcome(l, &outcome, args);
-        if let Some(o) = &imported {
-            exit = exit.max(super::oracle::compare(o, &outcome, args.format));
-        }
-        if sound && !args.no_lock {
-            match pipeline::write_lock(&l.path, &l.task, l.base_image_override.clone(), &outcome) {
-                Ok(path) if args.format == VerifyFormat::Human => {
-                    output::out(&format!("wrote {}\n", crate::discover::display(&path)))
-                }
-                Ok(_) => {}
-                Err(e) => exit = exit.max(report(&CliError::pipeline(l.name.clone(), e))),
-            }
-        }
-        if !sound {
-            exit = exit.max(Exit::Findings);
-        }
+    if args.compare_oracle.is_some() && args.specs.len() > 1 {
+        return Err(CliError::usage_with(
+            "--compare-oracle takes one spec",
+            "verify the specs one at a time, each with its oracle file",
+        ));
     }
-    Ok(exit)
+    let opts = VerifySpecsOptions {
+        session: args.run.session(style),
+        exhaustive: args.exhaustive,
+        full: args.full,
+        repeat: args.repeat as usize,
+        write_lock: !args.no_lock,
+        compare_oracle: args.compare_oracle.clone(),
+    };
+    let verified = ctx
+        .rt
+        .block_on(pipeline::verify_specs(&specs, &opts, &mut |event| {
+            exit = exit.max(render(args, event))
+        }));
+    match verified {
+        Ok(VerifyEnd::Done {
+            unsound,
+            oracle_differs,
+        }) if unsound + oracle_differs > 0 => Ok(exit.max(Exit::Findings)),
+        Ok(_) => Ok(exit),
+        Err(VerifySpecsError::Session(e)) => Err(CliError::session(e, NO_BACKEND)),
+        Err(VerifySpecsError::Oracle(e)) => Err(super::oracle::file_error(&e)),
+    }
 }
 
-fn print_outcome(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
+/// Print one event of the verification; the exit code it calls for.
+fn render(args: &VerifyArgs, event: VerifyEvent<'_>) -> Exit {
+    match event {
+        VerifyEvent::BackendNote(note) => output::err(&format!("note: {note}\n")),
+        VerifyEvent::Verified {
+            spec,
+            outcome,
+            canaries,
+            comparison,
+        } => {
+            print_outcome(spec, outcome, canaries, args);
+            if let Some(c) = comparison {
+                super::oracle::print(c, args.format);
+            }
+        }
+        VerifyEvent::LockWritten { path, .. } => {
+            if args.format == VerifyFormat::Human {
+                output::out(&format!("wrote {}\n", crate::discover::display(path)));
+            }
+        }
+        VerifyEvent::LockFailed { spec, error } => {
+            return report(&CliError::pipeline(spec.name.clone(), error))
+        }
+        VerifyEvent::SpecFailed { spec, error } => {
+            return report(&CliError::pipeline(
+                format!("{}: verification could not run", spec.name),
+                error,
+            ))
+        }
+    }
+    Exit::Success
+}
+
+fn print_outcome(
+    l: &CheckedSpec,
+    o: &VerifyOutcome,
+    canaries: &BTreeMap<String, CanarySummary>,
+    args: &VerifyArgs,
+) {
     let v = &o.verification;
-    let canaries = taskc_runtime::canary::summarise(&o.execution.results);
     if args.format == VerifyFormat::Json {
         let value = serde_json::json!({
             "spec": l.name,
@@ -268,7 +272,7 @@ fn print_outcome(l: &Loaded, o: &VerifyOutcome, args: &VerifyArgs) {
             o.p2p.len()
         ));
     }
-    for (repo, c) in &canaries {
+    for (repo, c) in canaries {
         s.push_str(&format!("canaries: {repo}: {}\n", c.text()));
     }
     for f in &v.flaky {

@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use taskc_compiler::lower::lower_workspace;
 use taskc_compiler::plan::WorkspaceMode;
-use taskc_runtime::exec::ProgressStyle;
-use taskc_runtime::pipeline;
+use taskc_runtime::pipeline::{
+    self, ProgressStyle, WorkspaceEvent, WorkspaceSpecError, WorkspaceSpecOptions,
+};
 
 use super::spec::load_checked;
 use super::verify::RunArgs;
@@ -55,49 +55,43 @@ pub struct WorkspaceArgs {
 
 /// Run `taskc workspace`.
 pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Result<Exit, CliError> {
-    let loaded = load_checked(&args.spec, &args.run.cache(), ctx)?;
-    let plan = lower_workspace(&loaded.task, &loaded.lower_options(), args.mode.into())
-        .map_err(|error| CliError::lower(loaded.name.clone(), error))?;
-    let exported = pipeline::export_workspaces(
-        &plan,
-        &loaded.task,
-        &loaded.dir,
-        &loaded.site,
-        &args.run.cache(),
-        &args.out,
-    )
-    .map_err(|e| CliError::pipeline(loaded.name.clone(), e))?;
-    for w in &exported {
-        let repos: Vec<&str> = w.repos.iter().map(|r| r.name.as_str()).collect();
-        output::out(&format!(
-            "exported workspace `{}` to {} ({})\n",
-            w.name,
-            display(&w.dir),
-            repos.join(", ")
-        ));
-    }
-    let Some(tag) = &args.image else {
-        return Ok(Exit::Success);
+    let spec = load_checked(&args.spec, &args.run.cache(), ctx)?;
+    let opts = WorkspaceSpecOptions {
+        mode: args.mode.into(),
+        out: args.out.clone(),
+        image: args.image.clone(),
+        session: args.run.session(ProgressStyle::Lines),
     };
-    ctx.rt.block_on(async {
-        let session = args
-            .run
-            .open(
-                ProgressStyle::Lines,
+    ctx.rt
+        .block_on(pipeline::workspace_spec(&spec, &opts, &mut render))
+        .map_err(|e| match e {
+            WorkspaceSpecError::Lower(error) => CliError::lower(spec.name.clone(), error),
+            WorkspaceSpecError::Session(e) => CliError::session(
+                e,
                 "`--image` needs the Docker Engine; start it, or drop `--image`",
-            )
-            .await?;
-        let built = pipeline::tag_task_image(
-            &session,
-            &plan,
-            &loaded.task,
-            &loaded.dir,
-            &loaded.site,
-            tag,
-        )
-        .await
-        .map_err(|e| CliError::pipeline(loaded.name.clone(), e))?;
-        output::out(&format!("tagged task image {built} as {tag}\n"));
-        Ok(Exit::Success)
-    })
+            ),
+            WorkspaceSpecError::Export(e) | WorkspaceSpecError::Tag(e) => {
+                CliError::pipeline(spec.name.clone(), e)
+            }
+        })?;
+    Ok(Exit::Success)
+}
+
+/// Print one event of the export.
+fn render(event: WorkspaceEvent<'_>) {
+    match event {
+        WorkspaceEvent::Exported(w) => {
+            let repos: Vec<&str> = w.repos.iter().map(|r| r.name.as_str()).collect();
+            output::out(&format!(
+                "exported workspace `{}` to {} ({})\n",
+                w.name,
+                display(&w.dir),
+                repos.join(", ")
+            ));
+        }
+        WorkspaceEvent::BackendNote(note) => output::err(&format!("note: {note}\n")),
+        WorkspaceEvent::Tagged { image, tag } => {
+            output::out(&format!("tagged task image {image} as {tag}\n"));
+        }
+    }
 }

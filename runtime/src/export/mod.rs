@@ -26,7 +26,7 @@ pub use task_toml::SCHEMA_VERSION;
 use write::{Entry, Tree};
 
 use crate::exec::script::SETUP_ALLOWANCE;
-use crate::pipeline::{load_oracle, PipelineError, Site, DEFAULT_LIMITS};
+use crate::pipeline::{load_oracle, CheckedSpec, PipelineError, DEFAULT_LIMITS};
 use crate::repo::{materialize, RepoSource};
 
 /// The exported grader shipped in every task's `tests/`.
@@ -37,18 +37,6 @@ const TEST_SH: &str = include_str!("harbor/test.sh");
 /// File the grader writes into the verifier log folder, naming the task (read by
 /// `taskc collect --from harbor`).
 pub const TRIAL_RECORD: &str = "taskc.json";
-
-/// One checked spec to export.
-pub struct ExportSpec<'a> {
-    /// The spec file (its lock is `<spec>.lock`).
-    pub path: &'a Path,
-    /// The spec's folder.
-    pub dir: &'a Path,
-    pub task: &'a Task,
-    pub site: &'a Site,
-    /// `[images] base` of the spec's `taskc.toml`.
-    pub base_image_override: Option<String>,
-}
 
 /// How to export.
 pub struct ExportOptions {
@@ -77,7 +65,7 @@ pub struct ExportedTask {
 /// Export every spec of `specs` into `opts.out`; nothing is written unless every spec
 /// can be exported (all folders are built first, then written).
 pub fn export_harbor(
-    specs: &[ExportSpec<'_>],
+    specs: &[CheckedSpec],
     opts: &ExportOptions,
 ) -> Result<Vec<ExportedTask>, ExportError> {
     let staging = tempfile::Builder::new()
@@ -101,7 +89,7 @@ pub fn export_harbor(
         .collect())
 }
 
-fn pipeline_err<'a>(spec: &'a ExportSpec<'_>) -> impl Fn(PipelineError) -> ExportError + 'a {
+fn pipeline_err<'a>(spec: &'a CheckedSpec) -> impl Fn(PipelineError) -> ExportError + 'a {
     move |source| ExportError::Pipeline {
         spec: spec.path.display().to_string(),
         source: Box::new(source),
@@ -109,7 +97,7 @@ fn pipeline_err<'a>(spec: &'a ExportSpec<'_>) -> impl Fn(PipelineError) -> Expor
 }
 
 fn build_spec(
-    spec: &ExportSpec<'_>,
+    spec: &CheckedSpec,
     opts: &ExportOptions,
     staging: &Path,
 ) -> Result<Vec<(ExportedTask, Tree)>, ExportError> {
@@ -121,11 +109,11 @@ fn build_spec(
         base_image_id: None,
     };
     let locked =
-        load_oracle(spec.path, spec.task, &lower, false).map_err(|source| ExportError::Lock {
+        load_oracle(&spec.path, &spec.task, &lower, false).map_err(|source| ExportError::Lock {
             spec: name.clone(),
             source,
         })?;
-    let plan = lower_score(spec.task, &lower, opts.mode)
+    let plan = lower_score(&spec.task, &lower, opts.mode)
         .map_err(|e| pipeline_err(spec)(PipelineError::Lower(e)))?;
     let PlanBody::Score { score } = &plan.body else {
         return Err(pipeline_err(spec)(PipelineError::PlanKind {
@@ -174,7 +162,7 @@ fn build_spec(
             &locked,
             &mut tree,
         )?;
-        solution(spec.task, &targets, &mut tree);
+        solution(&spec.task, &targets, &mut tree);
         let verifier_secs: u64 = runs
             .iter()
             .map(|r| r.test.timeout_secs + SETUP_ALLOWANCE.as_secs())
@@ -231,7 +219,7 @@ type EnvFiles = (Vec<(String, Entry)>, Vec<(String, String)>);
 /// `environment/`: the Dockerfile and every repository's tree at base; returns the files
 /// and each repository's synthetic base commit.
 fn environment(
-    spec: &ExportSpec<'_>,
+    spec: &CheckedSpec,
     plan: &Plan,
     repos_dir: &Path,
     opts: &ExportOptions,
@@ -243,7 +231,7 @@ fn environment(
             continue;
         };
         let dest = repos_dir.join(&r.name);
-        let source = RepoSource::resolve(&repo.source, spec.dir, &spec.site.rewrites);
+        let source = RepoSource::resolve(&repo.source, &spec.dir, &spec.site.rewrites);
         let m =
             materialize(&source, repo.base.as_deref(), &dest, &opts.cache).map_err(|source| {
                 pipeline_err(spec)(PipelineError::Repo {
@@ -292,7 +280,7 @@ fn environment(
 
 /// `tests/`: test.sh, the grader, grading.json and the patches the runs apply.
 fn tests(
-    spec: &ExportSpec<'_>,
+    spec: &CheckedSpec,
     (plan, mode): (&Plan, ScoreMode),
     runs: &[&Run],
     commits: &[(String, String)],

@@ -8,20 +8,10 @@ use taskc_compiler::model::Task;
 use taskc_compiler::plan::{ScoreMode, WorkspaceMode};
 
 use super::{
-    cache_or_default, gc, open_backend, resolve_existing_base, BackendChoice, GcKeep, GcReport,
-    PipelineError, Site,
+    cache_or_default, gc, open_backend, resolve_existing_base, BackendChoice, CheckedSpec, GcKeep,
+    GcReport, PipelineError,
 };
 use crate::backend::Backend;
-
-/// A spec whose images and results stay: its task, lowered with `lower`, at `site`.
-#[derive(Debug, Clone)]
-pub struct KeptSpec {
-    /// The spec as the user named it, for messages.
-    pub name: String,
-    pub task: Task,
-    pub lower: LowerOptions,
-    pub site: Site,
-}
 
 /// Options of `taskc gc`.
 #[derive(Debug, Clone)]
@@ -48,10 +38,10 @@ pub struct KeepError {
     pub source: PipelineError,
 }
 
-/// Open the backend, work out what `kept` needs, and collect everything else.
+/// Open the backend, work out what the `kept` specs (their images and results stay) need, and collect everything else.
 pub async fn collect_garbage(
     opts: &GcOptions,
-    kept: &[KeptSpec],
+    kept: &[CheckedSpec],
 ) -> Result<GcOutcome, PipelineError> {
     let cache = cache_or_default(opts.cache.as_deref());
     let (backend, note) = open_backend(opts.backend, &cache).await?;
@@ -62,11 +52,15 @@ pub async fn collect_garbage(
 
 /// The images and results every plan of `kept` references: lowered as `plan` lowers them,
 /// and with the base image's content id folded in where the backend has it.
-pub async fn keep_set(backend: &dyn Backend, kept: &[KeptSpec]) -> Result<GcKeep, PipelineError> {
+pub async fn keep_set(
+    backend: &dyn Backend,
+    kept: &[CheckedSpec],
+) -> Result<GcKeep, PipelineError> {
     let mut keep = GcKeep::default();
     for k in kept {
-        add_plans(&mut keep, &k.task, &k.lower);
-        match resolve_existing_base(backend, &k.lower, &k.site, &k.task).await {
+        let lower = k.lower_options();
+        add_plans(&mut keep, &k.task, &lower);
+        match resolve_existing_base(backend, &lower, &k.site, &k.task).await {
             Ok(Some(resolved)) => add_plans(&mut keep, &k.task, &resolved),
             Ok(None) => {}
             Err(source) => {

@@ -5,6 +5,7 @@ mod at_revision;
 mod backend_choice;
 mod base_image;
 mod build_log;
+mod checked_spec;
 mod gc;
 mod gc_keep;
 mod images;
@@ -14,18 +15,23 @@ mod predictions_input;
 mod project;
 mod reports;
 mod score;
+mod score_specs;
 mod session;
 mod site;
 mod verify;
+mod verify_specs;
 mod workspace;
+mod workspace_spec;
 
 pub use crate::backend::{session_is_live, GcItem, GcReport, BASE_IMAGE_PREFIX};
+pub use crate::exec::ProgressStyle;
 pub use at_revision::{spec_at_revision, AtRevisionError, SpecAtRevision};
 pub use backend_choice::{open_backend, BackendChoice};
 pub use base_image::{resolve_base, resolve_existing_base};
 pub use build_log::build_log_path;
+pub use checked_spec::CheckedSpec;
 pub use gc::{gc, GcKeep};
-pub use gc_keep::{collect_garbage, keep_set, GcOptions, GcOutcome, KeepError, KeptSpec};
+pub use gc_keep::{collect_garbage, keep_set, GcOptions, GcOutcome, KeepError};
 pub use images::prepare_images;
 pub use lock::{load_oracle, lock_diagnostics, LockUseError, LockedOracle};
 pub use lock_record::{lock_of, write_lock};
@@ -33,11 +39,21 @@ pub use predictions_input::{read_predictions, PredictionSource, PredictionsInput
 pub use project::{Project, ProjectError, ProjectWarning, PROJECT_FILE};
 pub use reports::write_reports;
 pub use score::{score, ScoreOptions, ScoreOutcome};
+pub use score_specs::{
+    score_specs, ScoreEnd, ScoreEvent, ScoreSpecsError, ScoreSpecsOptions, SpecScoreError,
+};
 pub use session::{cache_or_default, open_session, OpenSession, SessionOptions};
 pub use site::Site;
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
+pub use verify_specs::{
+    verify_specs, OracleComparison, OracleFileError, VerifyEnd, VerifyEvent, VerifySpecsError,
+    VerifySpecsOptions,
+};
 pub use workspace::{
     export_workspaces, tag_task_image, ExportedRepo, ExportedWorkspace, PROMPT_FILE,
+};
+pub use workspace_spec::{
+    workspace_spec, WorkspaceEvent, WorkspaceSpecError, WorkspaceSpecOptions,
 };
 
 use std::path::PathBuf;
@@ -113,6 +129,11 @@ pub enum PipelineError {
 }
 
 impl PipelineError {
+    /// Ctrl-C stopped it (finished runs were kept; the command exits 130).
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, PipelineError::Exec(ExecError::Interrupted { .. }))
+    }
+
     /// What to do about it (the CLI shows it as `help:`), when something is known: runtime
     /// errors carry no `help:` in their `Display`.
     pub fn hint(&self) -> Option<String> {

@@ -1,0 +1,226 @@
+//! `score_specs`: everything `taskc score` does past its arguments, as one entry point. Read
+//! the predictions, open the session, and for every spec × mode load the oracle from the
+//! lock (a stale one refused unless allowed), score, and collect duplicates and lock
+//! digests; then write the reports. What happens on the way is told as [`ScoreEvent`]s, in
+//! order; the caller renders them. One spec's failure is an event and the others go on;
+//! Ctrl-C stops the whole scoring (no report is written, finished runs are kept).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use taskc_compiler::lock::StaleInput;
+use taskc_compiler::model::Task;
+use taskc_compiler::plan::ScoreMode;
+
+use super::{
+    load_oracle, open_session, read_predictions, score, write_reports, CheckedSpec, LockUseError,
+    PipelineError, PredictionSource, ScoreOptions, SessionOptions,
+};
+use crate::grade::PredictionGrade;
+use crate::predictions::{Duplicate, PredictionError};
+use crate::report::Report;
+
+/// What `taskc score` asks besides its specs and predictions.
+#[derive(Debug, Clone)]
+pub struct ScoreSpecsOptions {
+    /// Backend, jobs, cache and progress style of the session.
+    pub session: SessionOptions,
+    /// The modes to score in, in order (a repeated mode is scored once).
+    pub modes: Vec<ScoreMode>,
+    /// Run again the runs whose stored result is invalid.
+    pub rerun_invalid: bool,
+    /// Score against a stale lock (told as [`ScoreEvent::StaleLockUsed`]) instead of
+    /// refusing it.
+    pub allow_stale_lock: bool,
+    /// Folder of `report.json`, `report.md` and `report.html`.
+    pub out: PathBuf,
+}
+
+/// What happened, in the order it happened.
+#[derive(Debug)]
+pub enum ScoreEvent<'a> {
+    /// A line of the predictions file that cannot be used; the rest is scored.
+    SkippedLine(&'a PredictionError),
+    /// How the backend was chosen (`--backend auto` fell back, or local is unsandboxed).
+    BackendNote(&'a str),
+    /// No prediction names this task: its spec is not scored.
+    NoPrediction { task: &'a str },
+    /// Scoring against a lock whose inputs changed (allowed by the options).
+    StaleLockUsed {
+        spec: &'a CheckedSpec,
+        lock: &'a Path,
+        stale: &'a [StaleInput],
+    },
+    /// Prediction lines not scored: an earlier one has the same task and model.
+    Duplicate(&'a Duplicate),
+    /// One spec scored in one mode.
+    Graded {
+        spec: &'a CheckedSpec,
+        mode: ScoreMode,
+        grades: &'a [PredictionGrade],
+    },
+    /// One spec could not be scored in one mode; the others go on (unless interrupted).
+    SpecFailed {
+        spec: &'a CheckedSpec,
+        error: SpecScoreError,
+    },
+    /// Predictions for a task no spec was given for (not scored).
+    UnknownTask { task: &'a str },
+    /// The reports were written into `dir`; `markdown` is `report.md`'s text.
+    ReportsWritten { dir: &'a Path, markdown: &'a str },
+}
+
+/// Why one spec could not be scored.
+#[derive(Debug)]
+pub enum SpecScoreError {
+    /// Its lock is missing, invalid or stale.
+    Lock(LockUseError),
+    /// Scoring could not run.
+    Score(PipelineError),
+}
+
+impl SpecScoreError {
+    /// Ctrl-C stopped it.
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, SpecScoreError::Score(e) if e.is_interrupted())
+    }
+}
+
+/// Why nothing (more) could be scored.
+#[derive(Debug, thiserror::Error)]
+pub enum ScoreSpecsError {
+    /// The predictions file cannot be read.
+    #[error(transparent)]
+    Predictions(PipelineError),
+    /// No backend opens.
+    #[error(transparent)]
+    Session(PipelineError),
+    /// The reports cannot be written.
+    #[error(transparent)]
+    Reports(PipelineError),
+}
+
+/// How a scoring ended.
+#[derive(Debug)]
+pub enum ScoreEnd {
+    /// No spec to score: no session was opened, no report written.
+    NothingToScore,
+    /// Ctrl-C: finished runs are kept, no report was written.
+    Interrupted,
+    /// The reports were written; the report they hold.
+    Reported(Box<Report>),
+}
+
+/// Score `predictions` for `specs` as `opts` asks, telling `on_event` what happens.
+pub async fn score_specs(
+    specs: &[CheckedSpec],
+    predictions: &PredictionSource,
+    opts: &ScoreSpecsOptions,
+    on_event: &mut (dyn FnMut(ScoreEvent<'_>) + Send),
+) -> Result<ScoreEnd, ScoreSpecsError> {
+    let tasks: Vec<&Task> = specs.iter().map(|s| &s.task).collect();
+    let input = read_predictions(predictions, &tasks).map_err(ScoreSpecsError::Predictions)?;
+    for e in &input.skipped {
+        on_event(ScoreEvent::SkippedLine(e));
+    }
+    if specs.is_empty() {
+        return Ok(ScoreEnd::NothingToScore);
+    }
+    let opened = open_session(&opts.session)
+        .await
+        .map_err(ScoreSpecsError::Session)?;
+    if let Some(note) = &opened.note {
+        on_event(ScoreEvent::BackendNote(note));
+    }
+    let session = opened.session;
+    let mut modes: Vec<ScoreMode> = Vec::new();
+    for m in &opts.modes {
+        if !modes.contains(m) {
+            modes.push(*m);
+        }
+    }
+    let mut rows = Vec::new();
+    let mut duplicates = Vec::new();
+    let mut locks = BTreeMap::new();
+    for (spec, mode) in specs
+        .iter()
+        .flat_map(|s| modes.iter().map(move |m| (s, *m)))
+    {
+        let Some(preds) = input.by_task.get(&spec.task.id) else {
+            on_event(ScoreEvent::NoPrediction {
+                task: &spec.task.id,
+            });
+            continue;
+        };
+        let lower = spec.lower_options();
+        let locked = match load_oracle(&spec.path, &spec.task, &lower, opts.allow_stale_lock) {
+            Ok(o) => o,
+            Err(e) => {
+                on_event(ScoreEvent::SpecFailed {
+                    spec,
+                    error: SpecScoreError::Lock(e),
+                });
+                continue;
+            }
+        };
+        if !locked.stale.is_empty() {
+            on_event(ScoreEvent::StaleLockUsed {
+                spec,
+                lock: &locked.path,
+                stale: &locked.stale,
+            });
+        }
+        locks.insert(spec.task.id.clone(), locked.digest.clone());
+        let score_opts = ScoreOptions {
+            lower,
+            mode,
+            rerun_invalid: opts.rerun_invalid,
+            site: spec.site.clone(),
+        };
+        match score(
+            &session,
+            &spec.task,
+            &spec.dir,
+            &locked.oracle,
+            preds,
+            &score_opts,
+        )
+        .await
+        {
+            Ok(outcome) => {
+                for d in &outcome.duplicates {
+                    on_event(ScoreEvent::Duplicate(d));
+                }
+                on_event(ScoreEvent::Graded {
+                    spec,
+                    mode,
+                    grades: &outcome.grades,
+                });
+                duplicates.extend(outcome.duplicates);
+                rows.extend(outcome.grades);
+            }
+            Err(e) => {
+                let interrupted = e.is_interrupted();
+                on_event(ScoreEvent::SpecFailed {
+                    spec,
+                    error: SpecScoreError::Score(e),
+                });
+                if interrupted {
+                    return Ok(ScoreEnd::Interrupted);
+                }
+            }
+        }
+    }
+    for task in input.unknown_tasks(&tasks) {
+        on_event(ScoreEvent::UnknownTask { task });
+    }
+    let mut report = Report::new(rows, input.skipped, None);
+    report.duplicates = duplicates;
+    report.locks = locks;
+    let markdown = write_reports(&opts.out, &report).map_err(ScoreSpecsError::Reports)?;
+    on_event(ScoreEvent::ReportsWritten {
+        dir: &opts.out,
+        markdown: &markdown,
+    });
+    Ok(ScoreEnd::Reported(Box::new(report)))
+}
