@@ -125,7 +125,10 @@ mod tests {
             ex[BEFORE].contains("CMake Error: CMake was unable to find a build program"),
             "{ex:#?}"
         );
-        assert!(ex.iter().any(|l| l.contains("ERROR: Failed building")), "{ex:#?}");
+        assert!(
+            ex.iter().any(|l| l.contains("ERROR: Failed building")),
+            "{ex:#?}"
+        );
     }
 
     #[test]
