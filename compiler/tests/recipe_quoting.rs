@@ -164,3 +164,42 @@ fn the_python_venv_is_isolated_unless_asked() {
         "{shared}"
     );
 }
+
+/// `packages ["pytest…"]` must install pytest from the index: Debian's pytest (linked into
+/// the venv for the offline default) is not visible while pip resolves them, so it cannot
+/// satisfy the requirement; it is linked afterwards only if the packages brought none.
+#[test]
+fn packages_naming_pytest_are_not_satisfied_by_debians_pytest() {
+    let link = "/opt/taskc-pytest";
+    let offline = render("python", BTreeMap::new()).expect("renders");
+    assert!(
+        offline
+            .lines()
+            .any(|l| l.starts_with("RUN d=/opt/taskc-pytest;")),
+        "without packages the base image's pytest is linked:\n{offline}"
+    );
+    let mut params = BTreeMap::new();
+    params.insert(
+        "packages".to_string(),
+        ParamValue::List(vec!["pytest".into(), "packaging".into()]),
+    );
+    let online = render("python", params).expect("renders");
+    let lines: Vec<&str> = online.lines().collect();
+    let pip = lines
+        .iter()
+        .position(|l| l.starts_with("RUN pip install") && holds_word(l, "pytest"))
+        .unwrap_or_else(|| panic!("no pip install of pytest:\n{online}"));
+    let linked: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains(link))
+        .collect();
+    assert!(
+        linked.iter().all(|&i| i > pip),
+        "Debian's pytest is visible to pip before it installs `packages`:\n{online}"
+    );
+    assert!(
+        linked
+            .iter()
+            .all(|&i| lines[i].starts_with("RUN if python -c 'import pytest'")),
+        "Debian's pytest is linked even when the packages brought one:\n{online}"
+    );
+}

@@ -7,6 +7,13 @@ pub const EXCERPT_LINES: usize = 20;
 /// Lines of context shown before the first error line.
 const BEFORE: usize = 2;
 
+/// pip's lines about a failed build subprocess, which come before that subprocess's output.
+const PIP_FRAME: &[&str] = &[
+    "finished with status 'error'",
+    "error: subprocess-exited-with-error",
+    "did not run successfully",
+];
+
 /// Whether `line` looks like the report of an error (apt, pip, the shell, compilers, Docker).
 fn is_error_line(line: &str) -> bool {
     let t = line.trim_start();
@@ -18,6 +25,11 @@ fn is_error_line(line: &str) -> bool {
         return true;
     }
     let lower = t.to_ascii_lowercase();
+    // pip's frame around a failed build backend announces that the backend's output (below
+    // it) holds an error; the error itself (CMake's, the compiler's) is that output.
+    if PIP_FRAME.iter().any(|p| lower.contains(p)) {
+        return false;
+    }
     [
         "error",
         "fatal",
@@ -87,6 +99,36 @@ mod tests {
         assert_eq!(ex[2], "ERROR: No matching distribution found for x<1");
         assert_eq!(ex.len(), EXCERPT_LINES);
         assert!(excerpt_block(&log).contains("first error lines"));
+    }
+
+    #[test]
+    fn a_failed_pip_build_shows_the_backends_error_not_pips_frame() {
+        let log = [
+            "Step 9/12 : RUN cd /work/lib && pip install --no-build-isolation -e .",
+            "Building wheels for collected packages: lib",
+            "  Building editable for lib (pyproject.toml): started",
+            "  Building editable for lib (pyproject.toml): finished with status 'error'",
+            "  error: subprocess-exited-with-error",
+            "  × Building editable for lib (pyproject.toml) did not run successfully.",
+            "  │ exit code: 1",
+            "  ╰─> [40 lines of output]",
+            "      running build_ext",
+            "      -- Configuring with the Unix Makefiles generator",
+            "      CMake Error: CMake was unable to find a build program corresponding to \"Unix Makefiles\".",
+            "      CMake Error: CMAKE_CXX_COMPILER not set, after EnableLanguage",
+            "  note: This error originates from a subprocess, and is likely not a problem with pip.",
+            "ERROR: Failed building editable for lib",
+        ]
+        .join("\n");
+        let ex = excerpt(&log);
+        assert!(
+            ex[BEFORE].contains("CMake Error: CMake was unable to find a build program"),
+            "{ex:#?}"
+        );
+        assert!(
+            ex.iter().any(|l| l.contains("ERROR: Failed building")),
+            "{ex:#?}"
+        );
     }
 
     #[test]
