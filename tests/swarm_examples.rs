@@ -143,3 +143,94 @@ fn an_unreachable_engine_is_an_infrastructure_error_naming_the_swarm_operation()
     );
     assert!(stderr.contains("help: start Docker"), "{stderr}");
 }
+
+/// Result files stored under `cache` (one per finished run, whatever the backend's folder).
+fn stored_results(cache: &Path) -> usize {
+    fn walk(dir: &Path, n: &mut usize) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, n);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                *n += 1;
+            }
+        }
+    }
+    let mut n = 0;
+    walk(&cache.join("results"), &mut n);
+    n
+}
+
+/// `(executed, cached)` from `verify`'s first line (`… N runs: E executed, C cached, …`).
+fn run_counts(stdout: &str) -> (usize, usize) {
+    let line = stdout.lines().next().unwrap_or_default();
+    let count = |word: &str| {
+        line.split(", ")
+            .flat_map(|part| part.split(": "))
+            .find_map(|p| p.strip_suffix(word).and_then(|n| n.trim().parse().ok()))
+            .unwrap_or_else(|| panic!("no `{word}` count in {line:?}"))
+    };
+    (count(" executed"), count(" cached"))
+}
+
+#[test]
+fn an_interrupted_verify_on_swarm_resumes_from_the_results_it_stored() {
+    if !swarm_or_skip() {
+        return;
+    }
+    let cache = tempfile::tempdir().expect("temp dir");
+    let child = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args([
+            "verify",
+            "examples/cookie-split/cookie-split.task",
+            "--no-lock",
+        ])
+        .arg("--cache")
+        .arg(cache.path())
+        .args(["--color", "never", "--jobs", "1", "--backend", "swarm"])
+        .current_dir(root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the taskc binary runs");
+    // Interrupt once at least one run's result is stored (and before the last: 8 runs).
+    let start = std::time::Instant::now();
+    while stored_results(cache.path()) == 0 {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(600),
+            "no run finished on the swarm"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let out = child.wait_with_output().expect("taskc ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "interrupted:\n{stderr}");
+    let kept = stored_results(cache.path());
+    assert!(kept >= 1 && kept < 8, "{kept} results kept:\n{stderr}");
+    // The re-run takes the stored results and runs only the rest; the verdict is the
+    // Docker backend's.
+    let args = [
+        "verify".to_string(),
+        "examples/cookie-split/cookie-split.task".to_string(),
+        "--no-lock".to_string(),
+    ];
+    let (code, stdout, stderr) = taskc(&args, cache.path());
+    assert_eq!(code, 0, "re-run:\n{stdout}\n{stderr}");
+    let (executed, cached) = run_counts(&stdout);
+    assert!(
+        cached >= kept,
+        "{cached} cached, {kept} were stored:\n{stdout}"
+    );
+    assert_eq!(executed + cached, 8, "{stdout}");
+    let body = |t: &str| t.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        body(&redact(&stdout)).trim_end(),
+        body(&docker_table("cookie-split")).trim_end(),
+        "the resumed verdict is the Docker backend's"
+    );
+}
