@@ -286,7 +286,11 @@ impl<'a> Parser<'a> {
             .as_ref()
             .is_some_and(|c| !c.has_file_lines && c.file.hunks.is_empty() && !c.file.binary);
         let read = if continues {
-            self.git_file_lines(first, second)
+            // `new file mode` / `deleted file mode` seen: that side must be `/dev/null`.
+            let (is_new, is_delete) = self.current.as_ref().map_or((false, false), |c| {
+                (c.file.old_path.is_none(), c.file.new_path.is_none())
+            });
+            self.git_file_lines(first, second, is_new, is_delete)
         } else {
             self.traditional_file_lines(first, second)
         };
@@ -345,21 +349,25 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// git's `gitdiff_verify_name` reading: `/dev/null` or the name up to a tab.
+    /// git's `gitdiff_verify_name` reading: the side a `new file mode` / `deleted file
+    /// mode` line made absent must be `/dev/null`; any other side is a name up to a tab
+    /// (there `/dev/null` is a name like any other: `dev/null`).
     #[allow(clippy::type_complexity)]
     fn git_file_lines(
         &self,
         first: &str,
         second: &str,
+        is_new: bool,
+        is_delete: bool,
     ) -> Option<((Option<String>, usize), (Option<String>, usize))> {
-        let side = |line: &str| -> Option<(Option<String>, usize)> {
-            if git_name::is_dev_null(line) {
-                return Some((None, "/dev/null".len()));
+        let side = |line: &str, null: bool| -> Option<(Option<String>, usize)> {
+            if null {
+                return git_name::is_dev_null(line).then_some((None, "/dev/null".len()));
             }
             git_name::find_name(line, self.p_value, git_name::Term::Tab)
                 .map(|n| (Some(n.name), n.token_len))
         };
-        Some((side(first)?, side(second)?))
+        Some((side(first, is_new)?, side(second, is_delete)?))
     }
 
     /// git's `parse_traditional_patch`.
