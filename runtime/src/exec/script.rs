@@ -602,6 +602,61 @@ mod tests {
 
     /// The restore lines, run by bash on a real repository: files changed, added, deleted
     /// and replaced by a symlink come back as at `HEAD`; a path absent at `HEAD` goes.
+    /// The run script's `same_reading`, by bash and the real git: a patch git reads as
+    /// taskc does passes; the reading taskc had before it followed git's header rules (the
+    /// timestamp kept in the path) fails the run as the prediction's, naming both readings.
+    #[test]
+    fn a_patch_git_reads_differently_fails_the_run_as_the_predictions() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let repo = root.join("work/r");
+        std::fs::create_dir_all(&repo).unwrap();
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert!(init.status.success());
+        let patch =
+            "--- /dev/null\n+++ b/conftest.py 2024-01-01 00:00:00\n@@ -0,0 +1 @@\n+import os\n";
+        std::fs::write(root.join("p.patch"), patch).unwrap();
+        let ours = numstat_z(&parse_patch(patch).unwrap());
+        assert_eq!(ours, b"1\t0\tconftest.py\0");
+        std::fs::write(root.join("good"), &ours).unwrap();
+        std::fs::write(root.join("old"), b"1\t0\tconftest.py 2024-01-01 00:00:00\0").unwrap();
+        let mut s = Script {
+            text: String::new(),
+            uploads: Vec::new(),
+            blobs: &BTreeMap::new(),
+        };
+        preamble(&mut s);
+        let run = |expected: &str| {
+            std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!(
+                    "{}same_reading \"$TASKC_ROOT\"/work/r \"$TASKC_ROOT\"/p.patch \"$TASKC_ROOT\"/{expected} prediction:r 'read differently'\nexit 0\n",
+                    s.text
+                ))
+                .env("TASKC_ROOT", root)
+                .output()
+                .unwrap()
+        };
+        let ok = run("good");
+        assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+        assert!(!root.join("taskc/harness/failed").exists());
+        let bad = run("old");
+        assert_eq!(bad.status.code(), Some(STEP_FAILED as i32), "{bad:?}");
+        let failed = std::fs::read_to_string(root.join("taskc/harness/failed")).unwrap();
+        assert!(
+            failed.starts_with("prediction:r\nread differently (git: 1 0 conftest.py;"),
+            "{failed}"
+        );
+        assert!(
+            failed.contains("taskc: 1 0 conftest.py 2024-01-01 00:00:00;"),
+            "{failed}"
+        );
+    }
+
     #[test]
     fn restore_paths_puts_back_head_with_two_git_processes() {
         let dir = tempfile::tempdir().unwrap();
