@@ -50,6 +50,11 @@ const CLASSES: &[&str] = &[
     "shadow-runner-internals",
     "startup-files",
     "symlink-tests-to-harness",
+    // Round 3 (issue 20): one reading of every patch, a harness that cannot be starved.
+    "header-prefix-conftest",
+    "header-quoted-conftest",
+    "header-timestamp-conftest",
+    "pid-holder-daemon",
 ];
 
 /// The task the Python attacks are scored on: sdk-retry's Python target alone (same image,

@@ -33,6 +33,7 @@ pub const COMMON: &[&str] = &[
 /// pytest` puts the working folder first on `sys.path`: a `pytest.py`, `pytest/`, `_pytest/`,
 /// `py.py` or `pluggy/` there is imported instead of the real one).
 pub const PYTEST: &[&str] = &[
+    ".pytest.toml",
     "**/*.dist-info/**",
     "**/*.egg-info/**",
     ".pytest.ini",
@@ -46,6 +47,7 @@ pub const PYTEST: &[&str] = &[
     "pyproject.toml",
     "pytest.ini",
     "pytest.py",
+    "pytest.toml",
     "pytest/**",
     "setup.cfg",
     "test_*.py",
@@ -98,8 +100,27 @@ pub const CARGO: &[&str] = &[
     "tests/**/*.rs",
 ];
 
+/// The configuration files pytest reads, by the first major version that reads each
+/// (pytest 9's `_pytest.config.findpaths.CONFIG_LOADERS_BY_NAME`, checked on pytest 9.2.0:
+/// `pytest.toml`, `.pytest.toml`, `pytest.ini`, `.pytest.ini`, `pyproject.toml`, `tox.ini`,
+/// `setup.cfg`). [`PYTEST`] holds them all; a recipe that can install a newer major than
+/// [`PYTEST_CONFIG_KNOWN_THROUGH`] must have its files checked and added here first.
+pub const PYTEST_CONFIG_FILES: &[(u32, &str)] = &[
+    (1, "pytest.ini"),
+    (1, "tox.ini"),
+    (1, "setup.cfg"),
+    (6, "pyproject.toml"),
+    (7, ".pytest.ini"),
+    (9, "pytest.toml"),
+    (9, ".pytest.toml"),
+];
+
+/// The newest pytest major whose configuration files [`PYTEST_CONFIG_FILES`] lists.
+pub const PYTEST_CONFIG_KNOWN_THROUGH: u32 = 9;
+
 /// `junit-xml`: the pytest and go lists together.
 pub const JUNIT: &[&str] = &[
+    ".pytest.toml",
     "**/*.dist-info/**",
     "**/*.egg-info/**",
     ".pytest.ini",
@@ -114,8 +135,70 @@ pub const JUNIT: &[&str] = &[
     "pyproject.toml",
     "pytest.ini",
     "pytest.py",
+    "pytest.toml",
     "pytest/**",
     "setup.cfg",
     "test_*.py",
     "tox.ini",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every configuration file of every pytest major the recipes can install is on the
+    /// pytest surface (and on JUnit's, which includes pytest's).
+    #[test]
+    fn every_pytest_configuration_file_is_on_the_surface() {
+        for (since, name) in PYTEST_CONFIG_FILES {
+            assert!(*since <= PYTEST_CONFIG_KNOWN_THROUGH);
+            assert!(
+                PYTEST.contains(name),
+                "`{name}` (pytest ≥ {since}) is not in PYTEST"
+            );
+            assert!(
+                JUNIT.contains(name),
+                "`{name}` (pytest ≥ {since}) is not in JUNIT"
+            );
+        }
+    }
+
+    /// The python recipe's pytest versions — Debian's (the default) and the pinned example
+    /// its manifest documents, and every `pytest==X` pinned in the recipe — are majors whose
+    /// configuration files are known: a recipe moving to a newer pytest fails here until
+    /// [`PYTEST_CONFIG_FILES`] is checked against it.
+    #[test]
+    fn the_python_recipes_pytest_versions_are_known() {
+        let manifest = include_str!("../recipes/python.toml");
+        let template = include_str!("../recipes/python.Dockerfile.tera");
+        let mut majors = Vec::new();
+        for text in [manifest, template] {
+            for (i, _) in text.match_indices("pytest==") {
+                let v: String = text[i + "pytest==".len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                majors.push(v.parse::<u32>().expect("a version after pytest=="));
+            }
+            for (i, _) in text.match_indices("Debian's ") {
+                let v: String = text[i + "Debian's ".len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                if let Ok(m) = v.parse::<u32>() {
+                    majors.push(m);
+                }
+            }
+        }
+        assert!(
+            !majors.is_empty(),
+            "the python recipe names its pytest versions"
+        );
+        for m in majors {
+            assert!(
+                m <= PYTEST_CONFIG_KNOWN_THROUGH,
+                "the python recipe installs pytest {m}: check which configuration files it reads and update PYTEST_CONFIG_FILES"
+            );
+        }
+    }
+}

@@ -5,9 +5,12 @@
 
 mod added;
 pub mod apply;
+mod git_name;
+mod numstat;
 mod parse;
 
 pub use added::AddedText;
+pub use numstat::numstat_z;
 pub use parse::{parse_patch, parse_patch_lenient, PatchError};
 
 use crate::span::Span;

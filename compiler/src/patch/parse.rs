@@ -9,6 +9,7 @@
 //! structure out of any text (for splitting an agent's diff by file, where a malformed hunk
 //! must reach `git apply` and fail there, charged to the agent, not stop the reading).
 
+use super::git_name;
 use super::{FilePatch, HeaderLine, HeaderPath, Hunk, HunkLine, LineKind, Patch};
 use crate::span::Span;
 
@@ -107,6 +108,10 @@ struct Parser<'a> {
     current: Option<Building>,
     /// Keep going past what makes a diff invalid ([`parse_patch_lenient`]).
     lenient: bool,
+    /// How many leading components git strips from names (`-p`), and whether it settled
+    /// it from a plain diff's names (git's `p_value`, `p_value_known`).
+    p_value: i32,
+    p_known: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -117,6 +122,8 @@ impl<'a> Parser<'a> {
             files: Vec::new(),
             current: None,
             lenient,
+            p_value: 1,
+            p_known: false,
         }
     }
 
@@ -215,11 +222,13 @@ impl<'a> Parser<'a> {
                 cur.meaningful_header = true;
             } else if let Some((which, p)) = rename_or_copy(t) {
                 let span = Span::new(line.span.end as usize - p.len(), line.span.end as usize);
+                // git: `find_name(line, p_value - 1, 0)`: neither a space nor a tab ends it.
+                let name =
+                    git_name::find_name(p, (self.p_value - 1).max(0), git_name::Term::Neither)
+                        .map_or_else(|| unquote(p), |n| n.name);
                 match which {
-                    HeaderLine::RenameFrom | HeaderLine::CopyFrom => {
-                        cur.file.old_path = Some(unquote(p))
-                    }
-                    _ => cur.file.new_path = Some(unquote(p)),
+                    HeaderLine::RenameFrom | HeaderLine::CopyFrom => cur.file.old_path = Some(name),
+                    _ => cur.file.new_path = Some(name),
                 }
                 cur.file.header_paths.push(HeaderPath { line: which, span });
                 cur.meaningful_header = true;
@@ -262,28 +271,57 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `--- old` followed by `+++ new`.
+    /// `--- old` followed by `+++ new`, read as `git apply` reads them (`git_name`): in a
+    /// `diff --git` block, each name up to a tab; in a plain diff, up to a tab or a
+    /// timestamp, with git's guess of how many leading components to strip, and GNU diff's
+    /// epoch timestamp marking a created or deleted file.
     fn file_lines(&mut self, minus: Line<'a>) -> Result<(), PatchError> {
         let Some(plus) = self.peek(1) else {
             return Ok(());
         };
-        let old = file_line_path(&minus.text[4..], "a/");
-        let new = file_line_path(&plus.text[4..], "b/");
-        let paths = [
-            HeaderPath {
-                line: HeaderLine::Old,
-                span: file_line_token(minus),
-            },
-            HeaderPath {
-                line: HeaderLine::New,
-                span: file_line_token(plus),
-            },
-        ];
+        let (first, second) = (&minus.text[4..], &plus.text[4..]);
         // Within a `diff --git` whose header has not yet seen `---`, these lines belong to it.
         let continues = self
             .current
             .as_ref()
             .is_some_and(|c| !c.has_file_lines && c.file.hunks.is_empty() && !c.file.binary);
+        let read = if continues {
+            // `new file mode` / `deleted file mode` seen: that side must be `/dev/null`.
+            let (is_new, is_delete) = self.current.as_ref().map_or((false, false), |c| {
+                (c.file.old_path.is_none(), c.file.new_path.is_none())
+            });
+            self.git_file_lines(first, second, is_new, is_delete)
+        } else {
+            self.traditional_file_lines(first, second)
+        };
+        let ((old, old_len), (new, new_len)) = match read {
+            Some(r) => r,
+            None => {
+                self.fail(PatchError::new(
+                    "no file name on this `---`/`+++` pair",
+                    minus.span.to(plus.span),
+                    "name the file as `git diff` does: `--- a/<path>` and `+++ b/<path>`",
+                ))?;
+                (
+                    (file_line_path(first, "a/"), file_line_raw(first).len()),
+                    (file_line_path(second, "b/"), file_line_raw(second).len()),
+                )
+            }
+        };
+        let token = |l: Line<'_>, len: usize| {
+            let start = l.span.start as usize + 4;
+            Span::new(start, start + len)
+        };
+        let paths = [
+            HeaderPath {
+                line: HeaderLine::Old,
+                span: token(minus, old_len),
+            },
+            HeaderPath {
+                line: HeaderLine::New,
+                span: token(plus, new_len),
+            },
+        ];
         if !continues {
             self.finish()?;
             self.current = Some(Building {
@@ -309,6 +347,65 @@ impl<'a> Parser<'a> {
         }
         self.pos += 2;
         Ok(())
+    }
+
+    /// git's `gitdiff_verify_name` reading: the side a `new file mode` / `deleted file
+    /// mode` line made absent must be `/dev/null`; any other side is a name up to a tab
+    /// (there `/dev/null` is a name like any other: `dev/null`).
+    #[allow(clippy::type_complexity)]
+    fn git_file_lines(
+        &self,
+        first: &str,
+        second: &str,
+        is_new: bool,
+        is_delete: bool,
+    ) -> Option<((Option<String>, usize), (Option<String>, usize))> {
+        let side = |line: &str, null: bool| -> Option<(Option<String>, usize)> {
+            if null {
+                return git_name::is_dev_null(line).then_some((None, "/dev/null".len()));
+            }
+            git_name::find_name(line, self.p_value, git_name::Term::Tab)
+                .map(|n| (Some(n.name), n.token_len))
+        };
+        Some((side(first, is_new)?, side(second, is_delete)?))
+    }
+
+    /// git's `parse_traditional_patch`.
+    #[allow(clippy::type_complexity)]
+    fn traditional_file_lines(
+        &mut self,
+        first: &str,
+        second: &str,
+    ) -> Option<((Option<String>, usize), (Option<String>, usize))> {
+        if !self.p_known {
+            let q = git_name::guess_p_value(second);
+            let p = git_name::guess_p_value(first).or(q);
+            if p.is_some() && p == q {
+                self.p_value = p.unwrap_or(1);
+                self.p_known = true;
+            }
+        }
+        let p = self.p_value;
+        let null = "/dev/null".len();
+        if git_name::is_dev_null(first) {
+            let n = git_name::find_name_traditional(second, None, p)?;
+            return Some(((None, null), (Some(n.name), n.token_len)));
+        }
+        if git_name::is_dev_null(second) {
+            let n = git_name::find_name_traditional(first, None, p)?;
+            return Some(((Some(n.name), n.token_len), (None, null)));
+        }
+        let a = git_name::find_name_traditional(first, None, p);
+        let b = git_name::find_name_traditional(second, a.as_ref().map(|n| n.name.as_str()), p)?;
+        let a_len = a.map_or(0, |n| n.token_len);
+        let name = b.name;
+        Some(if git_name::has_epoch_timestamp(first) {
+            ((None, a_len), (Some(name), b.token_len))
+        } else if git_name::has_epoch_timestamp(second) {
+            ((Some(name), a_len), (None, b.token_len))
+        } else {
+            ((Some(name.clone()), a_len), (Some(name), b.token_len))
+        })
     }
 
     fn hunk(&mut self, header: Line<'a>) -> Result<(), PatchError> {
@@ -582,12 +679,6 @@ fn rename_or_copy(t: &str) -> Option<(HeaderLine, &str)> {
 /// The path as written on a `---`/`+++` line: without a trailing tab+timestamp or blanks.
 fn file_line_raw(raw: &str) -> &str {
     raw.split('\t').next().unwrap_or(raw).trim_end()
-}
-
-/// Where the path of a `---`/`+++` line stands.
-fn file_line_token(line: Line<'_>) -> Span {
-    let start = line.span.start as usize + 4;
-    Span::new(start, start + file_line_raw(&line.text[4..]).len())
 }
 
 /// The path on a `---`/`+++` line: strip a trailing tab+timestamp, `/dev/null` → None,

@@ -45,7 +45,10 @@ const KILL_GRACE: Duration = Duration::from_secs(30);
 /// The container's command (`bash -c WRAPPER taskc-run SCRIPT COLLECT…`), as root: unpacks
 /// the uploads from stdin, runs the script with its stdout and stderr on the container's
 /// stdout (the log), then writes the trailer on its own stderr: `taskc-trailer exit=<code>`,
-/// one line per collected path (a base64 tar of it, empty when absent), `taskc-trailer end`.
+/// one line per collected path (a base64 tar of it, `-` when absent), `taskc-trailer end`.
+/// An empty line is a `tar` that could not run (no process or memory left in the
+/// container): the trailer is then ignored and the files are downloaded from the stopped
+/// container, from outside, where nothing the tests left can starve the collection.
 const WRAPPER: &str = r#"set -u
 tar -x -p --numeric-owner --no-overwrite-dir -C / || { echo "taskc: cannot unpack the run's inputs" >&2; exit 125; }
 s=$1; shift
@@ -53,7 +56,7 @@ bash -euo pipefail -c "$s" 2>&1 </dev/null
 code=$?
 printf 'taskc-trailer exit=%s\n' "$code" >&2
 for p in "$@"; do
-  if [ -e "$p" ]; then tar -c --numeric-owner -C "$(dirname -- "$p")" -- "$(basename -- "$p")" 2>/dev/null | base64 -w 0 >&2; fi
+  if [ -e "$p" ]; then tar -c --numeric-owner -C "${p%/*}/" -- "${p##*/}" 2>/dev/null | base64 -w 0 >&2; else printf -- - >&2; fi
   printf '\n' >&2
 done
 printf 'taskc-trailer end\n' >&2
@@ -85,8 +88,11 @@ fn parse_trailer(stderr: &[u8], collect: &[String]) -> Option<BTreeMap<String, V
         if line == TRAILER_END {
             return None;
         }
-        if line.is_empty() {
+        if line == b"-" {
             continue;
+        }
+        if line.is_empty() {
+            return None;
         }
         let tar = base64::engine::general_purpose::STANDARD
             .decode(line)
@@ -722,7 +728,7 @@ mod tests {
         let harness = tar_of(&[("harness/exit", b"0\n"), ("harness/ms", b"12\n")]);
         // What the wrapper wrote before (a tar warning) does not matter.
         let stderr =
-            format!("tar: warning\ntaskc-trailer exit=0\n{harness}\n\ntaskc-trailer end\n");
+            format!("tar: warning\ntaskc-trailer exit=0\n{harness}\n-\ntaskc-trailer end\n");
         let got = parse_trailer(stderr.as_bytes(), &collect).unwrap();
         assert_eq!(got["/taskc/harness/exit"], b"0\n");
         assert_eq!(got["/taskc/harness/ms"], b"12\n");
@@ -742,6 +748,9 @@ mod tests {
             parse_trailer(b"taskc-trailer exit=0\ntaskc-trailer end\n", &collect),
             None
         );
+        // A path whose archive could not be made (no fork left): not "absent".
+        let starved = b"taskc-trailer exit=0\n\ntaskc-trailer end\n";
+        assert_eq!(parse_trailer(starved, &collect), None);
         // Not base64.
         assert_eq!(
             parse_trailer(b"taskc-trailer exit=0\n%%%\ntaskc-trailer end\n", &collect),

@@ -8,7 +8,7 @@ use taskc_compiler::parser::ToolVersion;
 use taskc_compiler::plan::{Run, SelectHow};
 
 use super::script::{
-    harness_file, StepFailure, EXIT_FILE, FAILED_FILE, MS_FILE, PYTEST_PLUGIN_MARK,
+    harness_file, StepFailure, EXIT_FILE, FAILED_FILE, LIMITS_FILE, MS_FILE, PYTEST_PLUGIN_MARK,
     PYTEST_UNMATCHED_MARK, STEP_FAILED, TIMED_OUT_FILE,
 };
 use crate::backend::{RunOutcome, LOG_CAP};
@@ -20,6 +20,14 @@ fn text(collected: &BTreeMap<String, Vec<u8>>, name: &str) -> Option<String> {
     collected
         .get(&harness_file(name))
         .map(|b| String::from_utf8_lossy(b).trim().to_string())
+}
+
+/// How often the run's tests were refused a process at the sandbox's limit (the harness's
+/// `pids-max <n>` record), when they were at all.
+fn pids_max_hits(collected: &BTreeMap<String, Vec<u8>>) -> Option<u64> {
+    let t = text(collected, LIMITS_FILE)?;
+    let n: u64 = t.strip_prefix("pids-max ")?.trim().parse().ok()?;
+    (n > 0).then_some(n)
 }
 
 /// The failure a failed preparation step recorded (`<who>\n<message>`).
@@ -147,6 +155,14 @@ pub fn interpret(
     } else if c.contains_key(&harness_file(TIMED_OUT_FILE)) {
         // By the clock: whatever the exit code (a test ignoring SIGTERM ends 137).
         Some(timeout)
+    } else if let (None, Some(n)) = (exit_code, pids_max_hits(c)) {
+        // The tests filled the sandbox's process limit: what followed is theirs.
+        Some(RunFailure::RunnerCrashed {
+            detail: format!(
+                "the tests of `{}` hit the sandbox's process limit ({n} fork(s) refused) and no exit code was recorded",
+                t.repo
+            ),
+        })
     } else if exit_code.is_none() {
         // The test user cannot touch the harness's records: the harness itself died.
         Some(RunFailure::error(format!(

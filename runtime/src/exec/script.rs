@@ -39,6 +39,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use taskc_compiler::patch::{numstat_z, parse_patch};
 use taskc_compiler::plan::{Run, SelectHow, Step, TestSelection};
 
 use super::surface;
@@ -78,6 +79,9 @@ pub const FAILED_FILE: &str = "failed";
 /// Files under [`HARNESS_DIR`] recording the test command.
 pub const EXIT_FILE: &str = "exit";
 pub const MS_FILE: &str = "ms";
+/// What the run hit of its limits after the tests (`pids-max <n>`: how often a fork was
+/// refused at the process limit).
+pub const LIMITS_FILE: &str = "limits";
 /// Present when the test command reached its time limit (by the clock).
 pub const TIMED_OUT_FILE: &str = "timed-out";
 /// The harness's own messages (what the preparation steps printed).
@@ -167,11 +171,16 @@ impl Script<'_> {
 
     /// Upload `text` as `name` under the blob folder; returns its quoted script path.
     fn upload(&mut self, name: String, text: &str) -> String {
+        self.upload_bytes(name, text.as_bytes().to_vec())
+    }
+
+    /// Upload `bytes` as `name` under the blob folder; returns its quoted script path.
+    fn upload_bytes(&mut self, name: String, bytes: Vec<u8>) -> String {
         let path = format!("{BLOB_DIR}/{name}");
         if !self.uploads.iter().any(|u| u.path == path) {
             self.uploads.push(Upload {
                 path: path.clone(),
-                bytes: text.as_bytes().to_vec(),
+                bytes,
                 mode: 0o600,
             });
         }
@@ -246,6 +255,23 @@ fn preamble(s: &mut Script<'_>) {
     s.line(
         "apply() { git -C \"$1\" apply --whitespace=nowarn \"$2\" 2> \"$H/apply.err\" \
          || fail \"$3\" \"$4: $(head -c 400 \"$H/apply.err\")\"; }",
+    ); // Freeze every process of the test user (until a pass finds none still running: a
+       // stopped process cannot fork), then kill them all: builtins only, as root (`kill`,
+       // `read`, globbing), so a sandbox whose process, memory or disk limit the tests left
+       // full cannot keep the harness from it.
+    s.line(&format!(
+        "reap() {{ local pass d k v st uid live; for pass in 1 2 3 4 5 6 7 8 9 10 11 12; do live=0; \
+         for d in /proc/[0-9]*; do st=; uid=; {{ while read -r k v _; do case $k in State:) st=$v;; Uid:) uid=$v; break;; esac; done < \"$d/status\"; }} 2>/dev/null; \
+         [ \"$uid\" = {TEST_UID} ] || continue; kill -STOP \"${{d#/proc/}}\" 2>/dev/null; case $st in T|t|Z|X) ;; *) live=1;; esac; done; \
+         [ $live = 0 ] && break; done; \
+         for d in /proc/[0-9]*; do uid=; {{ while read -r k v _; do [ \"$k\" = Uid: ] && {{ uid=$v; break; }}; done < \"$d/status\"; }} 2>/dev/null; \
+         [ \"$uid\" = {TEST_UID} ] && kill -KILL \"${{d#/proc/}}\" 2>/dev/null; done; return 0; }}"
+    ));
+    // One reading of every patch: what the git that applies the prediction's patch says it
+    // touches must be what taskc read (`exec::surface`, the flags); else the patch is refused.
+    s.line(
+        "same_reading() { git -C \"$1\" apply --numstat -z \"$2\" > \"$H/numstat\" 2> \"$H/numstat.err\" \
+         && cmp -s \"$H/numstat\" \"$3\" || fail \"$4\" \"$5 (git: $(tr '\\0\\t\\n' ';  ' < \"$H/numstat\" | head -c 300)$(head -c 200 \"$H/numstat.err\"); taskc: $(tr '\\0\\t\\n' ';  ' < \"$3\" | head -c 300))\"; }",
     );
 }
 
@@ -260,10 +286,32 @@ fn apply_patches(
             Step::ApplyPrediction { repo } => {
                 if let Some(p) = predictions.get(repo).filter(|p| !p.trim().is_empty()) {
                     let f = s.upload(format!("prediction-{repo}.patch"), p);
+                    let who = sh_quote(&format!("{}:{repo}", StepFailure::Prediction.as_str()));
+                    match parse_patch(p) {
+                        Ok(parsed) => {
+                            let expected = s.upload_bytes(
+                                format!("prediction-{repo}.numstat"),
+                                numstat_z(&parsed),
+                            );
+                            let why = sh_quote(&format!(
+                                "taskc and git read the prediction's patch for `{repo}` differently \
+                                 (its file headers or hunks): write it as `git diff` does"
+                            ));
+                            s.line(&format!(
+                                "same_reading {} {f} {expected} {who} {why}",
+                                repo_dir(repo)
+                            ));
+                        }
+                        Err(e) => s.line(&format!(
+                            "fail {who} {}",
+                            sh_quote(&format!(
+                                "the prediction's patch for `{repo}` cannot be read: {e}"
+                            ))
+                        )),
+                    }
                     let why = sh_quote(&format!(
                         "the prediction's patch for `{repo}` does not apply"
                     ));
-                    let who = sh_quote(&format!("{}:{repo}", StepFailure::Prediction.as_str()));
                     s.line(&format!("apply {} {f} {who} {why}", repo_dir(repo)));
                 }
             }
@@ -444,6 +492,12 @@ fn run_tests(s: &mut Script<'_>, run: &Run, canaries: &canary::Placement) {
         wd = sh_quote(&t.workdir),
         why = sh_quote(&format!("no folder {}", t.workdir)),
     ));
+    // The records are written into files made now, while the disk is the harness's: from
+    // here on nothing the harness does needs a new process, memory or disk (the tests may
+    // leave the sandbox's process, memory or disk limit full): bash builtins only.
+    s.line(&format!(
+        "for f in {EXIT_FILE} {MS_FILE} {LIMITS_FILE}; do printf '%-40s\\n' '' > \"$H/$f\" || fail {harness} 'cannot write the records'; done"
+    ));
     s.line("start=${EPOCHREALTIME//[.,]/}");
     s.line(&format!(
         "timeout -s KILL {secs} \"${{drop[@]}}\" env HOME=\"$TH\" USER={TEST_USER} LOGNAME={TEST_USER} \
@@ -453,11 +507,20 @@ fn run_tests(s: &mut Script<'_>, run: &Run, canaries: &canary::Placement) {
     ));
     s.line("code=$?");
     s.line("end=${EPOCHREALTIME//[.,]/}");
-    // Whatever the test user left running (daemons, detached writers) dies now.
-    s.line("if [ ${#drop[@]} -gt 0 ]; then for i in 1 2; do \"${drop[@]}\" bash -c 'kill -9 -1' 2>/dev/null; done; fi");
     s.line("ms=$(( (end - start) / 1000 ))");
-    s.line(&format!("echo \"$code\" > \"$H/{EXIT_FILE}\""));
-    s.line(&format!("echo \"$ms\" > \"$H/{MS_FILE}\""));
+    s.line(&format!("printf '%s\\n' \"$code\" 1<> \"$H/{EXIT_FILE}\""));
+    s.line(&format!("printf '%s\\n' \"$ms\" 1<> \"$H/{MS_FILE}\""));
+    // Whatever the test user left running (daemons, detached writers, a process holding the
+    // pids limit full) is frozen, then killed, by root, without a fork.
+    s.line("[ ${#drop[@]} -gt 0 ] && reap");
+    // Whether the run reached its process limit (cgroup v2, then v1's pids controller).
+    s.line(
+        "hit=0; for f in /sys/fs/cgroup/pids.events /sys/fs/cgroup/pids/pids.events; do \
+         [ -r \"$f\" ] && { while read -r k v; do [ \"$k\" = max ] && hit=$v; done < \"$f\"; break; }; done",
+    );
+    s.line(&format!(
+        "printf 'pids-max %s\\n' \"$hit\" 1<> \"$H/{LIMITS_FILE}\""
+    ));
     s.line(&format!(
         "[ \"$ms\" -ge {limit} ] && : > \"$H/{TIMED_OUT_FILE}\"",
         limit = t.timeout_secs.saturating_mul(1000)
@@ -539,6 +602,61 @@ mod tests {
 
     /// The restore lines, run by bash on a real repository: files changed, added, deleted
     /// and replaced by a symlink come back as at `HEAD`; a path absent at `HEAD` goes.
+    /// The run script's `same_reading`, by bash and the real git: a patch git reads as
+    /// taskc does passes; the reading taskc had before it followed git's header rules (the
+    /// timestamp kept in the path) fails the run as the prediction's, naming both readings.
+    #[test]
+    fn a_patch_git_reads_differently_fails_the_run_as_the_predictions() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let repo = root.join("work/r");
+        std::fs::create_dir_all(&repo).unwrap();
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert!(init.status.success());
+        let patch =
+            "--- /dev/null\n+++ b/conftest.py 2024-01-01 00:00:00\n@@ -0,0 +1 @@\n+import os\n";
+        std::fs::write(root.join("p.patch"), patch).unwrap();
+        let ours = numstat_z(&parse_patch(patch).unwrap());
+        assert_eq!(ours, b"1\t0\tconftest.py\0");
+        std::fs::write(root.join("good"), &ours).unwrap();
+        std::fs::write(root.join("old"), b"1\t0\tconftest.py 2024-01-01 00:00:00\0").unwrap();
+        let mut s = Script {
+            text: String::new(),
+            uploads: Vec::new(),
+            blobs: &BTreeMap::new(),
+        };
+        preamble(&mut s);
+        let run = |expected: &str| {
+            std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!(
+                    "{}same_reading \"$TASKC_ROOT\"/work/r \"$TASKC_ROOT\"/p.patch \"$TASKC_ROOT\"/{expected} prediction:r 'read differently'\nexit 0\n",
+                    s.text
+                ))
+                .env("TASKC_ROOT", root)
+                .output()
+                .unwrap()
+        };
+        let ok = run("good");
+        assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+        assert!(!root.join("taskc/harness/failed").exists());
+        let bad = run("old");
+        assert_eq!(bad.status.code(), Some(STEP_FAILED as i32), "{bad:?}");
+        let failed = std::fs::read_to_string(root.join("taskc/harness/failed")).unwrap();
+        assert!(
+            failed.starts_with("prediction:r\nread differently (git: 1 0 conftest.py;"),
+            "{failed}"
+        );
+        assert!(
+            failed.contains("taskc: 1 0 conftest.py 2024-01-01 00:00:00;"),
+            "{failed}"
+        );
+    }
+
     #[test]
     fn restore_paths_puts_back_head_with_two_git_processes() {
         let dir = tempfile::tempdir().unwrap();

@@ -82,6 +82,20 @@ pub const DEFAULT_LIMITS: Limits = Limits {
     pids: Some(4096),
 };
 
+/// The limits of one run when `jobs` runs share a host of `cores` CPUs (issue 20, item 4):
+/// each gets `cores ÷ jobs` CPUs (a hard CFS quota on Docker and Swarm), at least one (a
+/// test run below one CPU would crawl into its time limit; past that the engine's equal
+/// CPU shares split what is left) and at most [`DEFAULT_LIMITS`]' two; memory and
+/// processes as [`DEFAULT_LIMITS`]. So one prediction's fork bomb or CPU hog takes its own
+/// share, not its neighbours' (`docs/performance.md`, "Noisy neighbours").
+pub fn fair_limits(cores: usize, jobs: usize) -> Limits {
+    let share = cores.max(1) as f64 / jobs.max(1) as f64;
+    Limits {
+        cpus: Some(share.clamp(1.0, DEFAULT_LIMITS.cpus.unwrap_or(2.0))),
+        ..DEFAULT_LIMITS
+    }
+}
+
 /// Why a job could not be carried out (infrastructure, not the task's soundness).
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
@@ -178,4 +192,20 @@ pub fn new_session_id() -> String {
         .map(|d| d.as_nanos())
         .unwrap_or(0);
     format!("s{}-{:x}", std::process::id(), nanos & 0xffff_ffff)
+}
+
+#[cfg(test)]
+mod fair_share_tests {
+    use super::*;
+
+    #[test]
+    fn each_run_gets_cores_over_jobs_between_one_and_two_cpus() {
+        assert_eq!(fair_limits(2, 2).cpus, Some(1.0));
+        assert_eq!(fair_limits(2, 1).cpus, Some(2.0));
+        assert_eq!(fair_limits(8, 2).cpus, Some(2.0));
+        assert_eq!(fair_limits(2, 8).cpus, Some(1.0));
+        assert_eq!(fair_limits(6, 4).cpus, Some(1.5));
+        assert_eq!(fair_limits(2, 2).pids, DEFAULT_LIMITS.pids);
+        assert_eq!(fair_limits(2, 2).memory_bytes, DEFAULT_LIMITS.memory_bytes);
+    }
 }

@@ -35,18 +35,17 @@ pub fn cache_or_default(cache: Option<&Path>) -> PathBuf {
 pub async fn open_session(opts: &SessionOptions) -> Result<OpenSession, PipelineError> {
     let cache = cache_or_default(opts.cache.as_deref());
     let (backend, note) = open_backend(opts.backend, &cache).await?;
-    let jobs = opts.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    });
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    let jobs = opts.jobs.unwrap_or(cores);
     Ok(OpenSession {
         session: Session {
             backend,
             cache,
             id: new_session_id(),
             jobs: jobs.max(1),
-            limits: super::DEFAULT_LIMITS,
+            limits: super::fair_limits(cores, jobs),
             progress: Arc::new(Progress::new(opts.progress)),
         },
         note,
