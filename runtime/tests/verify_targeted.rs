@@ -177,14 +177,20 @@ fn execute<'a>(
 
 fn targeted(m: &Model, plan: &VerifyPlan) -> (Verification, usize) {
     let first = execute(m, &plan.runs);
-    let narrowed = phases::phase_two(plan, &first);
-    let second = execute(m, narrowed.iter().map(|n| &n.run));
-    let again = phases::phase_three(plan, &first, &narrowed, &second);
-    let third = execute(m, again.iter().copied());
-    let (results, selected) = phases::assemble(&first, &narrowed, &second, &third);
-    let executed = first.len() + second.len() + third.len();
+    let mut rounds = phases::Targeting::new(plan, &first);
+    let mut executed = first.len();
+    loop {
+        let steps = rounds.next();
+        if steps.is_empty() {
+            break;
+        }
+        let results = execute(m, steps.iter().map(|s| s.run()));
+        executed += results.len();
+        rounds.record(&steps, &results);
+    }
+    let (results, decisions) = rounds.assemble();
     (
-        evaluate_targeted(plan, &results, &BTreeMap::new(), &selected),
+        evaluate_targeted(plan, &results, &BTreeMap::new(), &decisions),
         executed,
     )
 }
@@ -365,5 +371,5 @@ fn f2p_tests_missing_at_base_are_f2p_in_both_modes() {
         .rows
         .iter()
         .flat_map(|r| r.cells.values())
-        .any(|c| c.targeted));
+        .any(|c| c.basis.is_narrowed()));
 }

@@ -101,6 +101,19 @@ fn exit_text(code: i64) -> String {
     }
 }
 
+/// The ids of the plugin's `taskc-select: not collected: N [json list]` line, when the line
+/// is well formed and its count agrees with its list.
+fn not_collected_ids(line: &[u8]) -> Option<Vec<String>> {
+    let rest = line.strip_prefix(PYTEST_UNMATCHED_MARK.as_bytes())?;
+    let text = std::str::from_utf8(rest).ok()?.trim_end();
+    let (count, list) = text.split_once(' ')?;
+    let count: usize = count.parse().ok()?;
+    let mut ids: Vec<String> = serde_json::from_str(list).ok()?;
+    ids.sort();
+    ids.dedup();
+    (ids.len() == count && count > 0).then_some(ids)
+}
+
 /// Interpret `outcome` of `run` executed on `backend`, whose script placed `canaries`;
 /// `log` is the run's log (the test command's output as the backend received it, at most
 /// [`LOG_CAP`] bytes).
@@ -164,19 +177,27 @@ pub fn interpret(
                         log_tail(log)
                     ))
                 });
+                // Listed ids the configuration does not collect: not passing, recorded
+                // (`RepoTests::not_collected`); a line taskc cannot read makes the run invalid.
                 let unmatched = t
                     .select
                     .as_ref()
                     .is_some_and(|s| s.how == SelectHow::PytestPlugin)
                     .then(|| memchr::memmem::find(log, PYTEST_UNMATCHED_MARK.as_bytes()))
                     .flatten()
-                    .map(|at| {
+                    .and_then(|at| {
                         let line = log[at..].split(|b| *b == b'\n').next().unwrap_or_default();
-                        RunFailure::error(format!(
-                            "the test selection of `{}` named tests pytest did not collect ({}): a narrowed run cannot show they fail",
-                            t.repo,
-                            String::from_utf8_lossy(line).trim_end()
-                        ))
+                        match not_collected_ids(line) {
+                            Some(ids) => {
+                                tests.not_collected = ids;
+                                None
+                            }
+                            None => Some(RunFailure::error(format!(
+                                "the test selection of `{}` named tests pytest did not collect, in a line taskc cannot read ({}): a narrowed run cannot show they fail",
+                                t.repo,
+                                String::from_utf8_lossy(line).trim_end()
+                            ))),
+                        }
                     });
                 let not_started = (matches!(code, 126 | 127) && parsed.tests.is_empty()).then(|| {
                     RunFailure::RunnerCrashed {
