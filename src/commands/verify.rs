@@ -236,7 +236,10 @@ fn print_outcome(
         o.execution.wall.as_secs_f64(),
     ));
     s.push_str(&truth::render(&v.rows, &v.targets));
-    if v.rows.iter().any(|r| r.cells.values().any(|c| c.basis.is_narrowed())) {
+    if v.rows
+        .iter()
+        .any(|r| r.cells.values().any(|c| c.basis.is_narrowed()))
+    {
         s.push_str("(`F2P`: a proper subset ran only the target's F2P tests, stopping at the first failure; `--full` runs every test)\n");
     }
     if v.rows.iter().any(|r| {

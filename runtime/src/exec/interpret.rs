@@ -263,3 +263,34 @@ pub fn interpret(
         logs: BTreeMap::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_not_collected_line_gives_its_ids_or_nothing() {
+        let line = br#"taskc-select: not collected: 2 ["t.py::f[b]", "t.py::f[a \"q\"]"]"#;
+        assert_eq!(
+            not_collected_ids(line),
+            Some(vec![
+                r#"t.py::f[a "q"]"#.to_string(),
+                "t.py::f[b]".to_string()
+            ])
+        );
+        // A count that disagrees with the list, the old format, or no list: unreadable.
+        for bad in [
+            &br#"taskc-select: not collected: 3 ["a", "b"]"#[..],
+            b"taskc-select: not collected: 1 ('t.py::f[b]')",
+            b"taskc-select: not collected: 0 []",
+            b"taskc-select: not collected: 1",
+        ] {
+            assert_eq!(
+                not_collected_ids(bad),
+                None,
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+}

@@ -196,7 +196,6 @@ pub fn shows_failure(
     }
 }
 
-
 /// Where a targeted run stands.
 #[derive(Debug, Clone)]
 enum Status {
@@ -273,7 +272,10 @@ impl<'p> Targeting<'p> {
         let full = |r: Option<RunResult>| match r {
             None => Shown::Open,
             Some(r) if !r.completed() => Shown::Undecidable,
-            Some(r) if o.all().any(|t| !r.outcome(target, t).is_some_and(|x| x.is_pass())) => {
+            Some(r)
+                if o.all()
+                    .any(|t| !r.outcome(target, t).is_some_and(|x| x.is_pass())) =>
+            {
                 Shown::Fails
             }
             Some(_) => Shown::Passes,
@@ -353,9 +355,9 @@ impl<'p> Targeting<'p> {
         let mut chosen: BTreeSet<String> = BTreeSet::new();
         let mut steps = Vec::new();
         let take = |id: &str,
-                        full_only: bool,
-                        steps: &mut Vec<Step<'p>>,
-                        chosen: &mut BTreeSet<String>| {
+                    full_only: bool,
+                    steps: &mut Vec<Step<'p>>,
+                    chosen: &mut BTreeSet<String>| {
             if chosen.contains(id) {
                 return true;
             }
@@ -370,7 +372,11 @@ impl<'p> Targeting<'p> {
         };
         // The `uses` checks: always, against a valid run.
         for u in &self.plan.uses_checks {
-            if self.merged.get(&u.against).is_some_and(RunResult::completed) {
+            if self
+                .merged
+                .get(&u.against)
+                .is_some_and(RunResult::completed)
+            {
                 take(&u.run, false, &mut steps, &mut chosen);
             }
         }
@@ -456,7 +462,10 @@ impl<'p> Targeting<'p> {
                         .as_ref()
                         .map(|s| s.ids.clone())
                         .unwrap_or_default();
-                    decisions.insert(id.clone(), Decision::Narrowed(Selected { what: n.what, ids }));
+                    decisions.insert(
+                        id.clone(),
+                        Decision::Narrowed(Selected { what: n.what, ids }),
+                    );
                     if let Some(r) = self.second.get(&n.run.id) {
                         results.insert(id.clone(), r.clone());
                     }
