@@ -219,7 +219,11 @@ fn print_outcome(
             "sound": v.is_sound(),
             "verification": v,
             "canaries": canaries,
-            "runs": { "executed": o.execution.executed, "cached": o.execution.cached },
+            "runs": {
+                "executed": o.execution.executed,
+                "cached": o.execution.cached,
+                "wall_s": o.execution.wall.as_secs_f64(),
+            },
         });
         output::out(&format!("{value}\n"));
         return;
