@@ -199,7 +199,10 @@ fn targeted_and_full_verification_agree_on_the_examples() {
             targeted.contains(legend) || targeted.contains(not_run),
             "{ex} ran no targeted cell:\n{targeted}"
         );
-        assert!(!full.contains(not_run), "{ex} --full left a cell unrun:\n{full}");
+        assert!(
+            !full.contains(not_run),
+            "{ex} --full left a cell unrun:\n{full}"
+        );
         assert!(
             !full.contains(legend),
             "{ex} --full ran a targeted cell:\n{full}"

@@ -62,7 +62,7 @@ pub enum Decision {
 /// One run a round executes.
 #[derive(Debug, Clone)]
 pub enum Step<'p> {
-    Narrowed(Narrowed),
+    Narrowed(Box<Narrowed>),
     /// A targeted run's full suite.
     Full(&'p Run),
 }
@@ -202,9 +202,9 @@ enum Status {
     /// Not run yet.
     Pending,
     /// Its narrowed run decided its cells.
-    Narrowed(Narrowed),
+    Narrowed(Box<Narrowed>),
     /// Its narrowed run could not decide: only its full suite can.
-    Undecided(Narrowed),
+    Undecided(Box<Narrowed>),
     /// Its full suite ran.
     Full,
 }
@@ -328,12 +328,12 @@ impl<'p> Targeting<'p> {
                 let ids = ids_for(t.select, o, reported);
                 let fail_fast = t.select == SelectWhat::F2p;
                 match narrow_run(&t.run, target, &ids, fail_fast) {
-                    Ok(run) if !ids.is_empty() => Some(Step::Narrowed(Narrowed {
+                    Ok(run) if !ids.is_empty() => Some(Step::Narrowed(Box::new(Narrowed {
                         full: t.run.id.clone(),
                         target: target.clone(),
                         what: t.select,
                         run,
-                    })),
+                    }))),
                     _ => Some(Step::Full(&t.run)),
                 }
             }
@@ -493,7 +493,7 @@ impl<'p> Targeting<'p> {
             .targeted
             .iter()
             .filter_map(|t| match self.step(&t.run.id, false) {
-                Some(Step::Narrowed(n)) => Some(n),
+                Some(Step::Narrowed(n)) => Some(*n),
                 _ => None,
             })
             .collect()
