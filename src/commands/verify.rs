@@ -240,26 +240,7 @@ fn print_outcome(
         o.execution.wall.as_secs_f64(),
     ));
     s.push_str(&truth::render(&v.rows, &v.targets));
-    if v.rows
-        .iter()
-        .any(|r| r.cells.values().any(|c| c.basis.is_narrowed()))
-    {
-        s.push_str("(`F2P`: a proper subset ran only the target's F2P tests, stopping at the first failure; `--full` runs every test)\n");
-    }
-    if v.rows.iter().any(|r| {
-        r.cells
-            .values()
-            .any(|c| c.basis == taskc_runtime::verify::Basis::NotRun)
-    }) {
-        s.push_str("(`not run`: another target already fails in that configuration, and this cell is not constrained alone; `--full` runs it)\n");
-    }
-    if v.rows.iter().any(|r| {
-        r.cells.values().any(|c| {
-            matches!(&c.basis, taskc_runtime::verify::Basis::Narrowed { not_collected } if !not_collected.is_empty())
-        })
-    }) {
-        s.push_str("(`not collected`: F2P tests that configuration does not have, e.g. parametrize values its missing gold patch adds; they count as failing)\n");
-    }
+    s.push_str(&truth::legend(&v.rows));
     if let Some(vp) = o.plan.verify() {
         for (t, why) in &vp.full_suite {
             s.push_str(&format!(

@@ -206,3 +206,22 @@ pub fn render(rows: &[Row], targets: &[String]) -> String {
     }
     out
 }
+
+/// The lines under the table that explain its marks (`F2P`, `not run`, `not collected`),
+/// each only when some cell shows it.
+pub fn legend(rows: &[Row]) -> String {
+    let cells = || rows.iter().flat_map(|r| r.cells.values());
+    let mut out = String::new();
+    if cells().any(|c| c.basis.is_narrowed()) {
+        out.push_str("(`F2P`: a proper subset ran only the target's F2P tests, stopping at the first failure; `--full` runs every test)\n");
+    }
+    if cells().any(|c| c.basis == Basis::NotRun) {
+        out.push_str("(`not run`: another target already fails in that configuration, and this cell is not constrained alone; `--full` runs it)\n");
+    }
+    if cells()
+        .any(|c| matches!(&c.basis, Basis::Narrowed { not_collected } if !not_collected.is_empty()))
+    {
+        out.push_str("(`not collected`: F2P tests that configuration does not have, e.g. parametrize values its missing gold patch adds; they count as failing)\n");
+    }
+    out
+}
