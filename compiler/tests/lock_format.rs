@@ -50,6 +50,7 @@ fn sample() -> Lock {
         passed,
         failed,
         targeted: false,
+        not_run: false,
     };
     for (gold, p, g) in [
         (vec![], (2, 1), (0, 1)),

@@ -50,6 +50,10 @@ pub struct RepoTests {
     /// What the run's canary tests showed (`None` in results stored before canaries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canaries: Option<CanaryCheck>,
+    /// Selected ids the narrowed run's configuration does not collect (the pytest plugin's
+    /// `not collected` line), sorted: not passing there, and missing from its full suite too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_collected: Vec<String>,
 }
 
 impl RunResult {

@@ -161,6 +161,14 @@ fn pytest_plugin_says_when_an_id_matches_nothing_in_a_file_that_collected() {
     let (log, tests) = pytest(dir.path(), &repo, &near, false);
     assert_eq!(keys(&tests), BTreeSet::from([f2p[0].clone()]), "{log}");
     assert!(log.contains(PYTEST_UNMATCHED_MARK), "{log}");
+    // The line lists every such id, as one JSON list after the count.
+    let line = log
+        .lines()
+        .find_map(|l| l.strip_prefix(PYTEST_UNMATCHED_MARK))
+        .expect("the not-collected line");
+    let (count, list) = line.split_once(' ').expect("count and list");
+    let ids: Vec<String> = serde_json::from_str(list).expect("a JSON list");
+    assert_eq!((count, ids), ("1", vec![near[1].clone()]), "{log}");
 }
 
 /// Runs `go test -json ./...` in `repo` with `-run=<go_pattern(ids)>` in GOFLAGS.

@@ -22,7 +22,7 @@ use taskc_compiler::model::{Task, VerifyStrategy};
 use taskc_compiler::plan::{Run, SelectHow, VerifyPlan};
 use taskc_runtime::parsers::Outcome;
 use taskc_runtime::results::{RepoTests, RunResult, RESULT_SCHEMA};
-use taskc_runtime::verify::{evaluate, evaluate_targeted, phases, Verification};
+use taskc_runtime::verify::{evaluate, evaluate_targeted, phases, truth, Basis, Verification};
 
 /// One generated test: its outcome for each subset (bitmask over the target's closure, in
 /// closure order) of gold patches; `None` = not reported.
@@ -146,12 +146,26 @@ fn simulate(m: &Model, run: &Run) -> RunResult {
             }
         }
     }
+    // taskc's pytest plugin says which selected ids the configuration does not collect.
+    let not_collected = select
+        .filter(|s| s.how == SelectHow::PytestPlugin)
+        .map(|s| {
+            (0..m.tests[r].len())
+                .filter(|i| m.tests[r][*i].outcomes[mask].is_none())
+                .map(test_id)
+                .filter(|id| s.ids.contains(id))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let mut not_collected = not_collected;
+    not_collected.sort();
     let mut repos = BTreeMap::new();
     repos.insert(
         target.clone(),
         RepoTests {
             tests,
             exit_code: Some(0),
+            not_collected,
             ..RepoTests::default()
         },
     );
@@ -177,14 +191,20 @@ fn execute<'a>(
 
 fn targeted(m: &Model, plan: &VerifyPlan) -> (Verification, usize) {
     let first = execute(m, &plan.runs);
-    let narrowed = phases::phase_two(plan, &first);
-    let second = execute(m, narrowed.iter().map(|n| &n.run));
-    let again = phases::phase_three(plan, &first, &narrowed, &second);
-    let third = execute(m, again.iter().copied());
-    let (results, selected) = phases::assemble(&first, &narrowed, &second, &third);
-    let executed = first.len() + second.len() + third.len();
+    let mut rounds = phases::Targeting::new(plan, &first);
+    let mut executed = first.len();
+    loop {
+        let steps = rounds.next();
+        if steps.is_empty() {
+            break;
+        }
+        let results = execute(m, steps.iter().map(|s| s.run()));
+        executed += results.len();
+        rounds.record(&steps, &results);
+    }
+    let (results, decisions) = rounds.assemble();
     (
-        evaluate_targeted(plan, &results, &BTreeMap::new(), &selected),
+        evaluate_targeted(plan, &results, &BTreeMap::new(), &decisions),
         executed,
     )
 }
@@ -298,6 +318,26 @@ fn both_of(m: &Model, task: &Task) -> (Verification, Verification) {
     (targeted(m, &plan).0, full)
 }
 
+/// Runs executed targeted and by `--full` on the pytest task of `m`.
+fn run_counts(m: &Model) -> (usize, usize) {
+    let task = task_of(m);
+    let lower = |full| {
+        lower_verify(
+            &task,
+            &LowerOptions {
+                full,
+                ..LowerOptions::default()
+            },
+        )
+        .unwrap()
+        .verify()
+        .cloned()
+        .unwrap()
+    };
+    let full_plan = lower(true);
+    (targeted(m, &lower(false)).1, full_plan.runs.len())
+}
+
 /// The named shapes, each checked in both modes.
 fn both(m: &Model) -> (Verification, Verification) {
     both_of(m, &task_of(m))
@@ -365,5 +405,48 @@ fn f2p_tests_missing_at_base_are_f2p_in_both_modes() {
         .rows
         .iter()
         .flat_map(|r| r.cells.values())
-        .any(|c| c.targeted));
+        .any(|c| c.basis.is_narrowed()));
+}
+
+/// The real case of issue 22: gold adds parametrize values, so the consumer's F2P ids do not
+/// exist without its own gold patch. The narrowed run of the proper subset does not collect
+/// them: not passing, recorded, no full re-run; the other proper subset is already failed by
+/// the producer's base run and runs nothing. Fewer runs than `--full`, the same verdict.
+#[test]
+fn f2p_ids_a_configuration_does_not_collect_are_not_passing() {
+    let m = Model {
+        uses: vec![vec![], vec![0]],
+        tests: vec![
+            vec![t(&[F, P]), t(&[P, P])],
+            vec![t(&[M, M, M, P]), t(&[M, M, M, P]), t(&[P, P, P, P])],
+        ],
+    };
+    let (t, full) = both(&m);
+    assert!(full.is_sound(), "{:?}", full.problems);
+    assert_eq!(t.problems, full.problems);
+    assert_eq!(t.oracles, full.oracles);
+    let cell = |gold: &[&str], repo: &str| {
+        t.rows
+            .iter()
+            .find(|r| r.gold == gold)
+            .and_then(|r| r.cells.get(repo))
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(
+        cell(&["r0"], "r1").basis,
+        Basis::Narrowed {
+            not_collected: vec![test_id(0), test_id(1)]
+        }
+    );
+    assert!(!cell(&["r0"], "r1").pass);
+    assert_eq!(cell(&["r1"], "r1").basis, Basis::NotRun);
+    let rendered = truth::render(&t.rows, &t.targets);
+    assert!(
+        rendered.contains("fail 0/2 F2P (2 not collected)"),
+        "{rendered}"
+    );
+    assert!(rendered.contains("not run"), "{rendered}");
+    // Base and gold of both (4), the narrowed {r0} cell of r1, r0's two `uses` checks.
+    assert_eq!(run_counts(&m), (7, 8));
 }

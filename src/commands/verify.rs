@@ -219,7 +219,11 @@ fn print_outcome(
             "sound": v.is_sound(),
             "verification": v,
             "canaries": canaries,
-            "runs": { "executed": o.execution.executed, "cached": o.execution.cached },
+            "runs": {
+                "executed": o.execution.executed,
+                "cached": o.execution.cached,
+                "wall_s": o.execution.wall.as_secs_f64(),
+            },
         });
         output::out(&format!("{value}\n"));
         return;
@@ -236,9 +240,7 @@ fn print_outcome(
         o.execution.wall.as_secs_f64(),
     ));
     s.push_str(&truth::render(&v.rows, &v.targets));
-    if v.rows.iter().any(|r| r.cells.values().any(|c| c.targeted)) {
-        s.push_str("(`F2P`: a proper subset ran only the target's F2P tests, stopping at the first failure; `--full` runs every test)\n");
-    }
+    s.push_str(&truth::legend(&v.rows));
     if let Some(vp) = o.plan.verify() {
         for (t, why) in &vp.full_suite {
             s.push_str(&format!(

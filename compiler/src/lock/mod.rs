@@ -154,6 +154,10 @@ pub struct TruthCell {
     /// `passed`/`failed` count those.
     #[serde(default)]
     pub targeted: bool,
+    /// The cell's run did not execute: another target of its configuration already fails
+    /// and this one is not constrained alone (`passed` and `failed` are 0).
+    #[serde(default)]
+    pub not_run: bool,
 }
 
 /// Why a lock file could not be read.

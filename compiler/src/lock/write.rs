@@ -48,11 +48,12 @@ fn cells(repos: &BTreeMap<String, TruthCell>) -> String {
         .iter()
         .map(|(k, c)| {
             format!(
-                "{} = {{ passed = {}, failed = {}{} }}",
+                "{} = {{ passed = {}, failed = {}{}{} }}",
                 key(k),
                 c.passed,
                 c.failed,
-                if c.targeted { ", targeted = true" } else { "" }
+                if c.targeted { ", targeted = true" } else { "" },
+                if c.not_run { ", not_run = true" } else { "" }
             )
         })
         .collect();

@@ -131,7 +131,7 @@ pub fn narrow_run(
         fail_fast,
         how,
     });
-    let digest = canonical_digest("taskc.run.narrowed/1", &(&run.digest, &step.select));
+    let digest = canonical_digest("taskc.run.narrowed/2", &(&run.digest, &step.select));
     out.id = short_id("run", &digest);
     out.digest = digest;
     Ok(out)

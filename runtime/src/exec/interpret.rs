@@ -115,6 +115,19 @@ fn exit_text(code: i64) -> String {
     }
 }
 
+/// The ids of the plugin's `taskc-select: not collected: N [json list]` line, when the line
+/// is well formed and its count agrees with its list.
+fn not_collected_ids(line: &[u8]) -> Option<Vec<String>> {
+    let rest = line.strip_prefix(PYTEST_UNMATCHED_MARK.as_bytes())?;
+    let text = std::str::from_utf8(rest).ok()?.trim_end();
+    let (count, list) = text.split_once(' ')?;
+    let count: usize = count.parse().ok()?;
+    let mut ids: Vec<String> = serde_json::from_str(list).ok()?;
+    ids.sort();
+    ids.dedup();
+    (ids.len() == count && count > 0).then_some(ids)
+}
+
 /// Interpret `outcome` of `run` executed on `backend`, whose script placed `canaries`;
 /// `log` is the run's log (the test command's output as the backend received it, at most
 /// [`LOG_CAP`] bytes).
@@ -186,19 +199,27 @@ pub fn interpret(
                         log_tail(log)
                     ))
                 });
+                // Listed ids the configuration does not collect: not passing, recorded
+                // (`RepoTests::not_collected`); a line taskc cannot read makes the run invalid.
                 let unmatched = t
                     .select
                     .as_ref()
                     .is_some_and(|s| s.how == SelectHow::PytestPlugin)
                     .then(|| memchr::memmem::find(log, PYTEST_UNMATCHED_MARK.as_bytes()))
                     .flatten()
-                    .map(|at| {
+                    .and_then(|at| {
                         let line = log[at..].split(|b| *b == b'\n').next().unwrap_or_default();
-                        RunFailure::error(format!(
-                            "the test selection of `{}` named tests pytest did not collect ({}): a narrowed run cannot show they fail",
-                            t.repo,
-                            String::from_utf8_lossy(line).trim_end()
-                        ))
+                        match not_collected_ids(line) {
+                            Some(ids) => {
+                                tests.not_collected = ids;
+                                None
+                            }
+                            None => Some(RunFailure::error(format!(
+                                "the test selection of `{}` named tests pytest did not collect, in a line taskc cannot read ({}): a narrowed run cannot show they fail",
+                                t.repo,
+                                String::from_utf8_lossy(line).trim_end()
+                            ))),
+                        }
                     });
                 let not_started = (matches!(code, 126 | 127) && parsed.tests.is_empty()).then(|| {
                     RunFailure::RunnerCrashed {
@@ -262,5 +283,36 @@ pub fn interpret(
         repos: BTreeMap::from([(t.repo.clone(), tests)]),
         wall_ms: outcome.duration.as_millis() as u64,
         logs: BTreeMap::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_not_collected_line_gives_its_ids_or_nothing() {
+        let line = br#"taskc-select: not collected: 2 ["t.py::f[b]", "t.py::f[a \"q\"]"]"#;
+        assert_eq!(
+            not_collected_ids(line),
+            Some(vec![
+                r#"t.py::f[a "q"]"#.to_string(),
+                "t.py::f[b]".to_string()
+            ])
+        );
+        // A count that disagrees with the list, the old format, or no list: unreadable.
+        for bad in [
+            &br#"taskc-select: not collected: 3 ["a", "b"]"#[..],
+            b"taskc-select: not collected: 1 ('t.py::f[b]')",
+            b"taskc-select: not collected: 0 []",
+            b"taskc-select: not collected: 1",
+        ] {
+            assert_eq!(
+                not_collected_ids(bad),
+                None,
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
     }
 }

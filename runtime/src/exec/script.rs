@@ -60,8 +60,8 @@ pub const SELECT_DIR: &str = "/taskc-select";
 pub const PYTEST_PLUGIN: &str = include_str!("harness/taskc_select.py");
 /// The line the plugin prints once it has narrowed the collection.
 pub const PYTEST_PLUGIN_MARK: &str = "taskc-select: kept ";
-/// The line the plugin prints when a selected id matches no collected test of a file that
-/// collected (the narrowed run is then invalid and runs in full).
+/// The line the plugin prints when selected ids match no collected test of a file that
+/// collected, followed by their count and a JSON list of them (`RepoTests::not_collected`).
 pub const PYTEST_UNMATCHED_MARK: &str = "taskc-select: not collected: ";
 /// Sourced by `bash -c` (`BASH_ENV`): keeps the plugin importable when a command sets
 /// `PYTHONPATH` itself (`PYTHONPATH=../lib python3 -m pytest`).

@@ -49,7 +49,7 @@ impl GcKeep {
                     results.insert(r.id.clone(), reps);
                 }
             }
-            for n in crate::verify::phases::phase_two(v, &results) {
+            for n in crate::verify::phases::Targeting::new(v, &results).possible_narrowed() {
                 out.insert(n.run.id);
             }
         }

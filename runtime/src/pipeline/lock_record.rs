@@ -77,7 +77,8 @@ pub fn lock_of(
                         TruthCell {
                             passed: count(c.passed),
                             failed: count(c.failed),
-                            targeted: c.targeted,
+                            targeted: c.basis.is_narrowed(),
+                            not_run: c.basis == crate::verify::Basis::NotRun,
                         },
                     )
                 })

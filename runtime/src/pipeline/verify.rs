@@ -65,42 +65,60 @@ pub async fn verify(
             repeat,
         )
         .await?;
-    // Phase 2: proper subsets and `uses` checks, narrowed to the tests the oracle names.
-    let narrowed = phases::phase_two(vplan, &execution.results);
-    let second = exec
-        .execute(
-            &image,
-            &plan.blobs,
-            narrowed.iter().map(|n| Job::verify(&n.run)).collect(),
-            1,
-        )
-        .await?;
-    // Phase 3: the narrowed runs that cannot decide, in full.
-    let full_runs: Vec<Job> =
-        phases::phase_three(vplan, &execution.results, &narrowed, &second.results)
-            .into_iter()
-            .map(Job::verify)
-            .collect();
-    let third = exec.execute(&image, &plan.blobs, full_runs, repeat).await?;
-    let (results, selected) = phases::assemble(
-        &execution.results,
-        &narrowed,
-        &second.results,
-        &third.results,
-    );
-    for e in [&second, &third] {
+    // Then rounds of proper subsets and `uses` checks, each chosen from every result so far
+    // (narrowed to the tests the oracle names, stopping once a configuration is decided).
+    let mut targeting = phases::Targeting::new(vplan, &execution.results);
+    loop {
+        let steps = targeting.next();
+        if steps.is_empty() {
+            break;
+        }
+        // A narrowed run is decided by one repetition; a full suite repeats like phase 1.
+        let is_full = |s: &&phases::Step| matches!(s, phases::Step::Full(_));
+        let batches: Vec<(Vec<Job>, usize)> = if repeat == 1 {
+            vec![(steps.iter().map(|s| Job::verify(s.run())).collect(), 1)]
+        } else {
+            vec![
+                (
+                    steps
+                        .iter()
+                        .filter(|s| !is_full(s))
+                        .map(|s| Job::verify(s.run()))
+                        .collect(),
+                    1,
+                ),
+                (
+                    steps
+                        .iter()
+                        .filter(is_full)
+                        .map(|s| Job::verify(s.run()))
+                        .collect(),
+                    repeat,
+                ),
+            ]
+        };
+        let mut e = Execution::default();
+        for (jobs, times) in batches.into_iter().filter(|(j, _)| !j.is_empty()) {
+            let part = exec.execute(&image, &plan.blobs, jobs, times).await?;
+            e.executed += part.executed;
+            e.cached += part.cached;
+            e.wall += part.wall;
+            e.results.extend(part.results);
+        }
+        targeting.record(&steps, &e.results);
         execution.executed += e.executed;
         execution.cached += e.cached;
         execution.wall += e.wall;
-        for (k, v) in &e.results {
-            execution.results.insert(k.clone(), v.clone());
+        for (k, v) in e.results {
+            execution.results.insert(k, v);
         }
     }
+    let (results, decisions) = targeting.assemble();
     let expects = task
         .targets()
         .filter_map(|r| r.test.as_ref().map(|t| (r.name.clone(), t.expect.clone())))
         .collect();
-    let verification = evaluate_targeted(vplan, &results, &expects, &selected);
+    let verification = evaluate_targeted(vplan, &results, &expects, &decisions);
     Ok(VerifyOutcome {
         backend: session.backend.name().to_string(),
         plan,

@@ -16,7 +16,7 @@ use taskc_compiler::plan::{Verdict, VerifyPlan, VerifyStrategy};
 use crate::parsers::Outcome;
 use crate::results::RunResult;
 pub use oracle::RepoOracle;
-pub use truth::{Cell, Row};
+pub use truth::{Basis, Cell, Row};
 
 /// A test whose outcome changed between repetitions of one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -119,13 +119,13 @@ pub fn evaluate(
     evaluate_targeted(plan, results, expects, &BTreeMap::new())
 }
 
-/// [`evaluate`], where the results of the runs in `selected` (by the plan's run id) come
-/// from narrowed runs that kept only the selected tests (`phases`).
+/// [`evaluate`], where the runs in `decisions` (by the plan's run id) were decided by
+/// narrowed runs that kept only the selected tests, or not run (`phases`).
 pub fn evaluate_targeted(
     plan: &VerifyPlan,
     results: &BTreeMap<String, Vec<RunResult>>,
     expects: &BTreeMap<String, Expectations>,
-    selected: &BTreeMap<String, phases::Selected>,
+    decisions: &BTreeMap<String, phases::Decision>,
 ) -> Verification {
     let (merged, flaky) = merge_repetitions(results);
     let mut problems = Vec::new();
@@ -242,7 +242,7 @@ pub fn evaluate_targeted(
     let rows: Vec<Row> = plan
         .configurations
         .iter()
-        .map(|c| truth::row(c, &oracles, &merged, selected))
+        .map(|c| truth::row(c, &oracles, &merged, decisions))
         .collect();
     for row in rows.iter().filter(|r| !r.ok) {
         // A row with an invalid run, or over a target without an oracle, decides nothing.
@@ -305,7 +305,7 @@ pub fn evaluate_targeted(
         }
     }
     // A missing `uses` explains the other problems: it goes first.
-    let uses_problems = uses::check(plan, &merged, &oracles, selected, &mut |what, r| {
+    let uses_problems = uses::check(plan, &merged, &oracles, decisions, &mut |what, r| {
         invalid_text(r).map(|t| format!("{what}: the run {} is invalid: {t}", r.run))
     });
     problems.splice(0..0, uses_problems);

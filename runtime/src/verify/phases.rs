@@ -2,24 +2,36 @@
 //!
 //! 1. The plan's `runs` — every target at base and with its closure at gold — run the full
 //!    hidden-test command and fix each target's oracle.
-//! 2. Each `targeted` run is narrowed (by the compiler's pure [`narrow_run`]) to the tests
-//!    the oracle names: F2P for proper subsets (stopping at the first failure), everything
-//!    but P2P for the `uses` checks. Its id hashes the selection, so it caches like any run.
-//! 3. A narrowed run that cannot decide — every selected F2P test passed (the subset may
-//!    pass: only the full suite can tell), it is invalid (e.g. the selection did not take
-//!    effect), or a selected test is only missing where that proves nothing
-//!    ([`shows_failure`]) — is run again in full. The verdict is then exactly the full verification's.
+//! 2. Then rounds ([`Targeting`]), each a batch of runs chosen from what is known so far:
+//!    - a configuration expected to fail that a phase-1 cell already shows failing (another
+//!      target at base, say) needs nothing more: its other cells are not run
+//!      ([`Decision::NotRun`]);
+//!    - otherwise one of its cells per round, the likeliest to fail first (its target's own
+//!      gold patch left out, then the most of its closure at base), narrowed (by the
+//!      compiler's pure [`narrow_run`]) to the target's F2P tests, stopping at the first
+//!      failure; the first cell that shows a failure decides the configuration;
+//!    - the `uses` checks, narrowed to everything but P2P, in the first round;
+//!    - a cell of a configuration expected to pass runs its full suite.
+//!
+//!    A narrowed run that cannot decide — every selected F2P test passed (only the full
+//!    suite can tell), it is invalid, or a selected test is only missing where that proves
+//!    nothing ([`shows_failure`]) — runs again in full, once no untried cell of its
+//!    configuration is left. A selected test the configuration does not even collect (gold
+//!    adds parametrize values) is not passing: the plugin says so and the run decides. The
+//!    verdict is then exactly the full verification's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use taskc_compiler::lower::narrow_run;
-use taskc_compiler::plan::{Run, SelectHow, SelectWhat, TargetedRun, VerifyPlan};
+use taskc_compiler::plan::{
+    Configuration, Expect, Run, SelectHow, SelectWhat, TargetedRun, Verdict, VerifyPlan,
+};
 
 use super::merge_repetitions;
 use super::oracle::{self, RepoOracle};
 use crate::results::RunResult;
 
-/// One narrowed run of phase 2.
+/// One narrowed run.
 #[derive(Debug, Clone)]
 pub struct Narrowed {
     /// Id of the full-suite run it narrows (what the plan's configurations name).
@@ -35,6 +47,33 @@ pub struct Selected {
     pub what: SelectWhat,
     /// The tests the run kept.
     pub ids: Vec<String>,
+}
+
+/// How a targeted run's cells are decided when not by its full suite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// By a narrowed run that kept the selected tests.
+    Narrowed(Selected),
+    /// Not run: every configuration it is a cell of was decided by another cell (a cell
+    /// that is not constrained alone, `any`).
+    NotRun,
+}
+
+/// One run a round executes.
+#[derive(Debug, Clone)]
+pub enum Step<'p> {
+    Narrowed(Box<Narrowed>),
+    /// A targeted run's full suite.
+    Full(&'p Run),
+}
+
+impl Step<'_> {
+    pub fn run(&self) -> &Run {
+        match self {
+            Step::Narrowed(n) => &n.run,
+            Step::Full(r) => r,
+        }
+    }
 }
 
 /// The base and gold run ids of `target` (the all-base and all-gold configurations).
@@ -91,36 +130,6 @@ fn ids_for(what: SelectWhat, o: &RepoOracle, reported: &[String]) -> Vec<String>
             .cloned()
             .collect(),
     }
-}
-
-/// Phase 2: the narrowed runs, from the phase-1 results. A targeted run whose target has no
-/// oracle (an invalid base or gold run) or selects nothing is left out: its cells have no
-/// result and decide nothing.
-pub fn phase_two(plan: &VerifyPlan, results: &BTreeMap<String, Vec<RunResult>>) -> Vec<Narrowed> {
-    let (merged, _) = merge_repetitions(results);
-    let mut oracles: BTreeMap<&str, Option<(RepoOracle, Vec<String>)>> = BTreeMap::new();
-    let mut out = Vec::new();
-    for TargetedRun { run, select } in &plan.targeted {
-        let target = &run.under_test;
-        let entry = oracles
-            .entry(target.as_str())
-            .or_insert_with(|| oracle_of(plan, &merged, target));
-        let Some((o, reported)) = entry else { continue };
-        let ids = ids_for(*select, o, reported);
-        if ids.is_empty() {
-            continue;
-        }
-        let fail_fast = *select == SelectWhat::F2p;
-        if let Ok(narrowed) = narrow_run(run, target, &ids, fail_fast) {
-            out.push(Narrowed {
-                full: run.id.clone(),
-                target: target.clone(),
-                what: *select,
-                run: narrowed,
-            });
-        }
-    }
-    out
 }
 
 /// Whether a narrowed run's result cannot decide its cells, so phase 3 runs it in full.
@@ -187,58 +196,311 @@ pub fn shows_failure(
     }
 }
 
-/// The full-suite runs phase 3 executes: those of the narrowed runs that cannot decide, and
-/// those of targeted runs that selected nothing although their target has an oracle (no F2P
-/// test, say: the full suite gives the cell exactly what a full verification gives it).
-pub fn phase_three<'p>(
-    plan: &'p VerifyPlan,
-    first: &BTreeMap<String, Vec<RunResult>>,
-    narrowed: &[Narrowed],
-    second: &BTreeMap<String, Vec<RunResult>>,
-) -> Vec<&'p Run> {
-    let (merged, _) = merge_repetitions(first);
-    plan.targeted
-        .iter()
-        .filter(|t| match narrowed.iter().find(|n| n.full == t.run.id) {
-            Some(n) => needs_full(n, second),
-            None => oracle_of(plan, &merged, &t.run.under_test).is_some(),
-        })
-        .map(|t| &t.run)
-        .collect()
+/// Where a targeted run stands.
+#[derive(Debug, Clone)]
+enum Status {
+    /// Not run yet.
+    Pending,
+    /// Its narrowed run decided its cells.
+    Narrowed(Box<Narrowed>),
+    /// Its narrowed run could not decide: only its full suite can.
+    Undecided(Box<Narrowed>),
+    /// Its full suite ran.
+    Full,
 }
 
-/// The results the verdict reads, by the plan's run ids: phase 1 as it ran, each targeted
-/// run's result from phase 3 when it ran in full, else from its narrowed run (listed in the
-/// returned selections).
-pub fn assemble(
-    first: &BTreeMap<String, Vec<RunResult>>,
-    narrowed: &[Narrowed],
-    second: &BTreeMap<String, Vec<RunResult>>,
-    third: &BTreeMap<String, Vec<RunResult>>,
-) -> (BTreeMap<String, Vec<RunResult>>, BTreeMap<String, Selected>) {
-    let mut results = first.clone();
-    let mut selected = BTreeMap::new();
-    for (id, r) in third {
-        results.insert(id.clone(), r.clone());
-    }
-    for n in narrowed {
-        let from = match third.get(&n.full) {
-            Some(full) => Some(full),
-            None => {
-                let ids = n
-                    .run
-                    .test
-                    .select
-                    .as_ref()
-                    .map(|s| s.ids.clone())
-                    .unwrap_or_default();
-                selected.insert(n.full.clone(), Selected { what: n.what, ids });
-                second.get(&n.run.id)
-            }
-        };
-        if let Some(r) = from {
-            results.insert(n.full.clone(), r.clone());
+/// The rounds after phase 1: which targeted runs to execute next, from every result so far
+/// (module docs). `next` gives a round's runs, `record` takes their results, until `next`
+/// is empty; `assemble` then gives what the verdict reads.
+pub struct Targeting<'p> {
+    plan: &'p VerifyPlan,
+    first: BTreeMap<String, Vec<RunResult>>,
+    merged: BTreeMap<String, RunResult>,
+    oracles: BTreeMap<String, Option<(RepoOracle, Vec<String>)>>,
+    status: BTreeMap<String, Status>,
+    /// Narrowed results by narrowed run id.
+    second: BTreeMap<String, Vec<RunResult>>,
+    /// Full-suite results of targeted runs by their id.
+    third: BTreeMap<String, Vec<RunResult>>,
+}
+
+/// What a cell shows so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    Fails,
+    Passes,
+    /// Its run is invalid, or its target has no oracle: the configuration decides nothing.
+    Undecidable,
+    /// Not known yet.
+    Open,
+}
+
+impl<'p> Targeting<'p> {
+    /// After phase 1, whose results (repetitions per run id) are `first`.
+    pub fn new(plan: &'p VerifyPlan, first: &BTreeMap<String, Vec<RunResult>>) -> Self {
+        let (merged, _) = merge_repetitions(first);
+        let oracles = plan
+            .targets
+            .iter()
+            .map(|t| (t.clone(), oracle_of(plan, &merged, t)))
+            .collect();
+        let status = plan
+            .targeted
+            .iter()
+            .map(|t| (t.run.id.clone(), Status::Pending))
+            .collect();
+        Targeting {
+            plan,
+            first: first.clone(),
+            merged,
+            oracles,
+            status,
+            second: BTreeMap::new(),
+            third: BTreeMap::new(),
         }
     }
-    (results, selected)
+
+    fn targeted(&self, id: &str) -> Option<&'p TargetedRun> {
+        self.plan.targeted.iter().find(|t| t.run.id == id)
+    }
+
+    /// What the cell of `target` decided by run `id` shows so far.
+    fn shown(&self, target: &str, id: &str) -> Shown {
+        let Some(Some((o, _))) = self.oracles.get(target) else {
+            return Shown::Undecidable;
+        };
+        let full = |r: Option<RunResult>| match r {
+            None => Shown::Open,
+            Some(r) if !r.completed() => Shown::Undecidable,
+            Some(r)
+                if o.all()
+                    .any(|t| !r.outcome(target, t).is_some_and(|x| x.is_pass())) =>
+            {
+                Shown::Fails
+            }
+            Some(_) => Shown::Passes,
+        };
+        let merged_of = |m: &BTreeMap<String, Vec<RunResult>>| {
+            m.get(id)
+                .map(|reps| merge_repetitions(&BTreeMap::from([(id.to_string(), reps.clone())])).0)
+                .and_then(|mut m| m.remove(id))
+        };
+        match self.status.get(id) {
+            None => full(self.merged.get(id).cloned()),
+            Some(Status::Pending | Status::Undecided(_)) => Shown::Open,
+            Some(Status::Full) => full(merged_of(&self.third)),
+            Some(Status::Narrowed(n)) => match n.what {
+                SelectWhat::F2p => Shown::Fails,
+                SelectWhat::NotP2p => Shown::Open,
+            },
+        }
+    }
+
+    /// Whether `c`, expected to fail, is decided (a cell fails, or it decides nothing) or
+    /// has nothing left to run.
+    fn row_shown(&self, c: &Configuration) -> Shown {
+        let cells: Vec<Shown> = c
+            .targets
+            .iter()
+            .map(|(t, check)| self.shown(t, &check.run))
+            .collect();
+        if cells.contains(&Shown::Undecidable) {
+            Shown::Undecidable
+        } else if cells.contains(&Shown::Fails) {
+            Shown::Fails
+        } else if cells.contains(&Shown::Open) {
+            Shown::Open
+        } else {
+            Shown::Passes
+        }
+    }
+
+    /// The step that runs targeted run `id` next: narrowed when it was never run, narrowing
+    /// keeps something and a failure decides (`!full_only`), else its full suite. `None`
+    /// when it has no oracle or nothing is left to run.
+    fn step(&self, id: &str, full_only: bool) -> Option<Step<'p>> {
+        let t = self.targeted(id)?;
+        let target = &t.run.under_test;
+        let (o, reported) = self.oracles.get(target)?.as_ref()?;
+        match self.status.get(id)? {
+            Status::Pending if full_only => Some(Step::Full(&t.run)),
+            Status::Pending => {
+                let ids = ids_for(t.select, o, reported);
+                let fail_fast = t.select == SelectWhat::F2p;
+                match narrow_run(&t.run, target, &ids, fail_fast) {
+                    Ok(run) if !ids.is_empty() => Some(Step::Narrowed(Box::new(Narrowed {
+                        full: t.run.id.clone(),
+                        target: target.clone(),
+                        what: t.select,
+                        run,
+                    }))),
+                    _ => Some(Step::Full(&t.run)),
+                }
+            }
+            Status::Undecided(_) => Some(Step::Full(&t.run)),
+            Status::Narrowed(_) | Status::Full => None,
+        }
+    }
+
+    /// How likely the cell of `target` in `c` is to fail, lower first: its own gold patch
+    /// left out, then the more of its closure at base.
+    fn likelihood(&self, c: &Configuration, target: &str) -> (bool, usize) {
+        let closure = self.plan.closures.get(target);
+        let at_gold = closure.map_or(0, |cl| cl.iter().filter(|m| c.gold.contains(m)).count());
+        (c.gold.iter().any(|g| g == target), at_gold)
+    }
+
+    /// The runs of the next round; empty when every configuration is decided.
+    pub fn next(&self) -> Vec<Step<'p>> {
+        let mut chosen: BTreeSet<String> = BTreeSet::new();
+        let mut steps = Vec::new();
+        let take = |id: &str,
+                    full_only: bool,
+                    steps: &mut Vec<Step<'p>>,
+                    chosen: &mut BTreeSet<String>| {
+            if chosen.contains(id) {
+                return true;
+            }
+            match self.step(id, full_only) {
+                Some(s) => {
+                    chosen.insert(id.to_string());
+                    steps.push(s);
+                    true
+                }
+                None => false,
+            }
+        };
+        // The `uses` checks: always, against a valid run.
+        for u in &self.plan.uses_checks {
+            if self
+                .merged
+                .get(&u.against)
+                .is_some_and(RunResult::completed)
+            {
+                take(&u.run, false, &mut steps, &mut chosen);
+            }
+        }
+        for c in &self.plan.configurations {
+            let targeted_cells: Vec<(&String, &taskc_compiler::plan::TargetCheck)> = c
+                .targets
+                .iter()
+                .filter(|(_, check)| self.status.contains_key(&check.run))
+                .collect();
+            // Cells constrained alone, and every cell of a configuration expected to pass.
+            for (_, check) in &targeted_cells {
+                let pass = c.expected == Verdict::Pass || check.expected == Expect::Pass;
+                if pass || check.expected == Expect::Fail {
+                    take(&check.run, pass, &mut steps, &mut chosen);
+                }
+            }
+            if c.expected != Verdict::Fail || self.row_shown(c) != Shown::Open {
+                continue;
+            }
+            if targeted_cells.iter().any(|(_, k)| chosen.contains(&k.run)) {
+                continue;
+            }
+            // One cell per round: untried cells (likeliest first), then full suites.
+            let mut order: Vec<&(&String, &taskc_compiler::plan::TargetCheck)> =
+                targeted_cells.iter().collect();
+            order.sort_by_key(|(t, k)| {
+                let untried = matches!(self.status.get(&k.run), Some(Status::Pending));
+                (!untried, self.likelihood(c, t), (*t).clone())
+            });
+            for (_, k) in order {
+                if take(&k.run, false, &mut steps, &mut chosen) {
+                    break;
+                }
+            }
+        }
+        steps
+    }
+
+    /// Take the results of a round's `steps` (repetitions per run id).
+    pub fn record(&mut self, steps: &[Step<'p>], results: &BTreeMap<String, Vec<RunResult>>) {
+        for s in steps {
+            match s {
+                Step::Narrowed(n) => {
+                    if let Some(r) = results.get(&n.run.id) {
+                        self.second.insert(n.run.id.clone(), r.clone());
+                    }
+                    let undecided = needs_full(n, &self.second);
+                    let st = if undecided {
+                        Status::Undecided(n.clone())
+                    } else {
+                        Status::Narrowed(n.clone())
+                    };
+                    self.status.insert(n.full.clone(), st);
+                }
+                Step::Full(run) => {
+                    if let Some(r) = results.get(&run.id) {
+                        self.third.insert(run.id.clone(), r.clone());
+                    }
+                    self.status.insert(run.id.clone(), Status::Full);
+                }
+            }
+        }
+    }
+
+    /// The results the verdict reads, by the plan's run ids: phase 1 as it ran, each
+    /// targeted run's full suite when it ran, else its narrowed run, else not run — with
+    /// how each targeted run that did not run its full suite was decided.
+    pub fn assemble(&self) -> (BTreeMap<String, Vec<RunResult>>, BTreeMap<String, Decision>) {
+        let mut results = self.first.clone();
+        let mut decisions = BTreeMap::new();
+        for t in &self.plan.targeted {
+            let id = &t.run.id;
+            if let Some(r) = self.third.get(id) {
+                results.insert(id.clone(), r.clone());
+                continue;
+            }
+            match self.status.get(id) {
+                Some(Status::Narrowed(n)) | Some(Status::Undecided(n)) => {
+                    let ids = n
+                        .run
+                        .test
+                        .select
+                        .as_ref()
+                        .map(|s| s.ids.clone())
+                        .unwrap_or_default();
+                    decisions.insert(
+                        id.clone(),
+                        Decision::Narrowed(Selected { what: n.what, ids }),
+                    );
+                    if let Some(r) = self.second.get(&n.run.id) {
+                        results.insert(id.clone(), r.clone());
+                    }
+                }
+                Some(Status::Pending) => {
+                    // A target without an oracle: its cells decide nothing; otherwise its
+                    // configurations were decided by other cells.
+                    let has_oracle = self
+                        .oracles
+                        .get(&t.run.under_test)
+                        .is_some_and(Option::is_some);
+                    if has_oracle {
+                        decisions.insert(id.clone(), Decision::NotRun);
+                    }
+                }
+                Some(Status::Full) | None => {}
+            }
+        }
+        (results, decisions)
+    }
+
+    /// Every narrowed run the rounds may execute (what `gc` keeps the results of).
+    pub fn possible_narrowed(&self) -> Vec<Narrowed> {
+        self.plan
+            .targeted
+            .iter()
+            .filter_map(|t| match self.step(&t.run.id, false) {
+                Some(Step::Narrowed(n)) => Some(*n),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every narrowed and full-suite result of the rounds, by the id each ran under.
+    pub fn executed(&self) -> impl Iterator<Item = (&String, &Vec<RunResult>)> {
+        self.second.iter().chain(self.third.iter())
+    }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use taskc_compiler::plan::{Configuration, Expect, Verdict};
 
 use super::oracle::RepoOracle;
-use super::phases::Selected;
+use super::phases::Decision;
 use crate::results::RunResult;
 
 /// One target in one configuration.
@@ -26,9 +26,33 @@ pub struct Cell {
     pub ok: bool,
     /// Set when the deciding run is invalid.
     pub invalid: Option<String>,
-    /// The deciding run was narrowed to the target's F2P tests: `passed`/`failed` count
-    /// those only (one failure shows the configuration fails).
-    pub targeted: bool,
+    /// What decided the cell.
+    pub basis: Basis,
+}
+
+/// What decided a cell.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Basis {
+    /// The target's full suite.
+    Full,
+    /// A run narrowed to the target's F2P tests: `passed`/`failed` count those only (one
+    /// failure shows the configuration fails).
+    Narrowed {
+        /// Selected F2P tests this configuration does not collect (counted as failed).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        not_collected: Vec<String>,
+    },
+    /// Not run: another cell of every configuration it belongs to already fails, and this
+    /// one is not constrained alone (`any`).
+    NotRun,
+}
+
+impl Basis {
+    /// Decided by a narrowed run.
+    pub fn is_narrowed(&self) -> bool {
+        matches!(self, Basis::Narrowed { .. })
+    }
 }
 
 /// One configuration of the table.
@@ -48,31 +72,43 @@ pub fn row(
     config: &Configuration,
     oracles: &BTreeMap<String, RepoOracle>,
     results: &BTreeMap<String, RunResult>,
-    selected: &BTreeMap<String, Selected>,
+    decisions: &BTreeMap<String, Decision>,
 ) -> Row {
     let mut cells = BTreeMap::new();
     for (repo, check) in &config.targets {
         let result = results.get(&check.run);
         let oracle = oracles.get(repo);
-        let targeted = selected.contains_key(&check.run);
+        let decision = decisions.get(&check.run);
+        let targeted = matches!(decision, Some(Decision::Narrowed(_)));
         let (mut passed, mut failed) = (0, 0);
+        let mut not_collected = Vec::new();
         if let (Some(result), Some(oracle)) = (result, oracle) {
             let counted: Vec<&String> = if targeted {
                 oracle.f2p.iter().collect()
             } else {
                 oracle.all().collect()
             };
+            let absent = result.repos.get(repo).map(|t| &t.not_collected);
             for t in counted {
                 if result.outcome(repo, t).is_some_and(|o| o.is_pass()) {
                     passed += 1;
                 } else {
                     failed += 1;
+                    if absent.is_some_and(|a| a.binary_search(t).is_ok()) {
+                        not_collected.push(t.clone());
+                    }
                 }
             }
         }
-        let invalid = match result {
-            None => Some("no result".to_string()),
-            Some(r) => r.failure_text(),
+        let basis = match decision {
+            Some(Decision::Narrowed(_)) => Basis::Narrowed { not_collected },
+            Some(Decision::NotRun) if result.is_none() => Basis::NotRun,
+            _ => Basis::Full,
+        };
+        let invalid = match (result, &basis) {
+            (None, Basis::NotRun) => None,
+            (None, _) => Some("no result".to_string()),
+            (Some(r), _) => r.failure_text(),
         };
         let pass = invalid.is_none() && failed == 0;
         let ok = check.expected.met_by(pass);
@@ -86,7 +122,7 @@ pub fn row(
                 expected: check.expected,
                 ok,
                 invalid,
-                targeted,
+                basis,
             },
         );
     }
@@ -119,12 +155,22 @@ pub fn render(rows: &[Row], targets: &[String]) -> String {
     let cell_text = |c: Option<&Cell>| match c {
         None => "-".to_string(),
         Some(c) if c.invalid.is_some() => "invalid".to_string(),
+        Some(Cell {
+            basis: Basis::NotRun,
+            ..
+        }) => "not run".to_string(),
         Some(c) => format!(
             "{} {}/{}{}",
             if c.pass { "pass" } else { "fail" },
             c.passed,
             c.passed + c.failed,
-            if c.targeted { " F2P" } else { "" }
+            match &c.basis {
+                Basis::Narrowed { not_collected } if !not_collected.is_empty() => {
+                    format!(" F2P ({} not collected)", not_collected.len())
+                }
+                Basis::Narrowed { .. } => " F2P".to_string(),
+                _ => String::new(),
+            }
         ),
     };
     let widths: Vec<usize> = targets
@@ -157,6 +203,25 @@ pub fn render(rows: &[Row], targets: &[String]) -> String {
         ));
         out.push_str(&line);
         out.push('\n');
+    }
+    out
+}
+
+/// The lines under the table that explain its marks (`F2P`, `not run`, `not collected`),
+/// each only when some cell shows it.
+pub fn legend(rows: &[Row]) -> String {
+    let cells = || rows.iter().flat_map(|r| r.cells.values());
+    let mut out = String::new();
+    if cells().any(|c| c.basis.is_narrowed()) {
+        out.push_str("(`F2P`: a proper subset ran only the target's F2P tests, stopping at the first failure; `--full` runs every test)\n");
+    }
+    if cells().any(|c| c.basis == Basis::NotRun) {
+        out.push_str("(`not run`: another target already fails in that configuration, and this cell is not constrained alone; `--full` runs it)\n");
+    }
+    if cells()
+        .any(|c| matches!(&c.basis, Basis::Narrowed { not_collected } if !not_collected.is_empty()))
+    {
+        out.push_str("(`not collected`: F2P tests that configuration does not have, e.g. parametrize values its missing gold patch adds; they count as failing)\n");
     }
     out
 }

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use taskc_compiler::plan::{UsesCheck, UsesSide, VerifyPlan};
 
 use super::oracle::{drop_matches, RepoOracle};
-use super::phases::Selected;
+use super::phases::{Decision, Selected};
 use crate::parsers::Outcome;
 use crate::results::RunResult;
 
@@ -60,7 +60,7 @@ pub fn check(
     plan: &VerifyPlan,
     merged: &BTreeMap<String, RunResult>,
     oracles: &BTreeMap<String, RepoOracle>,
-    selected: &BTreeMap<String, Selected>,
+    decisions: &BTreeMap<String, Decision>,
     invalid: &mut dyn FnMut(&str, &RunResult) -> Option<String>,
 ) -> Vec<String> {
     let mut problems = Vec::new();
@@ -87,7 +87,10 @@ pub fn check(
             run,
             &c.target,
             oracles.get(&c.target),
-            selected.get(&c.run),
+            match decisions.get(&c.run) {
+                Some(Decision::Narrowed(s)) => Some::<&Selected>(s),
+                _ => None,
+            },
         );
         if diff.is_empty() {
             continue;

@@ -6,9 +6,11 @@ bool} -- so the curator's command stays as written. It keeps exactly the collect
 whose node id is listed (as pytest prints it in its summary, relative to the invocation
 folder), deselects the rest, and with fail_fast stops the session after the first failing
 test. It prints one `taskc-select:` line so taskc can tell it took effect, and a second one,
-`taskc-select: not collected: N`, when a listed id matches no collected test although its
-file collected without error (an id that does not select what it names): taskc then makes
-the run invalid and runs the full suite, since a missing selected test proves nothing.
+`taskc-select: not collected: N ["id", ...]` (the ids as one JSON list), when listed ids match
+no collected test although their files collected without error: the configuration does not
+have those tests (gold adds parametrize values, say), and the full suite of this
+configuration would not report them either -- collection is the same with and without this
+plugin, which only deselects afterwards. taskc counts them as not passing and says so.
 """
 
 import json
@@ -101,7 +103,7 @@ def pytest_collection_modifyitems(session, config, items):
     _say(config, "taskc-select: kept %d of %d collected tests" % (len(keep), len(keep) + len(drop)))
     missing = _unexplained(wanted, seen)
     if missing:
-        _say(config, "taskc-select: not collected: %d (%s)" % (len(missing), ", ".join(sorted(repr(m) for m in missing)[:5])))
+        _say(config, "taskc-select: not collected: %d %s" % (len(missing), json.dumps(sorted(missing))))
 
 
 def pytest_runtest_logreport(report):

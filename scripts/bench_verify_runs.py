@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Runs and wall time of `taskc verify` per task: default (targeted), `--full`, and the
+base+gold minimum (docs/performance.md, "Verification at the price of base and gold").
+
+usage: scripts/bench_verify_runs.py SPEC [SPEC ...] [--samples N] [--backend B] [-j N]
+
+Per spec and sample, each mode from an empty cache (images are reused, results are not):
+  default    `taskc verify SPEC` (targeted);
+  full       `taskc verify SPEC --full`;
+  base+gold  the same spec folder copied with `verify joint` replaced by `verify per-repo`:
+             exactly the all-base run and the closure-gold run of every target, the
+             minimum any verification of the task executes (its phase 1). Its runs' own
+             durations (`wall_ms` of the result store) are printed too.
+Each line: runs executed, the wall of the runs' execution (`runs.wall_s` of `--format json`:
+every phase and round, image preparation left out — the same images serve every mode), and
+for default the ratio of its wall to base+gold's of the same sample. The oracle and the verdict (sound, problems) of
+default must equal --full's: a difference is printed and the exit status is 1.
+Run from the repository root after `cargo build --bin taskc`; TASKC=path overrides the binary.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def verify(taskc, spec, cache, backend, jobs, extra):
+    cmd = [taskc, "verify", spec, "--backend", backend, "--no-lock", "--format", "json",
+           "--cache", cache] + (["-j", str(jobs)] if jobs else []) + extra
+    s = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.monotonic() - s
+    try:
+        out = json.loads(p.stdout)
+    except ValueError:
+        sys.stderr.write(p.stderr[-3000:])
+        raise SystemExit(f"{spec}: taskc verify {' '.join(extra)} printed no JSON (exit {p.returncode})")
+    store = glob.glob(os.path.join(cache, "results", "*", "*.json"))
+    run_ms = sorted(json.load(open(f)).get("wall_ms", 0) for f in store)
+    return out, wall, run_ms
+
+
+def per_repo_copy(spec, work):
+    folder = os.path.dirname(os.path.abspath(spec))
+    dst = os.path.join(work, "per-repo")
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(folder, dst, symlinks=True)
+    path = os.path.join(dst, os.path.basename(spec))
+    text = open(path, encoding="utf-8").read()
+    new, n = re.subn(r"\bverify\s+joint\b", "verify per-repo", text)
+    if n != 1:
+        raise SystemExit(f"{spec}: expected one `verify joint` line, found {n}")
+    open(path, "w", encoding="utf-8").write(new)
+    return path
+
+
+def verdict(out):
+    v = out["verification"]
+    return {"oracles": v["oracles"], "problems": v["problems"]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("specs", nargs="+")
+    ap.add_argument("--samples", type=int, default=3)
+    ap.add_argument("--backend", default="docker")
+    ap.add_argument("-j", "--jobs", type=int, default=0)
+    a = ap.parse_args()
+    taskc = os.environ.get("TASKC", "./target/debug/taskc")
+    failed = False
+    load = open("/proc/loadavg").read().split()[:3]
+    print(f"# backend {a.backend}, jobs {a.jobs or 'default'}, load average at start {' '.join(load)}")
+    for spec in a.specs:
+        name = os.path.splitext(os.path.basename(spec))[0]
+        work = tempfile.mkdtemp(prefix="taskc-bench-")
+        try:
+            minimum = per_repo_copy(spec, work)
+            for k in range(a.samples):
+                row = {}
+                for mode, path, extra in [("base+gold", minimum, []), ("default", spec, []),
+                                          ("full", spec, ["--full"])]:
+                    # One cache per spec (materialised sources and images reused); the
+                    # results are removed after each verify, so every mode runs everything.
+                    cache = os.path.join(work, "cache")
+                    out, wall, run_ms = verify(taskc, path, cache, a.backend, a.jobs, extra)
+                    shutil.rmtree(os.path.join(cache, "results"), ignore_errors=True)
+                    wall = out["runs"].get("wall_s", wall)
+                    row[mode] = (out, wall)
+                    runs = out["runs"]["executed"] + out["runs"]["cached"]
+                    ratio = ""
+                    if mode == "default":
+                        ratio = f" ratio_to_base+gold={wall / row['base+gold'][1]:.2f}"
+                    print(f"{name:<28} sample={k + 1} {mode:<9} runs={runs:<3} "
+                          f"executed={out['runs']['executed']:<3} wall={wall:6.1f}s "
+                          f"run_walls_s={[round(ms / 1000, 1) for ms in run_ms]}{ratio}",
+                          flush=True)
+                if verdict(row["default"][0]) != verdict(row["full"][0]):
+                    failed = True
+                    print(f"{name}: default and --full differ:\n  default {verdict(row['default'][0])}\n"
+                          f"  full    {verdict(row['full'][0])}")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"# load average at end {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
