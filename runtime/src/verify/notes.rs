@@ -50,7 +50,7 @@ impl EveryTestF2p {
 
 fn every_test_f2p(o: &RepoOracle, at_base: &BTreeMap<String, Outcome>) -> Option<EveryTestF2p> {
     let none_passed = !at_base.values().any(|o| o.is_pass());
-    (none_passed && o.p2p.is_empty() && !o.f2p.is_empty()).then(|| EveryTestF2p {
+    (none_passed && o.p2p.is_empty() && !o.f2p.is_empty()).then_some(EveryTestF2p {
         f2p: o.f2p.len(),
         reported_at_base: at_base.len(),
     })
