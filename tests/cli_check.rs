@@ -3,6 +3,8 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -217,4 +219,40 @@ fn a_symbolic_link_loop_is_searched_once() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn a_stale_lock_fails_only_deny_stale_lock_not_deny_warnings() {
+    // `taskc check --deny-warnings && taskc verify` must work after an edit: before, the
+    // stale lock (W0900) failed `--deny-warnings`.
+    let dir = tempfile::tempdir().unwrap();
+    let ex = dir.path().join("cookie-split");
+    common::copy_dir(&common::root().join("examples/cookie-split"), &ex);
+    let patch = ex.join("tests/proxy.patch");
+    let text = std::fs::read_to_string(&patch).unwrap();
+    std::fs::write(&patch, format!("{text}\n")).unwrap();
+    let plain = taskc(&ex, &["check", "--color", "never", "cookie-split.task"]);
+    assert!(stderr(&plain).contains("W0900"), "{}", stderr(&plain));
+    let deny = taskc(
+        &ex,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--deny-warnings",
+            "cookie-split.task",
+        ],
+    );
+    assert_eq!(deny.status.code(), Some(0), "{}", stderr(&deny));
+    let stale = taskc(
+        &ex,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--deny-stale-lock",
+            "cookie-split.task",
+        ],
+    );
+    assert_eq!(stale.status.code(), Some(1), "{}", stderr(&stale));
 }

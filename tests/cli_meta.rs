@@ -46,3 +46,23 @@ fn completions_know_every_subcommand() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn score_help_describes_format_in_scores_words() {
+    let out = Command::new(TASKC)
+        .args(["score", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let format = text
+        .split("--format")
+        .nth(1)
+        .expect("score --help lists --format");
+    let format: String = format.lines().take(12).collect::<Vec<_>>().join("\n");
+    assert!(
+        !format.contains("truth table") && !format.contains("verification"),
+        "score --help speaks of verify: {format}"
+    );
+    assert!(format.contains("report"), "{format}");
+}

@@ -367,3 +367,22 @@ fn a_repository_without_its_base_is_an_error_with_a_code() {
     assert!(stderr.starts_with("error[E1003]: "), "{stderr}");
     assert!(stderr.contains("is a symlink"), "{stderr}");
 }
+
+#[test]
+fn collect_with_a_relative_path_inside_the_workspace() {
+    // Before: `taskc collect .` failed with E1004 ("does not hold its recorded base commit").
+    let ws = Ws::export();
+    edit_cookies(&ws.repo());
+    for (cwd, arg) in [(ws.dir(), "."), (ws.tmp.path().to_path_buf(), "ws")] {
+        let o = Command::new(TASKC)
+            .arg("collect")
+            .arg(arg)
+            .current_dir(&cwd)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "collect {arg} in {cwd:?}: {o:?}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let proxy = v["patches"]["proxy"].as_str().unwrap();
+        assert!(proxy.contains("+# agent was here"), "{proxy}");
+    }
+}

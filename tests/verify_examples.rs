@@ -189,6 +189,36 @@ fn verify_writes_a_lock_that_check_reports_stale_after_an_edit() {
     let stale = check(&["config-merge.task"], &ex);
     assert!(stale.stderr.contains("W0900"), "{}", stale.stderr);
     assert!(stale.stderr.contains("tests.loader"), "{}", stale.stderr);
+    // A stale lock is not a spec warning (`check --deny-warnings && verify` works after
+    // an edit); `--deny-stale-lock` is the gate for it.
     let deny = check(&["--deny-warnings", "config-merge.task"], &ex);
+    assert_eq!(deny.code, 0, "{}", deny.stderr);
+    let deny = check(&["--deny-stale-lock", "config-merge.task"], &ex);
     assert_eq!(deny.code, 1, "{}", deny.stderr);
+}
+
+/// The README's quick start (`verify examples/cookie-split/…` on Docker) must leave the
+/// checkout clean: before, the lock's provenance took this machine's image ids (its own
+/// bootstrapped base image) and the committed lock changed.
+#[test]
+fn docker_verify_of_a_committed_example_leaves_its_lock_untouched() {
+    if !docker_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ex = dir.path().join("cookie-split");
+    common::copy_dir(&root().join("examples/cookie-split"), &ex);
+    let before = std::fs::read(ex.join("cookie-split.lock")).expect("committed lock");
+    let v = taskc(
+        &["verify", "cookie-split.task", "--backend", "docker"],
+        &dir.path().join("cache"),
+        &ex,
+    );
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+    let after = std::fs::read(ex.join("cookie-split.lock")).expect("lock");
+    assert!(
+        before == after,
+        "verify rewrote the committed lock:\n{}",
+        String::from_utf8_lossy(&after)
+    );
 }

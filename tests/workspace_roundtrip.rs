@@ -163,3 +163,65 @@ fn a_folder_with_files_is_refused_and_left_alone() {
     let stderr = stderr.replace(&spec.display().to_string(), "cookie-split.task");
     insta::assert_snapshot!(stderr);
 }
+
+/// What `setup` does to the trees in the task image (here: a `.cargo/config.toml` wiring
+/// `gateway` to `proxy` by path) is said in the exported workspace: `SETUP.md` and the
+/// manifest's `setup`. Before, the workspace had no trace of it, and an agent building
+/// outside the image built against another version of the dependency.
+#[test]
+fn setup_commands_are_in_the_exported_workspace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ex = tmp.path().join("cookie-split");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cookie-split"),
+        &ex,
+    );
+    let spec = ex.join("cookie-split.task");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let wire = r#"mkdir -p .cargo && echo '[patch.crates-io]' > .cargo/config.toml && echo 'proxy = { path = \"/work/proxy\" }' >> .cargo/config.toml"#;
+    let text = text.replacen(
+        "    source dir(\"repos/gateway\")\n",
+        &format!("    source dir(\"repos/gateway\")\n    setup \"{wire}\"\n"),
+        1,
+    );
+    assert!(
+        text.contains("setup \""),
+        "the spec has a gateway repo block"
+    );
+    std::fs::write(&spec, text).unwrap();
+    let out = tmp.path().join("ws");
+    let o = taskc(&[spec.to_str().unwrap()], &out, &tmp.path().join("cache"));
+    assert!(o.status.success(), "{o:?}");
+    let setup = std::fs::read_to_string(out.join("SETUP.md")).unwrap();
+    assert!(
+        setup.contains("## gateway (`/work/gateway` in the image)"),
+        "{setup}"
+    );
+    assert!(setup.contains("[patch.crates-io]"), "{setup}");
+    assert!(setup.contains("is `../<other>`"), "{setup}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join(".taskc-workspace.json")).unwrap())
+            .unwrap();
+    assert!(
+        manifest["setup"]["gateway"][0]
+            .as_str()
+            .unwrap()
+            .contains("[patch.crates-io]"),
+        "{manifest}"
+    );
+    // The workspace still collects (SETUP.md is outside every repository).
+    assert_eq!(collect(&out)["patches"], serde_json::json!({}));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}

@@ -147,6 +147,9 @@ codes! {
     ExportUnsupported  = "E1203", "export-unsupported",  Error, "the task uses something the exported exported grader cannot reproduce";
     ExportFailed       = "E1204", "export-failed",       Error, "the task folders could not be built or written";
     HarborJobUnreadable = "E1205", "harbor-job-unreadable", Error, "the Harbor job folder cannot be read";
+
+    // E16xx: Rust tasks and new users' first runs
+    PromptLeakUnchecked = "N1600", "prompt-leak-unchecked", Note, "the prompt names an identifier a gold patch adds, but a repository could not be read at base to tell whether it is new";
 }
 
 impl std::fmt::Display for Code {

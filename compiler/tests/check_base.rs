@@ -224,6 +224,19 @@ fn w0800_is_quiet_when_the_name_exists_at_base() {
 }
 
 #[test]
+fn w0800_does_not_guess_when_a_repository_is_unreadable_at_base() {
+    // `b` cannot be read at base, so `format_name` may exist there already: a note that
+    // says so (N1600), never the warning (before: W0800, failing `--deny-warnings`).
+    let (c, out) = check(SPEC, &[("prompt.md", LEAKY)], None);
+    insta::assert_snapshot!("n1600_leak_unchecked", out);
+    assert_eq!(
+        codes(&c),
+        vec![Code::BaseUnreadable, Code::PromptLeakUnchecked],
+        "{out}"
+    );
+}
+
+#[test]
 fn w0800_skips_builtins_and_the_gold_patch_s_test_lines() {
     let gold = format!(
         "{A_GOLD}\

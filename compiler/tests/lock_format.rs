@@ -170,3 +170,33 @@ fn unreadable_locks_are_e0901_with_a_span() {
     let old = parse_lock("schema = \"taskc.lock/0\"\ntask = \"x\"\n[inputs]\nspec=\"\"\nprompt=\"\"\nrecipe=\"\"\nplan=\"\"\n[repos]\n");
     assert!(matches!(old, Err(LockError::Schema { .. })), "{old:?}");
 }
+
+#[test]
+fn a_lock_with_line_numbered_doc_test_ids_is_stale() {
+    // Locks written before cargo doc-test ids lost `(line N)` name tests no parser reports
+    // any more: such a lock is stale (re-verify), never silently scored against.
+    let mut lock = sample();
+    lock.repos.get_mut("proxy").unwrap().p2p.extend([
+        "src/lib.rs - Sender<T>::send (line 238)".to_string(),
+        "src/lib.rs - Queue<T>::push (line 42) - compile fail".to_string(),
+    ]);
+    let lock = parse_lock(&lock.to_toml()).unwrap();
+    let stale = stale_inputs(&cookie_split(), &lock).unwrap();
+    let names: Vec<&str> = stale.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["oracle.proxy"]);
+    for id in [
+        "src/lib.rs - add (line 9)",
+        "src/lib.rs - (line 3)",
+        "tests/a.rs - f (line 1) - compile",
+    ] {
+        assert!(is_line_numbered_doc_test(id), "{id}");
+    }
+    for id in [
+        "src/lib.rs - add",
+        "src/lib.rs - add #2",
+        "tests/test_x.py::test_a[(line 3)]",
+        "src/lib.rs::tests::x (line 3)",
+    ] {
+        assert!(!is_line_numbered_doc_test(id), "{id}");
+    }
+}

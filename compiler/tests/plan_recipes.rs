@@ -70,6 +70,7 @@ fn recipe_parameters_reach_the_dockerfile() {
             vec![("packages", list(&["gotest.tools/gotestsum@v1.10.0"]))],
         ),
         ("rust", vec![("packages", list(&["cargo-nextest@0.9.48"]))]),
+        ("rust", vec![("toolchain", ParamValue::Str("1.85".into()))]),
         (
             "java",
             vec![

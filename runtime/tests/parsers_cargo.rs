@@ -74,3 +74,29 @@ fn compile_error() {
          (the expected tests count as missing, not as an invalid run)",
     );
 }
+
+#[test]
+fn doc_tests() {
+    snapshot(
+        "doc-tests.log",
+        "real cargo test of a crate with doc-tests: crate-level, no_run (` - compile`), \
+         compile_fail, should_panic, a failing one and two examples of one item -> ids are \
+         file and item without `(line N)`; the second example of `add` is `add #2`",
+    );
+}
+
+#[test]
+fn doc_test_ids_do_not_move_with_doc_lines() {
+    // The same crate after a correct patch added doc-comment lines above every doc-test
+    // (real logs of both): before, every doc-test id changed (`(line 9)` → `(line 12)`).
+    let read = |f: &str| {
+        let path = format!(
+            "{}/tests/fixtures/logs/cargo/{f}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        parse("cargo", &std::fs::read(path).unwrap()).unwrap()
+    };
+    let (before, after) = (read("doc-tests.log"), read("doc-tests-moved.log"));
+    assert_eq!(before.tests.len(), 8, "{before}");
+    assert_eq!(before.tests, after.tests);
+}

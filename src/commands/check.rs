@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use taskc_compiler::check::check_spec;
-use taskc_compiler::Severity;
+use taskc_compiler::{Code, Severity};
 use taskc_runtime::fs_loader::FsLoader;
 use taskc_runtime::pipeline;
 
@@ -35,9 +35,16 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 
-    /// Fail (exit 1) on warnings too.
+    /// Fail (exit 1) on warnings of the spec too. A stale lock (W0900) is not one: it is
+    /// what every edit before `taskc verify` leaves, so `check --deny-warnings && verify`
+    /// works; see `--deny-stale-lock`.
     #[arg(long)]
     pub deny_warnings: bool,
+
+    /// Fail (exit 1) when a lock is stale (W0900): the gate for a checkout whose locks must
+    /// match their specs (e.g. CI after `taskc verify` was run and committed).
+    #[arg(long)]
+    pub deny_stale_lock: bool,
 
     /// Cache folder whose git mirrors `git` sources are read from at base, read-only
     /// (default: $TASKC_CACHE, else $XDG_CACHE_HOME/taskc, else ~/.cache/taskc).
@@ -52,6 +59,8 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Result<Exit, CliError> {
     let cache = pipeline::cache_or_default(args.cache.as_deref());
     let renderer = human::Human::new(ctx.color);
     let (mut checked, mut errors, mut warnings) = (0, 0, 0);
+    // W0900 is counted with the warnings in the summary, but apart for the exit code.
+    let mut stale_locks = 0;
     for path in &files {
         let name = display(path);
         let bytes = match std::fs::read(path) {
@@ -87,6 +96,10 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Result<Exit, CliError> {
         for d in result.diagnostics.sorted() {
             match d.severity() {
                 Severity::Error => errors += 1,
+                Severity::Warning if d.code == Code::StaleLock => {
+                    warnings += 1;
+                    stale_locks += 1;
+                }
                 Severity::Warning => warnings += 1,
                 Severity::Note => {}
             }
@@ -107,7 +120,11 @@ pub fn run(args: &CheckArgs, ctx: &Context) -> Result<Exit, CliError> {
             human::summary("checked", checked, errors, warnings)
         ));
     }
-    if errors > 0 || (args.deny_warnings && warnings > 0) {
+    let spec_warnings = warnings - stale_locks;
+    if errors > 0
+        || (args.deny_warnings && spec_warnings > 0)
+        || (args.deny_stale_lock && stale_locks > 0)
+    {
         exit = exit.max(Exit::Findings);
     }
     Ok(exit)

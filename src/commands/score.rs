@@ -10,7 +10,7 @@ use taskc_runtime::pipeline::{
 };
 
 use super::spec::load_checked;
-use super::verify::{RunArgs, VerifyFormat, NO_BACKEND};
+use super::verify::{RunArgs, NO_BACKEND};
 use super::Context;
 use crate::discover::display;
 use crate::error::{report, CliError};
@@ -24,6 +24,15 @@ pub enum ModeArg {
     Joint,
     /// One run per target: it gets the agent's patch, the other targets get gold.
     Independent,
+}
+
+/// `--format` of `taskc score` (its own words: score prints grades and reports, not a truth table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScoreFormat {
+    /// Progress lines on stderr, the Markdown report on stdout.
+    Human,
+    /// JSON events on stderr, one JSON object of grades per spec and mode on stdout.
+    Json,
 }
 
 /// Arguments of `taskc score`.
@@ -56,8 +65,8 @@ pub struct ScoreArgs {
     /// `json`: JSON progress events on stderr and, on stdout and nothing else, one JSON object
     /// per spec and mode (`spec`, `task`, `time`, `mode`, `grades`); the reports are still
     /// written to `--out`.
-    #[arg(long, value_enum, default_value_t = VerifyFormat::Human)]
-    pub format: VerifyFormat,
+    #[arg(long, value_enum, default_value_t = ScoreFormat::Human)]
+    pub format: ScoreFormat,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -73,8 +82,8 @@ pub fn run(args: &ScoreArgs, ctx: &Context) -> Result<Exit, CliError> {
         }
     }
     let style = match args.format {
-        VerifyFormat::Human => super::verify::human_progress(),
-        VerifyFormat::Json => ProgressStyle::Json,
+        ScoreFormat::Human => super::verify::human_progress(),
+        ScoreFormat::Json => ProgressStyle::Json,
     };
     let opts = ScoreSpecsOptions {
         session: args.run.session(style),
@@ -131,7 +140,7 @@ fn render(args: &ScoreArgs, event: ScoreEvent<'_>) -> Exit {
         }
         ScoreEvent::Duplicate(d) => output::err(&format!("warning: {}\n", d.warning())),
         ScoreEvent::Graded { spec, mode, grades } => {
-            if args.format == VerifyFormat::Json {
+            if args.format == ScoreFormat::Json {
                 let value = serde_json::json!({
                     "spec": spec.name,
                     "task": spec.task.id,
@@ -157,7 +166,7 @@ fn render(args: &ScoreArgs, event: ScoreEvent<'_>) -> Exit {
             "warning: predictions for task `{task}` skipped: no spec given for it\n"
         )),
         ScoreEvent::ReportsWritten { dir, markdown } => {
-            if args.format == VerifyFormat::Human {
+            if args.format == ScoreFormat::Human {
                 output::out(markdown);
             }
             output::err(&format!("reports written to {}/\n", display(dir)));

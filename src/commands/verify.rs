@@ -277,6 +277,9 @@ fn print_outcome(
     for (repo, c) in canaries {
         s.push_str(&format!("canaries: {repo}: {}\n", c.text()));
     }
+    for n in &v.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
     for f in &v.flaky {
         s.push_str(&format!(
             "flaky: {} {} passed {}/{}\n",

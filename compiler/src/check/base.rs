@@ -20,6 +20,9 @@ use super::{suggest, Cx};
 /// The base trees that could be read, by repository name.
 pub(crate) struct BaseTrees {
     pub trees: Vec<(String, Box<dyn Tree>)>,
+    /// Repositories whose tree at base could not be read (N0306): what is not found in
+    /// `trees` may still be in them.
+    pub unreadable: Vec<String>,
 }
 
 /// Read every repository's base tree and check its patches against it.
@@ -83,7 +86,10 @@ pub(crate) fn check_bases(cx: &mut Cx<'_>, drafts: &[RepoDraft]) -> BaseTrees {
             cx.emit(d);
         }
     }
-    BaseTrees { trees }
+    BaseTrees {
+        trees,
+        unreadable: unreadable.iter().map(|(d, _)| d.name.clone()).collect(),
+    }
 }
 
 fn check_patches(cx: &mut Cx<'_>, d: &RepoDraft, tree: &dyn Tree) {

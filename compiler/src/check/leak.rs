@@ -192,15 +192,31 @@ pub(crate) fn check_prompt_leak(
             continue;
         };
         let at = prompt_span(cx, prompt, off, id);
-        cx.emit(
+        // A repository unread at base may already hold the name: say so, never guess.
+        let d = if bases.unreadable.is_empty() {
             Diagnostic::new(
                 Code::PromptLeak,
                 format!("the prompt names `{id}`, which only the gold patch of `{}` introduces", intro.repo),
                 Label::new(prompt.source, at, "named in the prompt"),
             )
-            .with_label(Label::new(intro.source, intro.at, "introduced by the gold patch here"))
-            .with_help("describe the behaviour instead of naming the solution's identifiers; if the name is part of the requested interface, keep it and accept the warning with `allow W0800 \"<why>\"`"),
-        );
+            .with_help("describe the behaviour instead of naming the solution's identifiers; if the name is part of the requested interface, keep it and accept the warning with `allow W0800 \"<why>\"`")
+        } else {
+            Diagnostic::new(
+                Code::PromptLeakUnchecked,
+                format!(
+                    "the prompt names `{id}`, which the gold patch of `{}` adds; whether it already exists at base is unknown: {} could not be read at base",
+                    intro.repo,
+                    super::suggest::list(bases.unreadable.iter().map(String::as_str))
+                ),
+                Label::new(prompt.source, at, "named in the prompt"),
+            )
+            .with_help("run `taskc check` again once the repositories are readable at base (after `taskc verify` cached them, or with `--cache`): it then warns (W0800) only if the name is new")
+        };
+        cx.emit(d.with_label(Label::new(
+            intro.source,
+            intro.at,
+            "introduced by the gold patch here",
+        )));
     }
 }
 

@@ -16,7 +16,8 @@ use crate::plan::Verdict;
 
 pub use inputs::{lock_inputs, spec_digest};
 pub use stale::{
-    invalid_lock_diagnostic, stale_inputs, stale_inputs_with, stale_lock_diagnostic, StaleInput,
+    invalid_lock_diagnostic, is_line_numbered_doc_test, stale_inputs, stale_inputs_with,
+    stale_lock_diagnostic, StaleInput,
 };
 
 /// The schema tag every lock carries.

@@ -1,8 +1,17 @@
 //! Progress reporting for long runs: a progress bar on a terminal, plain lines otherwise,
 //! JSON events for tools, or nothing.
+//!
+//! Plain lines (a non-terminal stderr: CI logs, `2> file`) say one line per finished run
+//! with the count (`run r-…: done in 3.1 s (5/8 runs)`), a `still running` line every
+//! minute while runs are in flight and none finished (so a long run never looks hung), and
+//! once per execution a hint when runs slow down: a run that took far longer than the
+//! fastest while others ran beside it is what an oversubscribed CPU does to CPU-heavy
+//! suites (`--jobs` lower is then faster).
 
+use std::collections::BTreeMap;
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -52,16 +61,106 @@ pub enum ProgressStyle {
     Quiet,
 }
 
+/// How often plain lines say which runs are still in flight.
+const HEARTBEAT: Duration = Duration::from_secs(60);
+
+/// A run slower than this many times the fastest finished run (and slower than
+/// [`SLOW_SECS`]), while other runs ran beside it, gets the one slow-down hint.
+const SLOW_FACTOR: f64 = 4.0;
+const SLOW_SECS: f64 = 30.0;
+
+/// Where plain lines go: stderr, or a test's buffer.
+type Sink = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// What plain lines count: runs planned, finished, in flight.
+#[derive(Default)]
+struct Counts {
+    planned: usize,
+    finished: usize,
+    running: BTreeMap<(String, usize), Instant>,
+    /// The fastest finished run, in seconds.
+    fastest: Option<f64>,
+    hinted: bool,
+}
+
+impl Counts {
+    fn still_running(&self, now: Instant) -> Option<String> {
+        let ((run, _), since) = self.running.iter().min_by_key(|(_, t)| **t)?;
+        Some(format!(
+            "still running: {} run{} ({}/{} finished); the longest, {run}, for {:.0} s",
+            self.running.len(),
+            if self.running.len() == 1 { "" } else { "s" },
+            self.finished,
+            self.planned,
+            now.duration_since(*since).as_secs_f64()
+        ))
+    }
+
+    /// The slow-down hint, once, when `secs` is far slower than the fastest run and other
+    /// runs ran beside it.
+    fn slow_hint(&mut self, secs: f64, beside: usize) -> Option<String> {
+        let fastest = self.fastest?;
+        if self.hinted || beside == 0 || secs < SLOW_SECS || secs < SLOW_FACTOR * fastest {
+            return None;
+        }
+        self.hinted = true;
+        Some(format!(
+            "hint: runs are slowing down ({secs:.0} s for a run, {fastest:.1} s for the fastest, \
+             {beside} other run{} at once): CPU-heavy test suites oversubscribe the machine \
+             when several run together; fewer runs at once (`--jobs 1`, or a lower `-j`) can \
+             finish sooner",
+            if beside == 1 { "" } else { "s" }
+        ))
+    }
+}
+
 /// A thread-safe event sink.
-#[derive(Debug)]
 pub struct Progress {
     style: ProgressStyle,
-    lock: Mutex<()>,
+    sink: Sink,
     bar: Option<indicatif::ProgressBar>,
+    counts: Arc<Mutex<Counts>>,
+    /// Dropping it stops the heartbeat thread (plain lines only).
+    _heartbeat: Option<mpsc::Sender<()>>,
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Progress")
+            .field("style", &self.style)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Progress {
     pub fn new(style: ProgressStyle) -> Progress {
+        Progress::with_sink(style, Box::new(std::io::stderr()), HEARTBEAT)
+    }
+
+    /// Plain lines (and JSON events) into `sink`, a `still running` line every `heartbeat`.
+    pub fn with_sink(
+        style: ProgressStyle,
+        sink: Box<dyn Write + Send>,
+        heartbeat: Duration,
+    ) -> Progress {
+        let sink: Sink = Arc::new(Mutex::new(sink));
+        let counts = Arc::new(Mutex::new(Counts::default()));
+        let beat = (style == ProgressStyle::Lines).then(|| {
+            let (stop, stopped) = mpsc::channel::<()>();
+            let (sink, counts) = (sink.clone(), counts.clone());
+            std::thread::spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(heartbeat) {
+                    let line = counts
+                        .lock()
+                        .ok()
+                        .and_then(|c| c.still_running(Instant::now()));
+                    if let (Some(line), Ok(mut w)) = (line, sink.lock()) {
+                        let _ = writeln!(w, "{line}");
+                    }
+                }
+            });
+            stop
+        });
         let bar = (style == ProgressStyle::Bar).then(|| {
             let bar = indicatif::ProgressBar::new(0);
             if let Ok(s) = indicatif::ProgressStyle::with_template(
@@ -73,12 +172,52 @@ impl Progress {
         });
         Progress {
             style,
-            lock: Mutex::new(()),
+            sink,
             bar,
+            counts,
+            _heartbeat: beat,
+        }
+    }
+
+    /// Counts `e`; the lines plain output adds to it (count, hint).
+    fn count(&self, e: &Event) -> (String, Option<String>) {
+        let Ok(mut c) = self.counts.lock() else {
+            return (String::new(), None);
+        };
+        match e {
+            Event::Planned { runs } => c.planned += runs,
+            Event::RunCached { .. } => c.finished += 1,
+            Event::RunStarted { run, repetition } => {
+                c.running.insert((run.clone(), *repetition), Instant::now());
+            }
+            Event::RunFinished {
+                run,
+                repetition,
+                secs,
+                failure,
+            } => {
+                c.running.remove(&(run.clone(), *repetition));
+                c.finished += 1;
+                let beside = c.running.len();
+                let hint = c.slow_hint(*secs, beside);
+                if failure.is_none() {
+                    c.fastest = Some(c.fastest.map_or(*secs, |f| f.min(*secs)));
+                }
+                return (format!(" ({}/{} runs)", c.finished, c.planned), hint);
+            }
+            _ => {}
+        }
+        (String::new(), None)
+    }
+
+    fn write(&self, line: &str) {
+        if let Ok(mut w) = self.sink.lock() {
+            let _ = writeln!(w, "{line}");
         }
     }
 
     pub fn emit(&self, e: Event) {
+        let (count, hint) = self.count(&e);
         if let Some(bar) = &self.bar {
             match &e {
                 Event::Planned { runs } => bar.inc_length(*runs as u64),
@@ -123,7 +262,7 @@ impl Progress {
                     secs,
                     ..
                 } => {
-                    format!("run {run}: done in {secs:.1} s")
+                    format!("run {run}: done in {secs:.1} s{count}")
                 }
                 Event::RunFinished {
                     run,
@@ -131,15 +270,17 @@ impl Progress {
                     secs,
                     ..
                 } => {
-                    format!("run {run}: FAILED after {secs:.1} s: {why}")
+                    format!("run {run}: FAILED after {secs:.1} s{count}: {why}")
                 }
                 Event::Interrupted { finished, pending } => {
                     format!("interrupted: {finished} results kept, {pending} runs not started")
                 }
             },
         };
-        let _guard = self.lock.lock();
-        let _ = writeln!(std::io::stderr(), "{line}");
+        self.write(&line);
+        if let Some(hint) = hint.filter(|_| self.style == ProgressStyle::Lines) {
+            self.write(&hint);
+        }
     }
 
     /// Clear the bar (if any) once an execution is over.
@@ -147,5 +288,94 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sink the test reads back.
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Buf {
+        fn text(&self) -> String {
+            String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+        }
+    }
+
+    fn started(run: &str) -> Event {
+        Event::RunStarted {
+            run: run.into(),
+            repetition: 0,
+        }
+    }
+
+    fn finished(run: &str, secs: f64) -> Event {
+        Event::RunFinished {
+            run: run.into(),
+            repetition: 0,
+            failure: None,
+            secs,
+        }
+    }
+
+    #[test]
+    fn plain_lines_count_runs_say_what_is_in_flight_and_hint_once_at_a_slow_down() {
+        let buf = Buf::default();
+        let p = Progress::with_sink(
+            ProgressStyle::Lines,
+            Box::new(buf.clone()),
+            Duration::from_millis(50),
+        );
+        p.emit(Event::Planned { runs: 4 });
+        for r in ["r-a", "r-b", "r-c", "r-d"] {
+            p.emit(started(r));
+        }
+        p.emit(finished("r-a", 2.0));
+        std::thread::sleep(Duration::from_millis(200));
+        p.emit(finished("r-b", 95.0));
+        p.emit(finished("r-c", 120.0));
+        p.emit(finished("r-d", 130.0));
+        drop(p);
+        let text = buf.text();
+        assert!(text.contains("run r-a: done in 2.0 s (1/4 runs)"), "{text}");
+        assert!(
+            text.contains("still running: 3 runs (1/4 finished); the longest, r-b, for"),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("hint: runs are slowing down").count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("(95 s for a run, 2.0 s for the fastest, 2 other runs at once)"));
+        assert!(
+            text.contains("run r-d: done in 130.0 s (4/4 runs)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_slow_run_alone_gets_no_hint() {
+        let mut c = Counts {
+            fastest: Some(1.0),
+            ..Counts::default()
+        };
+        assert_eq!(c.slow_hint(300.0, 0), None);
+        assert_eq!(c.slow_hint(20.0, 3), None);
+        assert!(c.slow_hint(300.0, 1).is_some());
+        assert_eq!(c.slow_hint(300.0, 1), None);
     }
 }

@@ -5,8 +5,18 @@
 //! under `Running tests/cli.rs (…)` the id is `tests/cli.rs::<name>`: the test
 //! target's source path (relative to its package) joins the test path, so equal
 //! names in two test binaries stay apart. Without a `Running <source> (…)` line
-//! (old cargo, doc tests, bare test binaries) the id is the test path alone;
-//! doc tests already read `src/lib.rs - add (line 3)`. ` - should panic` is dropped.
+//! (old cargo, bare test binaries) the id is the test path alone. ` - should panic` is
+//! dropped.
+//!
+//! **Doc-test ids carry no line number.** rustdoc names a doc-test
+//! `src/lib.rs - Sender<T>::send (line 238)` (` - compile`, ` - compile fail` after it for
+//! `no_run` and `compile_fail`): the line moves whenever a correct patch adds or removes a
+//! doc line above it, so the id is `src/lib.rs - Sender<T>::send` — the file and the item.
+//! Only when one item has several doc-tests are they told apart, by their order within the
+//! item (by line): the first keeps the plain id, the next ones get ` #2`, ` #3`, …. The
+//! crate's own documentation (`src/lib.rs - (line 3)`) is `src/lib.rs - (crate docs)`. Such
+//! ordinal ids are stable under moved lines but not under an example added or removed
+//! above them: `verify` notes them (see [`ordinal_doc_test`]).
 //! `ok` → passed, `FAILED` → failed, `ignored` → skipped. Only result lines
 //! between `running N tests` and the block's `failures:`/`successes:`/`test result:`
 //! lines count, so output printed by tests is not read as results.
@@ -51,38 +61,116 @@ pub fn parse(log: &[u8]) -> ParsedLog {
 /// An open `running N tests` block of libtest.
 struct Block {
     target: Option<String>,
+    /// A `Doc-tests <crate>` block: its results are named when it closes.
+    doc: bool,
     expected: usize,
     seen: usize,
     /// Still in the result lines (before `failures:` / `successes:`).
     results: bool,
     /// `test x ... ` whose status comes on a later line (output in between).
     pending: Option<String>,
+    /// A doc block's results, as rustdoc named them.
+    docs: Vec<(String, Outcome)>,
+}
+
+impl Block {
+    /// Records the result of the test libtest named `name` (a doc block's when it closes).
+    fn result(&mut self, parsed: &mut ParsedLog, name: String, outcome: Outcome) {
+        if self.doc {
+            self.docs.push((name, outcome));
+            return;
+        }
+        let id = match &self.target {
+            Some(target) => format!("{target}::{name}"),
+            None => name,
+        };
+        parsed.record(id, outcome);
+    }
+}
+
+/// `src/lib.rs - add (line 9) - compile` → (`src/lib.rs - add`, 9); none when the name is not
+/// rustdoc's.
+fn doc_test_name(name: &str) -> Option<(&str, u64)> {
+    let at = name.rfind(" (line ")?;
+    let (item, rest) = name.split_at(at);
+    let rest = &rest[" (line ".len()..];
+    let (line, after) = rest.split_once(')')?;
+    let line: u64 = line.parse().ok()?;
+    let after_ok = after.is_empty() || after.starts_with(" - ");
+    (after_ok && (item.contains(" - ") || item.ends_with(" -"))).then_some((item, line))
+}
+
+/// The id of a doc-test item: `src/lib.rs - add`, and `src/lib.rs - (crate docs)` for the
+/// crate's own documentation (rustdoc's `src/lib.rs - (line 3)`).
+fn doc_item_id(item: &str) -> String {
+    match item.strip_suffix(" -") {
+        Some(file) => format!("{file} - (crate docs)"),
+        None => item.to_string(),
+    }
+}
+
+/// Names a doc block's results: the file and item, ordinals only where one item has several.
+fn name_doc_tests(parsed: &mut ParsedLog, docs: Vec<(String, Outcome)>) {
+    let mut items: std::collections::BTreeMap<String, Vec<(u64, Outcome)>> =
+        std::collections::BTreeMap::new();
+    for (name, outcome) in docs {
+        match doc_test_name(&name) {
+            Some((item, line)) => items
+                .entry(doc_item_id(item))
+                .or_default()
+                .push((line, outcome)),
+            None => parsed.record(name, outcome),
+        }
+    }
+    for (item, mut tests) in items {
+        tests.sort_by_key(|(line, _)| *line);
+        for (i, (_, outcome)) in tests.into_iter().enumerate() {
+            match i {
+                0 => parsed.record(item.clone(), outcome),
+                n => parsed.record(format!("{item} #{}", n + 1), outcome),
+            }
+        }
+    }
+}
+
+/// Whether `id` is a doc-test id told apart from its item's other doc-tests by its order
+/// only (`src/lib.rs - add #2`): it names another example once one is added or removed above
+/// it. Returns the item's plain id.
+pub fn ordinal_doc_test(id: &str) -> Option<&str> {
+    let (item, n) = id.rsplit_once(" #")?;
+    let numbered = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    (numbered && item.contains(".rs - ")).then_some(item)
 }
 
 fn parse_libtest(text: &str) -> ParsedLog {
     let mut parsed = ParsedLog::new();
     let mut target: Option<String> = None;
     let mut block: Option<Block> = None;
+    let mut doc = false;
     for line in text.lines() {
         let trimmed = line.trim();
         if block.is_none() {
             // Outside a block only: tests may print such lines.
             if let Some(rest) = trimmed.strip_prefix("Running ") {
                 target = running_source(rest);
+                doc = false;
                 continue;
             }
             if trimmed.starts_with("Doc-tests ") {
                 target = None;
+                doc = true;
                 continue;
             }
         }
         if let Some(expected) = running_count(trimmed).filter(|_| block.is_none()) {
             block = Some(Block {
                 target: target.clone(),
+                doc,
                 expected,
                 seen: 0,
                 results: true,
                 pending: None,
+                docs: Vec::new(),
             });
             continue;
         }
@@ -105,7 +193,7 @@ fn parse_libtest(text: &str) -> ParsedLog {
         if let Some(pending) = open.pending.take() {
             if let Some(outcome) = libtest_status(trimmed) {
                 open.seen += 1;
-                parsed.record(pending, outcome);
+                open.result(&mut parsed, pending, outcome);
                 continue;
             }
             open.pending = Some(pending);
@@ -116,17 +204,16 @@ fn parse_libtest(text: &str) -> ParsedLog {
         let Some((name, status)) = rest.split_once(" ... ") else {
             continue;
         };
-        let name = name.strip_suffix(" - should panic").unwrap_or(name);
-        let id = match &open.target {
-            Some(target) => format!("{target}::{name}"),
-            None => name.to_string(),
-        };
+        let name = name
+            .strip_suffix(" - should panic")
+            .unwrap_or(name)
+            .to_string();
         match libtest_status(status.trim()) {
             Some(outcome) => {
                 open.seen += 1;
-                parsed.record(id, outcome);
+                open.result(&mut parsed, name, outcome);
             }
-            None => open.pending = Some(id),
+            None => open.pending = Some(name),
         }
     }
     close_block(&mut parsed, &mut block, false);
@@ -135,14 +222,23 @@ fn parse_libtest(text: &str) -> ParsedLog {
 
 /// Ends the open block; `finished` when libtest or cargo said it ended.
 fn close_block(parsed: &mut ParsedLog, block: &mut Option<Block>, finished: bool) {
-    let Some(open) = block.take() else { return };
-    let name = open.target.as_deref().unwrap_or("a test binary");
-    if let Some(pending) = open.pending {
+    let Some(mut open) = block.take() else { return };
+    if let Some(pending) = open.pending.take() {
+        let shown = match &open.target {
+            Some(target) => format!("{target}::{pending}"),
+            None => pending.clone(),
+        };
         parsed.warn(format!(
-            "{pending} started but printed no result: counted as an error"
+            "{shown} started but printed no result: counted as an error"
         ));
-        parsed.record(pending, Outcome::Error);
+        open.result(parsed, pending, Outcome::Error);
     }
+    name_doc_tests(parsed, std::mem::take(&mut open.docs));
+    let name = match (&open.target, open.doc) {
+        (Some(target), _) => target.as_str(),
+        (None, true) => "the doc-tests",
+        (None, false) => "a test binary",
+    };
     if !finished {
         parsed.complete = false;
         parsed.warn(format!(
@@ -292,6 +388,31 @@ mod tests {
             Some(("c::t".into(), Outcome::Failed, true))
         );
         assert_eq!(nextest_result("PASS the salt"), None);
+    }
+
+    #[test]
+    fn doc_test_names() {
+        assert_eq!(
+            doc_test_name("src/lib.rs - Sender<T>::send (line 238)"),
+            Some(("src/lib.rs - Sender<T>::send", 238))
+        );
+        assert_eq!(
+            doc_test_name("src/lib.rs - Queue<T>::push (line 42) - compile fail"),
+            Some(("src/lib.rs - Queue<T>::push", 42))
+        );
+        assert_eq!(
+            doc_test_name("src/lib.rs - (line 3)"),
+            Some(("src/lib.rs -", 3))
+        );
+        assert_eq!(doc_item_id("src/lib.rs -"), "src/lib.rs - (crate docs)");
+        assert_eq!(doc_test_name("tests::adds"), None);
+        assert_eq!(doc_test_name("src/lib.rs - f (line x)"), None);
+        assert_eq!(
+            ordinal_doc_test("src/lib.rs - add #2"),
+            Some("src/lib.rs - add")
+        );
+        assert_eq!(ordinal_doc_test("tests::issue #2"), None);
+        assert_eq!(ordinal_doc_test("src/lib.rs - add"), None);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use taskc_compiler::lock::{
-    lock_inputs, lock_path_for, DroppedLock, Lock, Provenance, RepoLock, TruthCell, TruthRow,
+    lock_inputs, lock_path_for, parse_lock, DroppedLock, Lock, Provenance, RepoLock, TruthCell,
+    TruthRow,
 };
 use taskc_compiler::lower::LowerOptions;
 use taskc_compiler::model::Task;
@@ -102,6 +103,15 @@ pub fn write_lock(
 ) -> Result<PathBuf, PipelineError> {
     let lock = lock_of(task, base_image_override, outcome)?;
     let path = PathBuf::from(lock_path_for(&spec_path.to_string_lossy()));
+    let existing = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|text| parse_lock(&text).ok());
+    if existing.is_some_and(|old| same_but_machine_images(&old, &lock)) {
+        // Only the machine's own image ids differ (a locally bootstrapped base image gives
+        // every image another content id): the lock on disk says the same, and a checkout
+        // stays clean after `verify` on a new machine.
+        return Ok(path);
+    }
     crate::atomic::write_atomic(&path, lock.to_toml().as_bytes()).map_err(|source| {
         PipelineError::Io {
             what: format!("cannot write {}", path.display()),
@@ -109,4 +119,39 @@ pub fn write_lock(
         }
     })?;
     Ok(path)
+}
+
+/// Whether `old` and `new` differ at most in the provenance's image ids, which name images
+/// of the machine that verified (built on its own bootstrapped base image), not the oracle.
+fn same_but_machine_images(old: &Lock, new: &Lock) -> bool {
+    let mut old = old.clone();
+    old.provenance.images = new.provenance.images.clone();
+    old == *new
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_machine_image_ids_keep_the_lock_on_disk() {
+        let mut old = Lock::new("t", Default::default());
+        old.provenance
+            .images
+            .insert("task".into(), "img-aaaa".into());
+        old.provenance
+            .images
+            .insert("base-id".into(), "sha256:1".into());
+        let mut new = old.clone();
+        new.provenance
+            .images
+            .insert("task".into(), "img-bbbb".into());
+        new.provenance.images.remove("base-id");
+        assert!(same_but_machine_images(&old, &new));
+        new.provenance.tools.insert("r".into(), "pytest 8".into());
+        assert!(!same_but_machine_images(&old, &new));
+        let mut other = old.clone();
+        other.repos.insert("r".into(), RepoLock::default());
+        assert!(!same_but_machine_images(&old, &other));
+    }
 }

@@ -4,7 +4,8 @@
 //!
 //! Joint: `<out>/<repo>/` for every repository. Independent: `<out>/<target>/<repo>/` per
 //! target, with that target and the context repositories. Each workspace folder also holds
-//! `PROMPT.md` and `.taskc-workspace.json`.
+//! `PROMPT.md` and `.taskc-workspace.json`, and `SETUP.md` when a repository has `setup`
+//! commands (what the task image did to the trees, which the agent needs outside it).
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,11 @@ use crate::repo::{materialize, RepoSource};
 
 /// The prompt file written at the top of every workspace.
 pub const PROMPT_FILE: &str = "PROMPT.md";
+
+/// Written beside the prompt when a repository of the workspace has `setup` commands: what
+/// the task image did to the trees (e.g. a `.cargo/config.toml` with a `[patch.crates-io]`
+/// path to another repository) that an agent building outside the image must do too.
+pub const SETUP_FILE: &str = "SETUP.md";
 
 /// One exported workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,6 +52,38 @@ struct Manifest<'a> {
     mode: WorkspaceMode,
     workspace: &'a str,
     repos: &'a [ExportedRepo],
+    /// Per repository with `setup`: its commands, as the task image ran them in
+    /// `/work/<repo>` (`SETUP.md` says how to run them here).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    setup: std::collections::BTreeMap<&'a str, &'a [String]>,
+}
+
+/// `SETUP.md`: each repository's `setup` commands (the spec's, never gold or hidden tests)
+/// and where the image ran them; `None` when no repository has any.
+fn setup_text(setup: &std::collections::BTreeMap<&str, &[String]>) -> Option<String> {
+    if setup.is_empty() {
+        return None;
+    }
+    let mut s = String::from(
+        "# Setting the repositories up\n\n\
+         In the task's image every repository is at `/work/<name>`, and the commands below ran \
+         there, in order, after all repositories were in place (before you got them). They may \
+         wire repositories to each other (a `.cargo/config.toml` with a `[patch.crates-io]` \
+         path, an editable install, a `replace` directive): to build and test outside the \
+         image, run them from `<name>/` in this folder, where a path `/work/<other>` in them \
+         is `../<other>`. Files they create are not part of your change unless you edit them.\n",
+    );
+    for (repo, commands) in setup {
+        s.push_str(&format!(
+            "\n## {repo} (`/work/{repo}` in the image)\n\n```sh\n"
+        ));
+        for c in *commands {
+            s.push_str(c);
+            s.push('\n');
+        }
+        s.push_str("```\n");
+    }
+    Some(s)
 }
 
 /// Export the workspaces of `plan` (a workspace plan of `task`) into `out`, which must be
@@ -144,11 +182,24 @@ fn export_one(
     let prompt_path = dir.join(PROMPT_FILE);
     crate::atomic::write_atomic(&prompt_path, prompt.as_bytes())
         .map_err(io(format!("cannot write {}", prompt_path.display())))?;
+    let setup: std::collections::BTreeMap<&str, &[String]> = w
+        .repos
+        .iter()
+        .filter_map(|r| task.repo(&r.name))
+        .filter(|r| !r.setup.is_empty())
+        .map(|r| (r.name.as_str(), r.setup.as_slice()))
+        .collect();
+    if let Some(text) = setup_text(&setup) {
+        let path = dir.join(SETUP_FILE);
+        crate::atomic::write_atomic(&path, text.as_bytes())
+            .map_err(io(format!("cannot write {}", path.display())))?;
+    }
     let manifest = Manifest {
         task: &plan.task.id,
         mode,
         workspace: &w.name,
         repos: &repos,
+        setup,
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(|e| PipelineError::Io {
         what: "cannot encode the workspace file".into(),

@@ -134,6 +134,13 @@ struct RecordRepo {
 /// the workspace record. Repositories are collected in the record's order (sorted by name);
 /// an unchanged repository gets no patch.
 pub fn collect(dir: &Path, task: Option<&str>, model: &str) -> Result<Prediction, CollectError> {
+    // An absolute path first: git runs with a git directory of taskc's own, elsewhere, so a
+    // relative work tree (`taskc collect .`) would name another folder (and its base would
+    // look "removed").
+    let dir = &std::fs::canonicalize(dir).map_err(|source| CollectError::Read {
+        path: dir.display().to_string(),
+        source,
+    })?;
     let record = read_record(dir)?;
     let mut patches = BTreeMap::new();
     let mut repos: Vec<&RecordRepo> = record.repos.iter().collect();

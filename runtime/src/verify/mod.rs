@@ -2,6 +2,7 @@
 //! oracle (F2P, P2P), build the truth table, check `expect` assertions and flakiness, and
 //! decide whether the task is sound.
 
+pub mod notes;
 pub mod oracle;
 pub mod phases;
 pub mod truth;
@@ -39,6 +40,9 @@ pub struct Verification {
     pub flaky: Vec<FlakyTest>,
     /// Why the task is unsound; empty when sound.
     pub problems: Vec<String>,
+    /// What a curator must know about the oracle even when the task is sound (`notes.rs`):
+    /// every test F2P, doc-test ids that cannot be stable.
+    pub notes: Vec<String>,
     /// Per target: the test tool's version its gold run's log printed, where known.
     pub tools: BTreeMap<String, String>,
 }
@@ -148,6 +152,7 @@ pub fn evaluate_targeted(
 
     let mut oracles = BTreeMap::new();
     let mut tools = BTreeMap::new();
+    let mut notes = Vec::new();
     // Targets whose oracle could not be derived (a base or gold run is invalid).
     let mut undecided = std::collections::BTreeSet::new();
     for target in &plan.targets {
@@ -182,6 +187,9 @@ pub fn evaluate_targeted(
         let at_base = tests_of(base, target).unwrap_or(&empty);
         let at_gold = tests_of(gold, target).unwrap_or(&empty);
         let mut o = oracle::derive(at_base, at_gold, &drops);
+        if valid {
+            notes.extend(notes::target_notes(target, &o, at_base));
+        }
         if let Some(t) = gold.repos.get(target) {
             o.skipped_unnamed = t.unnamed_skipped;
             if let Some(v) = &t.tool {
@@ -329,6 +337,7 @@ pub fn evaluate_targeted(
         rows,
         flaky,
         problems,
+        notes,
         tools,
     }
 }
