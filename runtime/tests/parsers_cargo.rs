@@ -94,7 +94,7 @@ fn doc_test_ids_do_not_move_with_doc_lines() {
             "{}/tests/fixtures/logs/cargo/{f}",
             env!("CARGO_MANIFEST_DIR")
         );
-        parse("cargo", &std::fs::read(path).unwrap()).unwrap()
+        parse(LogParser::Cargo, &std::fs::read(path).unwrap()).unwrap()
     };
     let (before, after) = (read("doc-tests.log"), read("doc-tests-moved.log"));
     assert_eq!(before.tests.len(), 8, "{before}");
