@@ -16,6 +16,7 @@ pub mod model;
 pub mod patch;
 pub mod plan;
 pub mod recipe;
+pub mod service;
 pub mod source;
 pub mod span;
 pub mod syntax;
