@@ -1,5 +1,6 @@
 //! Services beside a Docker run: a fresh `internal` bridge network per run (no route
-//! outside: no gateway to the host, no NAT), each service a container on it answering to
+//! outside, no NAT; and no address on the bridge, so the gateway containers route to does
+//! not exist and the host's addresses are unreachable as well), each service a container on it answering to
 //! its hostname, started and waited for (bounded) before the run's own container starts on
 //! the same network; all of it labelled `taskc.run`/`taskc.session`/`taskc.service` and
 //! removed with the run (containers with their anonymous volumes, then the network), also
@@ -88,6 +89,12 @@ pub(crate) async fn start(
             check_duplicate: true,
             driver: "bridge".to_string(),
             internal: true,
+            // No address on the bridge: the gateway a container routes to is nobody, so the
+            // host (any of its addresses) is unreachable too, not only the outside.
+            options: HashMap::from([(
+                "com.docker.network.bridge.inhibit_ipv4".to_string(),
+                "true".to_string(),
+            )]),
             labels: labels(session, run_id),
             ..Default::default()
         })
