@@ -37,7 +37,7 @@ new file mode 100644
 const FILES: &[(&str, &str)] = &[
     ("a.patch", GOLD),
     ("a_test.patch", TEST),
-    ("b.patch", &GOLD),
+    ("b.patch", GOLD),
     ("b_test.patch", TEST),
     ("repos/a/src/a.py", "X = 1\n"),
     ("repos/b/src/a.py", "X = 1\n"),
@@ -122,7 +122,10 @@ fn a_valid_spec_with_services_checks_and_lowers_them_into_the_runs_that_get_them
     let mock = task.service("mock").unwrap();
     assert_eq!(mock.scope, ServiceScope::Repo("b".into()));
     assert_eq!(mock.ready, ReadyCheck::Tcp(8080));
-    assert_eq!(mock.image, ServiceImage::Named("taskc/base:bookworm".into()));
+    assert_eq!(
+        mock.image,
+        ServiceImage::Named("taskc/base:bookworm".into())
+    );
     assert_eq!(task.repo("a").unwrap().services, vec!["db".to_string()]);
     assert_eq!(task.repo("b").unwrap().services, vec!["mock".to_string()]);
 

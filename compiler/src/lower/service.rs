@@ -9,11 +9,12 @@ use crate::service::{ReadyCheck, ServiceImage};
 
 use super::{env, manifest, LowerError, LowerOptions};
 
+/// The lowered services of a task: their images by id, and each service as a run starts
+/// it, by name.
+pub(crate) type Lowered = (BTreeMap<String, EnvImage>, BTreeMap<String, RunService>);
+
 /// The service images by id, and every service as a run starts it, by name.
-pub(crate) fn lower_services(
-    task: &Task,
-    opts: &LowerOptions,
-) -> Result<(BTreeMap<String, EnvImage>, BTreeMap<String, RunService>), LowerError> {
+pub(crate) fn lower_services(task: &Task, opts: &LowerOptions) -> Result<Lowered, LowerError> {
     let mut images = BTreeMap::new();
     let mut services = BTreeMap::new();
     for s in &task.services {
