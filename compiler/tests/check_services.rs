@@ -147,11 +147,30 @@ fn a_valid_spec_with_services_checks_and_lowers_them_into_the_runs_that_get_them
     // A service enters the id of the runs that get it, and only theirs.
     let changed = spec(&DB.replace("512m", "1g"), "    services db", own);
     let (checked2, out2) = check(&changed);
-    let plan2 = lower_verify(&checked2.task.expect(&out2), &LowerOptions::default()).unwrap();
+    let task2 = checked2.task.expect(&out2);
+    let plan2 = lower_verify(&task2, &LowerOptions::default()).unwrap();
     for (r1, r2) in plan.runs().zip(plan2.runs()) {
         assert_eq!(r1.under_test, r2.under_test);
         assert_eq!(r1.id == r2.id, r1.under_test == "b", "{}", r1.under_test);
     }
+    // The reviewer reads which service changed and whose runs it invalidates.
+    let d = taskc_compiler::diff::diff_tasks(&task, &plan, &task2, &plan2).to_markdown();
+    assert!(d.contains("service db.limits"), "{d}");
+    assert!(d.contains("the verification of `a` must be re-run"), "{d}");
+    // An image change is named by the service.
+    let rebuilt = spec(
+        &DB.replace("postgresql-15", "postgresql-16"),
+        "    services db",
+        own,
+    );
+    let (checked3, out3) = check(&rebuilt);
+    let task3 = checked3.task.expect(&out3);
+    let plan3 = lower_verify(&task3, &LowerOptions::default()).unwrap();
+    let d = taskc_compiler::diff::diff_tasks(&task, &plan, &task3, &plan3).to_markdown();
+    assert!(d.contains("service db.image"), "{d}");
+    assert!(d.contains("service db image `img-"), "{d}");
+    assert!(d.contains("the verification of `a` must be re-run"), "{d}");
+    assert!(!d.contains("`b`"), "{d}");
 }
 
 #[test]
