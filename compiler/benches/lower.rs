@@ -75,6 +75,7 @@ fn repo(i: usize, name: &str, role: Role, uses: Vec<String>) -> Repo {
         } else {
             Vec::new()
         },
+        services: Vec::new(),
         protect: Vec::new(),
         span: Span::default(),
     }
@@ -117,6 +118,7 @@ fn task(i: usize) -> Task {
             params,
         },
         repos,
+        services: Vec::new(),
     }
 }
 

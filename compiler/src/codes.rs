@@ -148,6 +148,16 @@ codes! {
     ExportFailed       = "E1204", "export-failed",       Error, "the task folders could not be built or written";
     HarborJobUnreadable = "E1205", "harbor-job-unreadable", Error, "the Harbor job folder cannot be read";
 
+    // E13xx: services beside the tests
+    UnknownService     = "E1300", "unknown-service",     Error, "a repository names a service the task does not declare";
+    DuplicateService   = "E1301", "duplicate-service",   Error, "two services share a name";
+    DuplicateHostname  = "E1302", "duplicate-hostname",  Error, "two services of one test run share a hostname";
+    InvalidHostname    = "E1303", "invalid-hostname",    Error, "a service's hostname (or name) is not a DNS label";
+    InvalidPort        = "E1304", "invalid-port",        Error, "a service port is not a TCP port number (1-65535)";
+    InvalidLimit       = "E1305", "invalid-limit",       Error, "a service's memory, cpus or readiness timeout is out of range";
+    InvalidServiceEnv  = "E1306", "invalid-service-env", Error, "a service's environment variable has an invalid name or value";
+    ServiceInContext   = "E1307", "service-in-context",  Error, "a context repository declares or names a service (it has no test runs)";
+    UnusedService      = "W1300", "unused-service",      Warning, "a task-level service no target repository names: it never starts";
     // E16xx: Rust tasks and new users' first runs
     PromptLeakUnchecked = "N1600", "prompt-leak-unchecked", Note, "the prompt names an identifier a gold patch adds, but a repository could not be read at base to tell whether it is new";
 }

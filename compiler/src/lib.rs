@@ -17,6 +17,7 @@ pub mod parser;
 pub mod patch;
 pub mod plan;
 pub mod recipe;
+pub mod service;
 pub mod source;
 pub mod span;
 pub mod syntax;

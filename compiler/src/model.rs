@@ -26,6 +26,9 @@ pub struct Task {
     pub env: Environment,
     /// Targets and context repositories, in declaration order.
     pub repos: Vec<Repo>,
+    /// Services beside the tests (`service` blocks of the task and of its repositories),
+    /// in declaration order; a target's runs get those its [`Repo::services`] names.
+    pub services: Vec<Service>,
 }
 
 impl Task {
@@ -39,6 +42,10 @@ impl Task {
 
     pub fn contexts(&self) -> impl Iterator<Item = &Repo> {
         self.repos.iter().filter(|r| r.role == Role::Context)
+    }
+
+    pub fn service(&self, name: &str) -> Option<&Service> {
+        self.services.iter().find(|s| s.name == name)
     }
 }
 
@@ -133,6 +140,9 @@ pub struct Repo {
     pub uses: Vec<String>,
     pub test: Option<TestBlock>,
     pub relaxations: Vec<Relaxation>,
+    /// The services its test runs get, sorted: the task-level ones it names with
+    /// `services …` and those declared in its own block.
+    pub services: Vec<String>,
     /// `protect` globs of the repository and its test block, in order: more test surface,
     /// reverted to base in scoring runs (`crate::glob`).
     pub protect: Vec<String>,
@@ -237,3 +247,5 @@ pub enum RelaxAction {
 
 /// Default per-run test timeout, seconds.
 pub const DEFAULT_TEST_TIMEOUT_SECS: u64 = 1800;
+
+pub use crate::service::{ReadyCheck, Service, ServiceImage, ServiceLimits, ServiceScope};

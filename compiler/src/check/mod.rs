@@ -17,6 +17,7 @@ mod protect;
 mod relax;
 mod repo;
 mod select;
+mod service;
 pub mod suggest;
 mod task;
 mod values;

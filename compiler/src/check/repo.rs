@@ -13,8 +13,10 @@ use crate::syntax::ast::{Statement, Value};
 use super::fields::{self, header_span, many, once, required};
 use super::patches::LoadedPatch;
 use super::protect;
+use super::service::{self, ServiceDraft};
 use super::task::sha256_hex;
 use super::{suggest, Cx};
+use crate::service::ServiceScope;
 
 const REPO_FIELDS: &[fields::Field] = &[
     required("source"),
@@ -24,6 +26,8 @@ const REPO_FIELDS: &[fields::Field] = &[
     many("uses"),
     once("test"),
     many("protect"),
+    many("service"),
+    many("services"),
 ];
 
 const TEST_FIELDS: &[fields::Field] = &[
@@ -58,6 +62,12 @@ pub(crate) struct RepoDraft {
     pub relaxations: Vec<Relaxation>,
     /// `protect` globs of the repository block, then of its test block.
     pub protect: Vec<String>,
+    /// `service` blocks declared in the repository.
+    pub own_services: Vec<ServiceDraft>,
+    /// `services …`: task-level services named, with their spans.
+    pub service_refs: Vec<(String, Span)>,
+    /// The services its runs get, sorted (filled by `service::resolve`).
+    pub services: Vec<String>,
     /// Every required part was read without error.
     pub complete: bool,
 }
@@ -119,6 +129,7 @@ impl RepoDraft {
             uses: self.uses.into_iter().map(|(n, _)| n).collect(),
             test,
             relaxations: self.relaxations,
+            services: self.services,
             protect,
             span: self.span,
         })
@@ -264,6 +275,24 @@ pub(crate) fn check_repo(cx: &mut Cx<'_>, stmt: &Statement, role: Role) -> Optio
         }
     }
 
+    let mut own_services = Vec::new();
+    for s in f.all("service") {
+        match service::check_service(cx, s, ServiceScope::Repo(name.clone())) {
+            Some(d) => {
+                complete &= d.service.is_some();
+                own_services.push(d);
+            }
+            None => complete = false,
+        }
+    }
+    let mut service_refs = Vec::new();
+    for s in f.all("services") {
+        match service::service_refs(cx, s) {
+            Some(refs) => service_refs.extend(refs),
+            None => complete = false,
+        }
+    }
+
     Some(RepoDraft {
         name,
         name_span,
@@ -279,6 +308,9 @@ pub(crate) fn check_repo(cx: &mut Cx<'_>, stmt: &Statement, role: Role) -> Optio
         test,
         relaxations: Vec::new(),
         protect,
+        own_services,
+        service_refs,
+        services: Vec::new(),
         complete,
     })
 }

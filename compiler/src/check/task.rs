@@ -10,7 +10,8 @@ use crate::syntax::ast::{Document, Statement, Value};
 
 use super::fields::{self, header_span, many, once, required};
 use super::repo::RepoDraft;
-use super::{allow, base, env, graph, leak, relax, repo, suggest, Cx};
+use super::{allow, base, env, graph, leak, relax, repo, service, suggest, Cx};
+use crate::service::ServiceScope;
 
 const TASK_FIELDS: &[fields::Field] = &[
     once("title"),
@@ -25,6 +26,7 @@ const TASK_FIELDS: &[fields::Field] = &[
     many("context"),
     many("relax"),
     many("allow"),
+    many("service"),
 ];
 
 /// Check a whole document; `bytes` are the spec's bytes (bundle digests need none of them,
@@ -193,6 +195,16 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
 
     graph::check_uses(cx, &drafts);
 
+    let mut task_services = Vec::new();
+    let mut services_ok = true;
+    for s in f.all("service") {
+        match service::check_service(cx, s, ServiceScope::Task) {
+            Some(d) => task_services.push(d),
+            None => services_ok = false,
+        }
+    }
+    let services = service::resolve(cx, task_services, &mut drafts).filter(|_| services_ok);
+
     // Counted from the statements, so a repository with a bad name does not also count as missing.
     let targets = f.all("repo").len();
     if let Some((mode, span)) = verify {
@@ -249,6 +261,7 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
         verify: verify?.0,
         env: env?,
         repos,
+        services: services?,
     })
 }
 

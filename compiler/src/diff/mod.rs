@@ -104,7 +104,7 @@ pub struct Invalidated {
 /// An image whose id changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImageChange {
-    /// `environment` or `task`.
+    /// `environment`, `task` or `service <name>`.
     pub image: String,
     pub old: String,
     pub new: String,

@@ -2,7 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::{ParamValue, RelaxAction, Repo, Source, Task};
+use crate::model::{
+    ParamValue, ReadyCheck, RelaxAction, Repo, Service, ServiceImage, ServiceScope, Source, Task,
+};
 use crate::plan::Plan;
 
 use super::*;
@@ -115,6 +117,11 @@ fn repo_fields(o: &Repo, n: &Repo) -> Vec<FieldChange> {
             Some(format!("{:?}", n.uses)),
         ),
         change(
+            "services",
+            Some(format!("{:?}", o.services)),
+            Some(format!("{:?}", n.services)),
+        ),
+        change(
             "test.patch",
             otest.map(|t| format!("{} ({})", t.patch.path, short(&t.patch.digest))),
             test.map(|t| format!("{} ({})", t.patch.path, short(&t.patch.digest))),
@@ -195,6 +202,8 @@ pub(super) fn diff(old: &Task, new: &Task) -> TaskDiff {
         ));
     }
 
+    d.fields.extend(service_fields(old, new));
+
     let olds: BTreeMap<&str, &Repo> = old.repos.iter().map(|r| (r.name.as_str(), r)).collect();
     let news: BTreeMap<&str, &Repo> = new.repos.iter().map(|r| (r.name.as_str(), r)).collect();
     let rref = |r: &Repo| RepoRef {
@@ -237,8 +246,98 @@ pub(super) fn diff(old: &Task, new: &Task) -> TaskDiff {
     d
 }
 
+/// A service as a reviewer reads it, one line per aspect (`service db.image`, …); a
+/// service added or removed is one `service <name>` line.
+fn service_lines(s: &Service) -> BTreeMap<String, String> {
+    let image = match &s.image {
+        ServiceImage::Recipe(env) => {
+            let params: Vec<String> = env
+                .params
+                .iter()
+                .map(|(k, v)| format!("{k} {}", param(v)))
+                .collect();
+            format!("{} {{ {} }}", env.recipe, params.join("; "))
+        }
+        ServiceImage::Named(name) => format!("{name:?}"),
+    };
+    let ready = match &s.ready {
+        ReadyCheck::Command(c) => format!("{c:?}"),
+        ReadyCheck::Tcp(p) => format!("tcp port {p}"),
+        ReadyCheck::Started => "started".into(),
+    };
+    let scope = match &s.scope {
+        ServiceScope::Task => "task".to_string(),
+        ServiceScope::Repo(r) => format!("repo {r}"),
+    };
+    let mut out = BTreeMap::new();
+    let mut put = |k: &str, v: String| {
+        out.insert(format!("service {}.{k}", s.name), v);
+    };
+    put("declared in", scope);
+    put("image", image);
+    put("hostname", s.hostname.clone());
+    put("environment", format!("{:?}", s.environment));
+    put("command", format!("{:?}", s.command));
+    put("ready", format!("{ready} within {}s", s.ready_timeout_secs));
+    put("ports", format!("{:?}", s.ports));
+    put(
+        "limits",
+        format!(
+            "memory {:?} bytes, cpus {:?}/1000",
+            s.limits.memory_bytes, s.limits.cpus_milli
+        ),
+    );
+    out
+}
+
+fn service_fields(old: &Task, new: &Task) -> Vec<FieldChange> {
+    let mut out = Vec::new();
+    for s in &new.services {
+        match old.service(&s.name) {
+            None => out.extend(change(
+                &format!("service {}", s.name),
+                None,
+                Some("added".into()),
+            )),
+            Some(o) => {
+                let (lo, ln) = (service_lines(o), service_lines(s));
+                for (k, v) in &ln {
+                    out.extend(change(k, lo.get(k).cloned(), Some(v.clone())));
+                }
+            }
+        }
+    }
+    for s in &old.services {
+        if new.service(&s.name).is_none() {
+            out.extend(change(
+                &format!("service {}", s.name),
+                Some("declared".into()),
+                None,
+            ));
+        }
+    }
+    out
+}
+
 pub(super) fn invalidated(old: &Plan, new: &Plan) -> Invalidated {
     let mut images = Vec::new();
+    // A service image by the name of the service(s) that run it.
+    let service_images = |p: &Plan| -> BTreeMap<String, String> {
+        p.runs()
+            .flat_map(|r| r.services.iter())
+            .map(|s| (format!("service {}", s.name), s.image.clone()))
+            .collect()
+    };
+    let (so, sn) = (service_images(old), service_images(new));
+    for (name, id) in &sn {
+        if so.get(name).is_some_and(|o| o != id) {
+            images.push(ImageChange {
+                image: name.clone(),
+                old: so.get(name).cloned().unwrap_or_default(),
+                new: id.clone(),
+            });
+        }
+    }
     let pairs = [
         (
             "environment",

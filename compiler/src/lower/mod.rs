@@ -10,6 +10,7 @@ mod prepare;
 pub mod relax;
 mod score;
 mod select;
+mod service;
 mod shell_word;
 mod task_image;
 mod verify;

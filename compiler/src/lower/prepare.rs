@@ -4,8 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{RelaxAction, Task};
 use crate::plan::{
-    canonical_digest, sha256_hex, short_id, DroppedTest, Images, Plan, PlanBody, Run, Step,
-    TaskInfo, TestStep, PLAN_SCHEMA,
+    canonical_digest, sha256_hex, short_id, DroppedTest, Images, Plan, PlanBody, Run, RunService,
+    Step, TaskInfo, TestStep, PLAN_SCHEMA,
 };
 
 use super::relax::{apply_edits, Edit};
@@ -34,6 +34,8 @@ pub(crate) struct Prepared<'t> {
     pub prompt_blob: String,
     /// Per repository, its test-surface globs (`restore-surface`), sorted.
     pub surface: BTreeMap<String, Vec<String>>,
+    /// Every service of the task as a run starts it, by name.
+    pub services: BTreeMap<String, RunService>,
 }
 
 impl<'t> Prepared<'t> {
@@ -126,12 +128,15 @@ impl<'t> Prepared<'t> {
             );
         }
         let surface = surface_globs(task);
+        let (service_images, services) = super::service::lower_services(task, opts)?;
         Ok(Prepared {
             task,
             surface,
+            services,
             images: Images {
                 environment,
                 task: task_img,
+                services: service_images,
             },
             blobs,
             targets: task.targets().map(|r| r.name.clone()).collect(),
@@ -190,6 +195,16 @@ impl<'t> Prepared<'t> {
             network: false,
             steps,
             test: t.test.clone(),
+            services: self
+                .task
+                .repo(under_test)
+                .map(|r| {
+                    r.services
+                        .iter()
+                        .filter_map(|n| self.services.get(n).cloned())
+                        .collect()
+                })
+                .unwrap_or_default(),
         };
         let digest = canonical_digest("taskc.run/1", &(&self.images.task.digest, &run));
         run.id = short_id("run", &digest);

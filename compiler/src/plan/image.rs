@@ -27,6 +27,10 @@ pub fn task_image_tag(id: &str) -> String {
 pub struct Images {
     pub environment: EnvImage,
     pub task: TaskImage,
+    /// The images of the task's services, by id (`img-…`): a recipe rendered like the
+    /// environment's, or `FROM <name>` for a named image. Absent when the task has none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub services: BTreeMap<String, EnvImage>,
 }
 
 /// The environment image: the recipe's Dockerfile rendered with its parameters.

@@ -9,6 +9,7 @@ pub mod digest;
 pub mod image;
 pub mod run;
 pub mod score;
+pub mod service;
 pub mod verify;
 pub mod workspace;
 
@@ -25,6 +26,7 @@ pub use image::{
 };
 pub use run::{DroppedTest, Run, SelectHow, Step, TestSelection, TestStep};
 pub use score::{ScoreMode, ScorePlan};
+pub use service::{service_image_tag, ReadyProbe, RunService};
 pub use verify::{
     Configuration, Expect, SelectWhat, SelectionMode, TargetCheck, TargetedRun, UsesCheck,
     UsesSide, Verdict, VerifyPlan, VerifyStrategy,

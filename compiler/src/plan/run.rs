@@ -28,6 +28,10 @@ pub struct Run {
     pub steps: Vec<Step>,
     /// Run after the steps: the tests of `under_test`.
     pub test: TestStep,
+    /// Services started beside the run on its private network (`under_test`'s), by name.
+    /// Absent when there are none, so runs without services keep their ids.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub services: Vec<crate::plan::RunService>,
 }
 
 /// One preparation step of a run.

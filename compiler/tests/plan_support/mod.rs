@@ -71,6 +71,7 @@ pub fn target(name: &str, uses: &[&str]) -> Repo {
             select: None,
         }),
         relaxations: Vec::new(),
+        services: Vec::new(),
         protect: Vec::new(),
         span: Span::default(),
     }
@@ -89,6 +90,7 @@ pub fn context(name: &str) -> Repo {
         uses: Vec::new(),
         test: None,
         relaxations: Vec::new(),
+        services: Vec::new(),
         protect: Vec::new(),
         span: Span::default(),
     }
@@ -120,6 +122,7 @@ pub fn task(id: &str, verify: VerifyStrategy, repos: Vec<Repo>) -> Task {
             params,
         },
         repos,
+        services: Vec::new(),
     }
 }
 

@@ -28,6 +28,8 @@ pub enum GcItem {
     Service { id: String, session: String },
     /// A swarm config (a run's inputs) of a session that no longer runs.
     Config { id: String, session: String },
+    /// A run's private network to its services, of a session that no longer runs.
+    Network { name: String, session: String },
 }
 
 impl std::fmt::Display for GcItem {
@@ -38,6 +40,9 @@ impl std::fmt::Display for GcItem {
                 write!(f, "container {short} (session {session})")
             }
             GcItem::Image { name } => write!(f, "image {name}"),
+            GcItem::Network { name, session } => {
+                write!(f, "network {name} (session {session})")
+            }
             GcItem::ImageFolder { path } => write!(f, "local image {}", path.display()),
             GcItem::RunFolder { path } => write!(f, "local run {}", path.display()),
             GcItem::Result { path } => write!(f, "result {}", path.display()),

@@ -23,7 +23,10 @@ mod types;
 pub use error::BackendError;
 pub use gc::{session_is_live, GcItem, GcReport, KeepImages, BASE_IMAGE_PREFIX};
 pub use log_buffer::{LogBuffer, LOG_CAP, TRUNCATION_MARKER};
-pub use types::{ContextFile, ImageBuild, Limits, RunOutcome, RunRequest, Upload};
+pub use types::{
+    ContextFile, ImageBuild, Limits, RunOutcome, RunRequest, ServiceFailure, ServiceReady,
+    ServiceSpec, Upload,
+};
 
 use futures_util::future::BoxFuture;
 
@@ -82,4 +85,25 @@ pub trait Backend: Send + Sync {
         keep: &'a KeepImages,
         dry_run: bool,
     ) -> BoxFuture<'a, Result<GcReport, BackendError>>;
+}
+
+/// The refusal of a backend that cannot start services beside a run: an error naming the
+/// first service of `req`, or `None` when it has none.
+pub(crate) fn refuse_services(backend: &'static str, req: &RunRequest) -> Option<BackendError> {
+    let first = req.services.first()?;
+    let names: Vec<String> = req
+        .services
+        .iter()
+        .map(|s| format!("`{}`", s.name))
+        .collect();
+    Some(BackendError::Unsupported {
+        backend,
+        op: format!(
+            "start service `{}` beside run `{}` (the task's services: {})",
+            first.name,
+            req.run_id,
+            names.join(", ")
+        ),
+        help: "services run on `--backend docker`, each on a network private to its run".into(),
+    })
 }

@@ -67,8 +67,11 @@ pub struct RunRequest {
     pub env: BTreeMap<String, String>,
     pub timeout: Duration,
     pub limits: Limits,
-    /// `false` for test runs: no network at all.
+    /// `false` for test runs: no network at all (but the run's private network to its
+    /// `services`, when it has any).
     pub network: bool,
+    /// Services started fresh beside the run, reachable only from it, removed with it.
+    pub services: Vec<ServiceSpec>,
     /// Absolute container paths (files or folders) read back after the run.
     pub collect: Vec<String>,
     /// Where to stream the run's output (stdout and stderr as the process wrote them), as
@@ -115,6 +118,7 @@ impl RunRequest {
             timeout: Duration::from_secs(600),
             limits: Limits::default(),
             network: false,
+            services: Vec::new(),
             collect: Vec::new(),
             log_to: None,
             untrusted: false,
@@ -137,6 +141,46 @@ pub struct RunOutcome {
     pub duration: Duration,
     /// Collected files by absolute container path; a missing file is simply absent.
     pub collected: BTreeMap<String, Vec<u8>>,
+    /// A service of the request that did not start or become ready in its time: the script
+    /// never ran (an infrastructure error, not the tests' failure).
+    pub service_failure: Option<ServiceFailure>,
+}
+
+/// One service to start beside a run ([`RunRequest::services`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServiceSpec {
+    pub name: String,
+    /// The name the run reaches it by (a network alias).
+    pub hostname: String,
+    /// The image tag.
+    pub image: String,
+    pub env: BTreeMap<String, String>,
+    /// Run with `bash -c` instead of the image's command.
+    pub command: Option<String>,
+    pub ready: ServiceReady,
+    /// How long to wait for `ready` after the start.
+    pub ready_timeout: Duration,
+    pub limits: Limits,
+}
+
+/// When a started service counts as ready.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServiceReady {
+    /// This command, run with `bash -c` in the service's container, exits 0.
+    Command(String),
+    /// A TCP connection to this port inside the service's container succeeds.
+    Tcp(u16),
+    /// The container is running.
+    Started,
+}
+
+/// A service that never became ready, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceFailure {
+    pub service: String,
+    /// What happened (timed out, exited with a code, could not start) and the tail of its
+    /// output.
+    pub detail: String,
 }
 
 impl RunOutcome {

@@ -43,6 +43,7 @@ fn run(parser: &str, command: &str) -> (Run, BTreeMap<String, String>) {
             select_template: None,
             select: None,
         },
+        services: vec![],
     };
     (run, blobs)
 }

@@ -57,6 +57,24 @@ impl DockerBackend {
             report.removed.push(GcItem::Container { id, session });
         }
 
+        // The runs' private networks, once their containers are gone.
+        let networks =
+            super::services::labelled_networks(client, SESSION_LABEL.to_string()).await?;
+        for (name, session) in networks {
+            if session_is_live(&session) {
+                continue;
+            }
+            if !dry_run {
+                if let Err(e) = super::services::remove_network(client, &name).await {
+                    report
+                        .skipped
+                        .push((GcItem::Network { name, session }, e.to_string()));
+                    continue;
+                }
+            }
+            report.removed.push(GcItem::Network { name, session });
+        }
+
         let images = client
             .list_images(Some(ListImagesOptions::<String> {
                 all: false,

@@ -13,6 +13,7 @@
 
 mod errors;
 mod gc;
+mod services;
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -213,6 +214,34 @@ impl DockerBackend {
 
     async fn run_inner(&self, req: &RunRequest) -> Result<RunOutcome, BackendError> {
         req.check_paths()?;
+        if req.services.is_empty() {
+            return self.run_container(req, None).await;
+        }
+        // Services first, on the run's private network; the run joins it once they are ready.
+        match services::start(&self.docker, &req.session, &req.run_id, &req.services).await? {
+            services::Started::NotReady(set, failure) => {
+                set.remove().await?;
+                Ok(RunOutcome {
+                    service_failure: Some(failure),
+                    ..RunOutcome::default()
+                })
+            }
+            services::Started::Ready(set) => {
+                let result = self.run_container(req, Some(&set.network)).await;
+                let removal = set.remove().await;
+                let outcome = result?;
+                removal?;
+                Ok(outcome)
+            }
+        }
+    }
+
+    /// The run's own container: no network, or only `service_network` (internal).
+    async fn run_container(
+        &self,
+        req: &RunRequest,
+        service_network: Option<&str>,
+    ) -> Result<RunOutcome, BackendError> {
         let labels = HashMap::from([
             (RUN_LABEL.to_string(), req.run_id.clone()),
             (SESSION_LABEL.to_string(), req.session.clone()),
@@ -231,7 +260,11 @@ impl DockerBackend {
             memory_swap: memory,
             nano_cpus: req.limits.cpus.map(|c| (c * 1e9) as i64),
             pids_limit: req.limits.pids,
-            network_mode: Some(if req.network { "bridge" } else { "none" }.into()),
+            network_mode: Some(match service_network {
+                Some(net) => net.to_string(),
+                None if req.network => "bridge".into(),
+                None => "none".into(),
+            }),
             init: Some(true),
             ..Default::default()
         };
@@ -251,7 +284,7 @@ impl DockerBackend {
             working_dir: Some(req.workdir.clone()),
             env: Some(env),
             labels: Some(labels),
-            network_disabled: Some(!req.network),
+            network_disabled: Some(!req.network && service_network.is_none()),
             host_config: Some(host_config),
             ..Default::default()
         };
@@ -399,6 +432,7 @@ impl DockerBackend {
             oom_killed,
             duration,
             collected,
+            service_failure: None,
         })
     }
 
@@ -681,6 +715,11 @@ impl Backend for DockerBackend {
             for id in containers.iter().filter_map(|c| c.id.as_deref()) {
                 self.force_remove(id).await?;
                 removed += 1;
+            }
+            // The runs' private networks to their services, once their containers are gone.
+            let filter = format!("{SESSION_LABEL}={session}");
+            for (name, _) in services::labelled_networks(&self.docker, filter).await? {
+                services::remove_network(&self.docker, &name).await?;
             }
             Ok(removed)
         })

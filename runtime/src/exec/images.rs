@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use taskc_compiler::plan::Plan;
+use taskc_compiler::plan::{service_image_tag, EnvImage, Plan};
 
 use super::script::sh_quote;
 use crate::backend::{ContextFile, ImageBuild, IMAGE_LABEL};
@@ -36,9 +36,34 @@ pub fn env_build(plan: &Plan, base_image: &str) -> ImageBuild {
 /// over the very files sent (`folder_digest`, as the checker's loader takes it), so what is
 /// checked is what is built.
 pub fn env_context(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ContextFile>> {
+    image_context(&plan.images.environment, spec_dir)
+}
+
+/// The builds of the plan's service images (`images.services`), contexts read and checked
+/// as [`env_context`] does, tagged `taskc/service:<id>`.
+pub fn service_builds(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ImageBuild>> {
+    let mut out = Vec::new();
+    for (id, img) in &plan.images.services {
+        let mut labels = BTreeMap::new();
+        labels.insert(IMAGE_LABEL.to_string(), id.clone());
+        labels.insert("taskc.recipe".to_string(), img.recipe.clone());
+        labels.insert("taskc.base".to_string(), img.base_image.clone());
+        out.push(ImageBuild {
+            tag: service_image_tag(id),
+            dockerfile: img.dockerfile.clone(),
+            context: image_context(img, spec_dir)?,
+            labels,
+            local_setup: img.local.setup.clone(),
+            local_requires: img.local.requires.clone(),
+        });
+    }
+    Ok(out)
+}
+
+fn image_context(image: &EnvImage, spec_dir: &Path) -> std::io::Result<Vec<ContextFile>> {
     use taskc_compiler::loader::Loader;
     use taskc_compiler::plan::digest::{folder_digest, in_tree, FileMode, TreeEntry};
-    let Some(ctx) = &plan.images.environment.context else {
+    let Some(ctx) = &image.context else {
         return Ok(Vec::new());
     };
     // Refuses a context that leaves the spec's folder (through a symbolic link).

@@ -153,7 +153,13 @@ pub fn interpret(
         limit_secs: t.timeout_secs,
     };
     // In order: what stopped the run from outside, what the harness recorded, the log.
-    let failure = if outcome.log_truncated {
+    let failure = if let Some(f) = &outcome.service_failure {
+        // The script never ran: the infrastructure's (or the spec's), never the tests'.
+        Some(RunFailure::error(format!(
+            "service `{}` was not ready: {}",
+            f.service, f.detail
+        )))
+    } else if outcome.log_truncated {
         Some(RunFailure::OutputTooLarge {
             limit_bytes: LOG_CAP as u64,
         })

@@ -282,8 +282,33 @@ impl Executor {
         req.timeout = script::backend_timeout(&job.run);
         req.limits = self.limits;
         req.network = job.run.network;
+        req.services = job.run.services.iter().map(service_spec).collect();
         req.untrusted = job.untrusted;
         Ok((req, canaries))
+    }
+}
+
+/// A plan's service as the backend starts it: its image by the tag taskc built it under.
+fn service_spec(s: &taskc_compiler::plan::RunService) -> crate::backend::ServiceSpec {
+    use crate::backend::ServiceReady;
+    use taskc_compiler::plan::ReadyProbe;
+    crate::backend::ServiceSpec {
+        name: s.name.clone(),
+        hostname: s.hostname.clone(),
+        image: taskc_compiler::plan::service_image_tag(&s.image),
+        env: s.environment.clone(),
+        command: s.command.clone(),
+        ready: match &s.ready {
+            ReadyProbe::Command { command } => ServiceReady::Command(command.clone()),
+            ReadyProbe::Tcp { port } => ServiceReady::Tcp(*port),
+            ReadyProbe::Started => ServiceReady::Started,
+        },
+        ready_timeout: std::time::Duration::from_secs(s.ready_timeout_secs),
+        limits: crate::backend::Limits {
+            memory_bytes: s.memory_bytes,
+            cpus: s.cpus_milli.map(|m| m as f64 / 1000.0),
+            pids: None,
+        },
     }
 }
 

@@ -390,6 +390,7 @@ impl LocalBackend {
             oom_killed: false,
             duration,
             collected,
+            service_failure: None,
         })
     }
 }
@@ -465,6 +466,9 @@ impl Backend for LocalBackend {
     }
 
     fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>> {
+        if let Some(refused) = crate::backend::refuse_services("local", req) {
+            return Box::pin(async move { Err(refused) });
+        }
         Box::pin(self.run_inner(req))
     }
 

@@ -28,6 +28,11 @@ impl GcKeep {
     pub fn add_plan(&mut self, plan: &Plan) {
         self.images.tags.insert(plan.images.environment.tag());
         self.images.tags.insert(plan.images.task.tag());
+        for id in plan.images.services.keys() {
+            self.images
+                .tags
+                .insert(taskc_compiler::plan::service_image_tag(id));
+        }
         for run in plan.runs() {
             self.runs.insert(run.id.clone());
         }

@@ -8,7 +8,7 @@ use taskc_compiler::plan::Plan;
 
 use super::build_log::ensure_image_logged;
 use super::{PipelineError, Session, Site};
-use crate::exec::images::{env_build, env_context, task_build};
+use crate::exec::images::{env_build, env_context, service_builds, task_build};
 use crate::repo::{materialize, RepoSource};
 
 /// Build (or find) the environment and task images of `plan`; returns the task image tag.
@@ -61,6 +61,13 @@ pub async fn prepare_images(
         source,
     })?;
     ensure_image_logged(&exec, &env_image, cache).await?;
+    let services = service_builds(plan, spec_dir).map_err(|source| PipelineError::Io {
+        what: "reading a service image's build context".into(),
+        source,
+    })?;
+    for s in &services {
+        ensure_image_logged(&exec, s, cache).await?;
+    }
     let build = task_build(plan, &dirs).map_err(|source| PipelineError::Io {
         what: "reading the materialised repositories".into(),
         source,

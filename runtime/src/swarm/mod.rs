@@ -225,6 +225,9 @@ impl Backend for SwarmBackend {
     }
 
     fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>> {
+        if let Some(refused) = crate::backend::refuse_services("swarm", req) {
+            return Box::pin(async move { Err(refused) });
+        }
         Box::pin(self.run_inner(req))
     }
 

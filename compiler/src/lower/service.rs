@@ -1,0 +1,79 @@
+//! Lowering services: each service's image (a recipe rendered as the environment's is, or
+//! `FROM <name>`) and the [`RunService`] a run of a target naming it carries.
+
+use std::collections::BTreeMap;
+
+use crate::model::Task;
+use crate::plan::{canonical_digest, short_id, EnvImage, LocalEnv, ReadyProbe, RunService};
+use crate::service::{ReadyCheck, ServiceImage};
+
+use super::{env, manifest, LowerError, LowerOptions};
+
+/// The lowered services of a task: their images by id, and each service as a run starts
+/// it, by name.
+pub(crate) type Lowered = (BTreeMap<String, EnvImage>, BTreeMap<String, RunService>);
+
+/// The service images by id, and every service as a run starts it, by name.
+pub(crate) fn lower_services(task: &Task, opts: &LowerOptions) -> Result<Lowered, LowerError> {
+    let mut images = BTreeMap::new();
+    let mut services = BTreeMap::new();
+    for s in &task.services {
+        let image = match &s.image {
+            ServiceImage::Recipe(environment) => {
+                let recipe = manifest::load(&environment.recipe)?;
+                env::env_image(environment, &recipe, opts)?
+            }
+            ServiceImage::Named(name) => named_image(name),
+        };
+        let ready = match &s.ready {
+            ReadyCheck::Command(command) => ReadyProbe::Command {
+                command: command.clone(),
+            },
+            ReadyCheck::Tcp(port) => ReadyProbe::Tcp { port: *port },
+            ReadyCheck::Started => ReadyProbe::Started,
+        };
+        services.insert(
+            s.name.clone(),
+            RunService {
+                name: s.name.clone(),
+                hostname: s.hostname.clone(),
+                image: image.id.clone(),
+                environment: s.environment.clone(),
+                command: s.command.clone(),
+                ready,
+                ready_timeout_secs: s.ready_timeout_secs,
+                ports: s.ports.clone(),
+                memory_bytes: s.limits.memory_bytes,
+                cpus_milli: s.limits.cpus_milli,
+            },
+        );
+        images.insert(image.id.clone(), image);
+    }
+    Ok((images, services))
+}
+
+/// An image the engine holds under `name`, as a one-line Dockerfile (so it is built, tagged
+/// and kept like every other image; its id hashes the name: a named image is trusted to
+/// stay what it names).
+fn named_image(name: &str) -> EnvImage {
+    let dockerfile = format!("FROM {name}\n");
+    let digest = canonical_digest("taskc.service-image/named/1", &dockerfile);
+    let local_digest = canonical_digest("taskc.env-local/named/1", &name);
+    EnvImage {
+        id: short_id("img", &digest),
+        digest,
+        recipe: "image".into(),
+        params: BTreeMap::new(),
+        base_image: name.to_string(),
+        base_image_id: None,
+        dockerfile,
+        context: None,
+        local: LocalEnv {
+            id: short_id("env", &local_digest),
+            digest: local_digest,
+            requires: Vec::new(),
+            env: BTreeMap::new(),
+            setup: Vec::new(),
+        },
+    }
+}
