@@ -147,6 +147,9 @@ codes! {
     ExportUnsupported  = "E1203", "export-unsupported",  Error, "the task uses something the exported exported grader cannot reproduce";
     ExportFailed       = "E1204", "export-failed",       Error, "the task folders could not be built or written";
     HarborJobUnreadable = "E1205", "harbor-job-unreadable", Error, "the Harbor job folder cannot be read";
+
+    // E14xx: importing WideSWE as it is (checkouts, runners, image recipes)
+    ImportNoParser     = "E1400", "import-no-parser",    Error, "a test profile's runner has no parser in this taskc";
 }
 
 impl std::fmt::Display for Code {

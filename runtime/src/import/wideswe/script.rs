@@ -222,7 +222,7 @@ pub(crate) fn attribute(
 /// The in-container test command of `profile` (of repository `repo`), for a profile whose
 /// `command` runs the script itself (`./environment/run_profile.sh <profile>`): the last line
 /// attributed to `repo` that runs pytest, `go test` or `cargo test` as a command (not inside
-/// a quoted string), with its offset. `None` when there is none.
+/// a quoted string) that runs a test runner ([`super::runner::detect`]), with its offset. `None` when there is none.
 pub fn test_command(
     script: &str,
     repos: &[ScriptRepo<'_>],
@@ -234,10 +234,10 @@ pub fn test_command(
     for (i, (at, line)) in lines.iter().enumerate() {
         let ws = words(line);
         let has = |seq: &[&str]| ws.windows(seq.len()).any(|w| w == seq);
-        let runs = ws.iter().any(|w| w == "pytest" || w.ends_with("/pytest"))
-            || has(&["-m", "pytest"])
-            || has(&["go", "test"])
-            || has(&["cargo", "test"]);
+        let refs: Vec<&str> = ws.iter().map(String::as_str).collect();
+        let runs = super::runner::detect(&refs).is_some()
+            && !has(&["docker", "run"])
+            && !refs.first().is_some_and(|w| *w == "echo" || *w == "printf");
         // A command built from shell variables (`"$VENV/bin/python" -m pytest "$@"`) is
         // not the profile's own: never taken.
         if runs
