@@ -198,6 +198,25 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
             ok = false;
             continue;
         };
+        // WideSWE checks out repos.yaml's base (for a merged PR, the merge's parent); task.yaml
+        // may name the PR's own base, where the gold patch need not apply.
+        let mut base = base;
+        if let Some(checked_out) = files.opt_string(&repos, info, "base_commit") {
+            if checked_out != base {
+                let at = info.key_at("base_commit").unwrap_or(info.at);
+                bad(
+                    files,
+                    &repos,
+                    at,
+                    Code::ImportNote,
+                    format!(
+                        "repos.yaml checks `{name}` out at `{checked_out}`, task.yaml names `{base}`; the spec uses repos.yaml's commit, where WideSWE applies the gold patch"
+                    ),
+                    "check that the gold patch applies there (`taskc check` with the repository reachable)",
+                );
+                base = checked_out;
+            }
+        }
         out_repos.push(CaseRepo {
             name,
             url,

@@ -2,6 +2,7 @@
 //! taskc task folders. The mapping, field by field, is in docs/import.md.
 
 pub mod case;
+pub mod data;
 pub mod env;
 pub mod graph;
 pub mod install;
@@ -79,6 +80,7 @@ pub fn import_case(dir: &Path, opts: &ImportOptions) -> CaseReport {
         services: services::needed(&case, &mut files),
         ..CaseSummary::default()
     };
+    data::check(&case, &mut files);
     let folder = convert(&case, &mut files, opts, &mut summary);
     let id = case.id.clone();
     let mut out = None;

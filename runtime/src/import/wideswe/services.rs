@@ -40,6 +40,19 @@ const SERVERS: &[(&str, &str)] = &[
 /// The services `case` needs, each once, in the order found; a note for each file naming some.
 pub fn needed(case: &Case, files: &mut CaseFiles) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    // A profile's `docker_service` names the compose service the tests themselves run in.
+    let own: Vec<String> = case
+        .profiles
+        .first()
+        .and_then(|p| p.doc.root.get("profiles"))
+        .map(|ps| {
+            ps.entries()
+                .iter()
+                .filter_map(|(_, _, p)| p.get("docker_service").and_then(yaml::Node::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
     for rel in COMPOSE {
         if !files.exists(rel) {
             continue;
@@ -52,6 +65,9 @@ pub fn needed(case: &Case, files: &mut CaseFiles) -> Vec<String> {
             Ok(doc) => {
                 if let Some(services) = doc.get("services") {
                     for (name, _, body) in services.entries() {
+                        if own.contains(name) {
+                            continue;
+                        }
                         let image = body.get("image").and_then(yaml::Node::as_str);
                         here.push(match image {
                             Some(i) => format!("{name} ({i})"),
