@@ -395,7 +395,10 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
             repo,
             workdir: files.opt_string(&profiles, p, "workdir"),
             command: cmd.to_string(),
-            image: files.opt_string(&profiles, p, "image"),
+            // Later cases name the image `dependency_image`.
+            image: files
+                .opt_string(&profiles, p, "image")
+                .or_else(|| files.opt_string(&profiles, p, "dependency_image")),
             doc: profiles.clone(),
             command_at: command.at,
         });

@@ -103,6 +103,11 @@ pub fn read(
             } else {
                 text.replacen("go test", "go test -json", 1)
             };
+            if !run.contains("-json") {
+                return Err(Unreadable::Command(
+                    "`go test` is not written as `go test`; the importer cannot add `-json`".into(),
+                ));
+            }
             Ok(done(run, "go-test-json"))
         }
         Runner::CargoTest => Ok(done(text.clone(), "cargo")),

@@ -129,7 +129,12 @@ impl Runner {
 
 /// The runner `words` (one shell command, split) runs, if any.
 pub fn detect(words: &[&str]) -> Option<Runner> {
-    let has = |seq: &[&str]| words.windows(seq.len()).any(|w| w == seq);
+    // `/usr/local/go/bin/go test` runs `go test`: sequences are matched on base names.
+    let names: Vec<&str> = words
+        .iter()
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .collect();
+    let has = |seq: &[&str]| names.windows(seq.len()).any(|w| w == seq);
     let word = |f: &dyn Fn(&str) -> bool| words.iter().any(|w| f(w));
     let base = |w: &str, name: &str| w == name || w.ends_with(&format!("/{name}"));
     if word(&|w| base(w, "pytest") || base(w, "py.test")) || has(&["-m", "pytest"]) {
@@ -252,6 +257,10 @@ mod tests {
         assert_eq!(d("./tests/runtests.py auth"), Some(Runner::Django));
         assert_eq!(d("./runtest --single unit/type"), Some(Runner::Tcl));
         assert_eq!(d("node --test test/a.js"), Some(Runner::NodeTest));
+        assert_eq!(
+            d("/usr/local/go/bin/go test -json ./x"),
+            Some(Runner::GoTest)
+        );
         assert_eq!(d("make check"), None);
     }
 
