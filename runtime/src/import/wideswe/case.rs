@@ -339,9 +339,15 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
             ok = false;
             continue;
         };
-        let semantic = files
-            .opt_string(&harness, entry, "semantic_changes")
-            .filter(|s| !s.trim().is_empty() && s.trim() != "none");
+        // Written as one string, or (in later cases) as a list of sentences.
+        let semantic = match entry.get("semantic_changes").map(|n| &n.value) {
+            Some(Value::Seq(items)) => {
+                let parts: Vec<&str> = items.iter().filter_map(Node::as_str).collect();
+                Some(parts.join(" "))
+            }
+            _ => files.opt_string(&harness, entry, "semantic_changes"),
+        }
+        .filter(|s| !s.trim().is_empty() && s.trim() != "none");
         hidden.entry(repo).or_default().push(HiddenPatch {
             patch: text,
             origin: files.opt_string(&harness, entry, "origin"),

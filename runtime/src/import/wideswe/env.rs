@@ -230,11 +230,41 @@ pub fn environment(
                 "check that every repository's tests run in that image",
             );
         }
-        let built = opts
-            .root
-            .as_deref()
-            .ok_or_else(|| image.to_string())
-            .and_then(|root| graph::resolve(root, image));
+        // The profile's image as the case's compose file builds it (a deps recipe of
+        // benchmark/images/ with build arguments), else by its name.
+        let service = targets
+            .first()
+            .and_then(|p| compose_service(&files.root, &p.name));
+        let built = match (opts.root.as_deref(), &service) {
+            (None, Some(s)) => Err(s.image.clone()),
+            (None, None) => Err(image.to_string()),
+            (Some(root), Some(s)) => graph::resolve_recipe(root, &s.image, &s.recipe, &s.args),
+            (Some(root), None) => graph::resolve(root, image),
+        };
+        let image = service.as_ref().map_or(image, |s| s.image.as_str());
+        if let Some(s) = &service {
+            let others: Vec<String> = targets
+                .iter()
+                .skip(1)
+                .filter_map(|p| compose_service(&files.root, &p.name))
+                .filter(|o| o.image != s.image)
+                .map(|o| o.image)
+                .collect();
+            if !others.is_empty() {
+                note(
+                    files,
+                    df,
+                    0,
+                    format!(
+                        "the case's compose file builds a test image per profile (`{}`, `{}`); taskc's one environment is built as `{}`'s, so the other repositories' prepared dependencies are not in it",
+                        s.image,
+                        others.join("`, `"),
+                        s.image
+                    ),
+                    "install each repository's dependencies in its `setup` steps",
+                );
+            }
+        }
         let graph = match built {
             Ok(g) => g,
             Err(missing) => {
@@ -383,6 +413,42 @@ pub fn environment(
         env,
         setup,
         installs_of,
+    })
+}
+
+/// A compose service that builds a profile's test image from a recipe of WideSWE's tree.
+struct ComposeImage {
+    image: String,
+    /// Relative to the checkout root (`benchmark/images/deps/…/Dockerfile`).
+    recipe: String,
+    args: Vec<(String, String)>,
+}
+
+/// The service named `profile` in the case's `environment/docker-compose.yml`, when it
+/// builds its `image` from a Dockerfile under `benchmark/images/`.
+fn compose_service(case_dir: &std::path::Path, profile: &str) -> Option<ComposeImage> {
+    let text = ["environment/docker-compose.yml", "environment/docker-compose.yaml"]
+        .iter()
+        .find_map(|rel| std::fs::read_to_string(case_dir.join(rel)).ok())?;
+    let doc = crate::import::yaml::parse(&text).ok()?;
+    let service = doc.get("services")?.get(profile)?;
+    let image = service.get("image")?.as_str()?.to_string();
+    let build = service.get("build")?;
+    let dockerfile = build.get("dockerfile")?.as_str()?;
+    let at = dockerfile.find("benchmark/images/")?;
+    let args = build
+        .get("args")
+        .map(|a| {
+            a.entries()
+                .iter()
+                .filter_map(|(k, _, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(ComposeImage {
+        image,
+        recipe: dockerfile[at..].to_string(),
+        args,
     })
 }
 

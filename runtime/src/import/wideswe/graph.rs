@@ -32,7 +32,15 @@ pub struct Graph {
 /// The `FROM` image of `text` with `ARG` defaults declared before it substituted, and the
 /// byte range of the `FROM` line.
 fn from_of(text: &str) -> Option<(String, std::ops::Range<usize>)> {
-    let mut args: Vec<(String, String)> = Vec::new();
+    from_with(text, &[])
+}
+
+/// [`from_of`] with build arguments (`overrides`) taking the place of `ARG` defaults.
+fn from_with(
+    text: &str,
+    overrides: &[(String, String)],
+) -> Option<(String, std::ops::Range<usize>)> {
+    let mut args: Vec<(String, String)> = overrides.to_vec();
     let mut pos = 0;
     for line in text.split_inclusive('\n') {
         let start = pos;
@@ -41,7 +49,9 @@ fn from_of(text: &str) -> Option<(String, std::ops::Range<usize>)> {
         match words.first().map(|w| w.to_ascii_uppercase()).as_deref() {
             Some("ARG") => {
                 if let Some((k, v)) = words.get(1).and_then(|a| a.split_once('=')) {
-                    args.push((k.to_string(), v.trim_matches('"').to_string()));
+                    if !args.iter().any(|(a, _)| a == k) {
+                        args.push((k.to_string(), v.trim_matches('"').to_string()));
+                    }
                 }
             }
             Some("FROM") => {
@@ -84,8 +94,50 @@ fn copies(text: &str) -> Vec<String> {
 
 /// Read the chain of `image` under `root`; `Err` names the image with no recipe.
 pub fn resolve(root: &Path, image: &str) -> Result<Graph, String> {
-    let mut stages = Vec::new();
-    let mut current = image.to_string();
+    chain(root, Vec::new(), image.to_string())
+}
+
+/// The chain of `image` built from the recipe `recipe` (relative to `root`) with build
+/// arguments `args`, as a compose service of the case names it; `Err` names what is missing.
+pub fn resolve_recipe(
+    root: &Path,
+    image: &str,
+    recipe: &str,
+    args: &[(String, String)],
+) -> Result<Graph, String> {
+    let text = std::fs::read_to_string(root.join(recipe)).map_err(|_| image.to_string())?;
+    let (parent, _) = from_with(&text, args).ok_or_else(|| image.to_string())?;
+    // The build arguments become the defaults of the recipe's own `ARG`s.
+    let mut pinned = String::new();
+    for line in text.split_inclusive('\n') {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let is_arg = words.first().is_some_and(|w| w.eq_ignore_ascii_case("ARG"));
+        let key = words.get(1).map(|a| a.split('=').next().unwrap_or(a));
+        match (is_arg, key.and_then(|k| args.iter().find(|(a, _)| a == k))) {
+            (true, Some((k, v))) => pinned.push_str(&format!("ARG {k}={}\n", quote(v))),
+            _ => pinned.push_str(line),
+        }
+    }
+    let first = Stage {
+        image: image.to_string(),
+        recipe: recipe.to_string(),
+        copies: copies(&pinned),
+        text: pinned,
+    };
+    chain(root, vec![first], parent)
+}
+
+/// A build argument's value as one Dockerfile word.
+fn quote(v: &str) -> String {
+    if v.chars().any(|c| c.is_whitespace() || c == '"') {
+        format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
+    } else {
+        v.to_string()
+    }
+}
+
+fn chain(root: &Path, mut stages: Vec<Stage>, image: String) -> Result<Graph, String> {
+    let mut current = image;
     for _ in 0..16 {
         if !current.starts_with("ecosyncbench/") {
             stages.reverse();
@@ -94,11 +146,9 @@ pub fn resolve(root: &Path, image: &str) -> Result<Graph, String> {
                 upstream: current,
             });
         }
-        let found = recipe_candidates(&current).into_iter().find_map(|rel| {
-            std::fs::read_to_string(root.join(&rel))
-                .ok()
-                .map(|t| (rel, t))
-        });
+        let found = recipe_candidates(&current)
+            .into_iter()
+            .find_map(|rel| std::fs::read_to_string(root.join(&rel)).ok().map(|t| (rel, t)));
         let Some((recipe, text)) = found else {
             return Err(current);
         };

@@ -53,6 +53,11 @@ pub fn needed(case: &Case, files: &mut CaseFiles) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default();
+    // … as does a service named after a profile (the profile's own test container).
+    let own: Vec<String> = own
+        .into_iter()
+        .chain(case.profiles.iter().map(|p| p.name.clone()))
+        .collect();
     for rel in COMPOSE {
         if !files.exists(rel) {
             continue;
