@@ -98,11 +98,19 @@ fn a_checkout_imports_with_its_image_graph_and_report() {
     assert_eq!(case["profiles"][1]["runner"], "vitest");
     assert_eq!(case["profiles"][1]["parser"], "jest-json");
     assert_eq!(case["profiles"][1]["needs"], "vitest");
+    // The profiles' own test containers (`docker_service`, a service named after a profile)
+    // are not services beside the tests.
     assert_eq!(case["services"][0], "cache (redis:7-bookworm)");
     assert_eq!(case["services"].as_array().map(Vec::len), Some(1));
+    // The deps image as the case's compose file builds it, its build arguments pinned.
     assert_eq!(
         case["images"][1]["name"],
-        "ecosyncbench/deps/demo-go-node:1a2b3c4d5e6f"
+        "ecosyncbench/deps/demo-lib-go:1a2b3c4d5e6f"
+    );
+    let dockerfile = read(&out.join("environment/Dockerfile"));
+    assert!(
+        dockerfile.contains("ARG DEMO_REPO_PATH=repos/demo/lib\n"),
+        "{dockerfile}"
     );
 
     // The generated spec checks clean with the real checker (notes allowed).
@@ -167,11 +175,11 @@ fn without_the_checkout_the_image_recipe_is_the_one_thing_missing() {
     assert!(log.contains("E1109"), "{log}");
     let md = read(&dir.path().join("report.md"));
     assert!(
-        md.contains("`ecosyncbench/deps/demo-go-node:1a2b3c4d5e6f` (no recipe)"),
+        md.contains("`ecosyncbench/deps/demo-lib-go:1a2b3c4d5e6f` (no recipe)"),
         "{md}"
     );
     assert!(
-        md.contains("`ecosyncbench/deps/demo-go-node:1a2b3c4d5e6f` cannot be rebuilt"),
+        md.contains("`ecosyncbench/deps/demo-lib-go:1a2b3c4d5e6f` cannot be rebuilt"),
         "{md}"
     );
 }

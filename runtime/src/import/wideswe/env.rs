@@ -427,9 +427,12 @@ struct ComposeImage {
 /// The service named `profile` in the case's `environment/docker-compose.yml`, when it
 /// builds its `image` from a Dockerfile under `benchmark/images/`.
 fn compose_service(case_dir: &std::path::Path, profile: &str) -> Option<ComposeImage> {
-    let text = ["environment/docker-compose.yml", "environment/docker-compose.yaml"]
-        .iter()
-        .find_map(|rel| std::fs::read_to_string(case_dir.join(rel)).ok())?;
+    let text = [
+        "environment/docker-compose.yml",
+        "environment/docker-compose.yaml",
+    ]
+    .iter()
+    .find_map(|rel| std::fs::read_to_string(case_dir.join(rel)).ok())?;
     let doc = crate::import::yaml::parse(&text).ok()?;
     let service = doc.get("services")?.get(profile)?;
     let image = service.get("image")?.as_str()?.to_string();

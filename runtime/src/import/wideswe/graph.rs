@@ -146,9 +146,11 @@ fn chain(root: &Path, mut stages: Vec<Stage>, image: String) -> Result<Graph, St
                 upstream: current,
             });
         }
-        let found = recipe_candidates(&current)
-            .into_iter()
-            .find_map(|rel| std::fs::read_to_string(root.join(&rel)).ok().map(|t| (rel, t)));
+        let found = recipe_candidates(&current).into_iter().find_map(|rel| {
+            std::fs::read_to_string(root.join(&rel))
+                .ok()
+                .map(|t| (rel, t))
+        });
         let Some((recipe, text)) = found else {
             return Err(current);
         };
