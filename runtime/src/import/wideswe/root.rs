@@ -68,6 +68,10 @@ pub fn recipe_candidates(image: &str) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(t) = tag {
         out.push(format!("{dir}/{name}-{t}/Dockerfile"));
+        // `php-composer:8.4` → `php-8.4-composer`.
+        if let Some((first, rest)) = name.split_once('-') {
+            out.push(format!("{dir}/{first}-{t}-{rest}/Dockerfile"));
+        }
     }
     out.push(format!("{dir}/{name}/Dockerfile"));
     out
@@ -86,10 +90,10 @@ mod tests {
                 "benchmark/images/base/go/Dockerfile"
             ]
         );
-        assert_eq!(
-            recipe_candidates("ecosyncbench/deps/pytorch-python:3.12")[1],
-            "benchmark/images/deps/pytorch-python/Dockerfile"
-        );
+        assert!(recipe_candidates("ecosyncbench/deps/pytorch-python:3.12")
+            .contains(&"benchmark/images/deps/pytorch-python/Dockerfile".to_string()));
         assert!(recipe_candidates("golang:1.26-bookworm").is_empty());
+        assert!(recipe_candidates("ecosyncbench/base/php-composer:8.4")
+            .contains(&"benchmark/images/base/php-8.4-composer/Dockerfile".to_string()));
     }
 }
