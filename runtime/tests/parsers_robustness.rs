@@ -4,7 +4,7 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use taskc_runtime::parsers::parse;
+use taskc_runtime::parsers::{parse, LogParser};
 
 /// xorshift64: deterministic, so a failure reproduces.
 fn next(state: &mut u64) -> u64 {
@@ -48,7 +48,7 @@ fn cut_and_flipped_logs_never_panic() {
                 let at = (next(&mut state) as usize) % mutated.len();
                 mutated[at] = next(&mut state) as u8;
             }
-            for parser in taskc_stdlib::PARSERS {
+            for &parser in LogParser::ALL {
                 // Errors are fine; panics are not.
                 let _ = parse(parser, &mutated);
             }
@@ -58,7 +58,7 @@ fn cut_and_flipped_logs_never_panic() {
 
 #[test]
 fn every_parser_reports_an_empty_log_as_incomplete() {
-    for parser in taskc_stdlib::PARSERS {
+    for &parser in LogParser::ALL {
         let parsed = parse(parser, b"").expect("known parser");
         assert!(parsed.tests.is_empty(), "{parser} found tests in nothing");
         assert!(!parsed.complete, "{parser} calls an empty log complete");

@@ -1,6 +1,6 @@
-//! The test surface: per test-log parser, the files through which code can change how the
-//! test runner runs or reports (hooks, plugins, configuration, interpreter start-up files)
-//! or the tests themselves. Before the hidden tests are applied, every file an agent's patch
+//! The test surface: per test-log parser (its descriptor in `taskc_compiler::parser` names
+//! its list), the files through which code can change how the test runner runs or reports
+//! (hooks, plugins, configuration, interpreter start-up files) or the tests themselves. Before the hidden tests are applied, every file an agent's patch
 //! changes that matches one of these globs is reverted to base (deleted when absent at
 //! base), whatever the patch meant; a spec adds globs with `protect "…"`.
 //!
@@ -97,20 +97,6 @@ pub const CARGO: &[&str] = &[
     "**/tests/**/*.rs",
     "tests/**/*.rs",
 ];
-
-/// The surface globs of test-log parser `parser` (without [`COMMON`]). `junit-xml` does
-/// not know its framework: it gets the Python (pytest) and Go lists, the commonest
-/// producers of JUnit XML among the recipes.
-pub fn surface(parser: &str) -> &'static [&'static str] {
-    match parser {
-        "pytest" => PYTEST,
-        "go-test-json" => GO,
-        "tap" | "jest-json" => NODE,
-        "cargo" => CARGO,
-        "junit-xml" => JUNIT,
-        _ => &[],
-    }
-}
 
 /// `junit-xml`: the pytest and go lists together.
 pub const JUNIT: &[&str] = &[
