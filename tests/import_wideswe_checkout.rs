@@ -157,7 +157,10 @@ fn a_runner_without_a_parser_is_refused_naming_the_parser() {
     assert!(log.contains("E1400"), "{log}");
     assert!(!dir.path().join("out").join(CASE).exists());
     let md = read(&dir.path().join("report.md"));
-    assert!(md.contains("web: rspec → none (needs `rspec`)"), "{md}");
+    assert!(
+        md.contains("web: rspec → none (needs `rspec-json`)"),
+        "{md}"
+    );
     // The other repository's profile is still read and reported.
     assert!(md.contains("lib: go test → go-test-json"), "{md}");
 }

@@ -567,7 +567,7 @@ fn test_block(
         parser: None,
         needs: None,
     };
-    let cmd = match profile::read(&command, paths, taskc_stdlib::PARSERS) {
+    let cmd = match profile::read(&command, paths, taskc_compiler::parser::LogParser::WORDS) {
         Ok(c) => c,
         Err(profile::Unreadable::Command(why)) => {
             summary.profiles.push(row);

@@ -38,7 +38,7 @@ pub enum Unreadable {
 }
 
 /// Read `command`; `paths` maps WideSWE workspace paths (`/workspace/repos/x`) to taskc's
-/// (`/work/x`); `known` are the parsers that exist (`taskc_stdlib::PARSERS`).
+/// (`/work/x`); `known` are the parsers that exist (`LogParser::WORDS`).
 pub fn read(
     command: &str,
     paths: &[(String, String)],
@@ -112,15 +112,14 @@ pub fn read(
         }
         Runner::CargoTest => Ok(done(text.clone(), "cargo")),
         other => match runner::choose(other, &text, known) {
-            Choice::Native { parser } => Ok(done(text.clone(), parser)),
-            Choice::Fallback {
+            Choice::Chosen {
                 parser,
                 run,
                 option,
-                native,
+                instead_of,
             } => {
                 let mut c = done(run, parser);
-                c.fallback = Some((option, native));
+                c.fallback = instead_of.map(|n| (option.unwrap_or(""), n));
                 Ok(c)
             }
             Choice::Missing { native } => Err(Unreadable::NoParser {
@@ -181,7 +180,7 @@ mod tests {
             read("bundle exec rspec spec/a_spec.rb", &[], KNOWN),
             Err(Unreadable::NoParser {
                 runner: Runner::Rspec,
-                native: "rspec"
+                native: "rspec-json"
             })
         );
         let c = read("npx vitest run src/a.test.ts", &[], KNOWN).unwrap();

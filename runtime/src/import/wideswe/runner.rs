@@ -6,7 +6,7 @@
 //! runner's own output formats, a fallback: the command gets the reporter option that prints
 //! that format (`vitest --reporter=json` → `jest-json`, `phpunit --log-junit php://stdout` →
 //! `junit-xml`, `mocha --reporter tap` → `tap`, …). Which parsers exist is asked of
-//! `taskc_stdlib::PARSERS` at import time, so the native parser is chosen as soon as it is
+//! `LogParser::WORDS` at import time, so the native parser is chosen as soon as it is
 //! there. A runner with neither is a refusal that names the parser it needs.
 
 /// A test runner WideSWE's profiles use.
@@ -40,15 +40,14 @@ pub enum Runner {
 /// How a runner's log is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Choice {
-    /// The runner's own parser; the command as written.
-    Native { parser: &'static str },
-    /// An existing parser reads a format the runner prints with `option`; the command gets it.
-    Fallback {
+    /// A parser of this taskc reads the runner's output; `run` is the command with the
+    /// reporter option it needs (if any).
+    Chosen {
         parser: &'static str,
         run: String,
-        option: &'static str,
-        /// The dedicated parser that would read the runner's default output.
-        native: &'static str,
+        option: Option<&'static str>,
+        /// Set when an existing parser stands in for the runner's own: the one it needs.
+        instead_of: Option<&'static str>,
     },
     /// No parser of this taskc reads the runner: the parser it needs.
     Missing { native: &'static str },
@@ -84,46 +83,47 @@ impl Runner {
         }
     }
 
-    /// The parser name a dedicated parser for this runner carries (the word a spec writes).
-    pub fn native(self) -> &'static str {
+    /// The parsers that read this runner, its own first, each with the option that makes
+    /// the runner print what the parser reads (the words a spec writes).
+    pub fn parsers(self) -> &'static [(&'static str, Option<&'static str>)] {
         match self {
-            Runner::Pytest => "pytest",
-            Runner::GoTest => "go-test-json",
-            Runner::CargoTest => "cargo",
-            Runner::Vitest => "vitest",
-            Runner::Jest => "jest",
-            Runner::Phpunit => "phpunit",
-            Runner::Pest => "pest",
-            Runner::Playwright => "playwright",
-            Runner::Mocha => "mocha",
-            Runner::NodeTest => "node-test",
-            Runner::NodeTap => "tap",
-            Runner::Gradle => "gradle",
-            Runner::Maven => "surefire",
-            Runner::Dotnet => "dotnet",
-            Runner::Minitest => "minitest",
-            Runner::Rspec => "rspec",
-            Runner::Phpt => "phpt",
-            Runner::Unittest => "unittest",
-            Runner::Django => "django",
-            Runner::Tcl => "tcl",
-            Runner::Bun => "bun",
-            Runner::Dart => "dart",
-            Runner::Flutter => "flutter",
+            Runner::Pytest => &[("pytest", None)],
+            Runner::GoTest => &[("go-test-json", None)],
+            Runner::CargoTest => &[("cargo", None)],
+            Runner::Vitest => &[("vitest", None), ("jest-json", Some("--reporter=json"))],
+            Runner::Jest => &[("jest-json", Some("--json"))],
+            Runner::Phpunit | Runner::Pest => &[
+                ("phpunit-junit", Some("--log-junit php://stdout")),
+                ("junit-xml", Some("--log-junit php://stdout")),
+            ],
+            Runner::Playwright => &[
+                ("playwright", None),
+                ("junit-xml", Some("--reporter=junit")),
+            ],
+            Runner::Mocha => &[
+                ("mocha-json", Some("--reporter json")),
+                ("tap", Some("--reporter tap")),
+            ],
+            Runner::NodeTest => &[("node-test", None), ("tap", Some("--test-reporter=tap"))],
+            Runner::NodeTap => &[("tap", None)],
+            Runner::Gradle => &[("gradle", None)],
+            Runner::Maven => &[("surefire", None)],
+            Runner::Dotnet => &[("dotnet", None)],
+            Runner::Minitest => &[("minitest", Some("-v"))],
+            Runner::Rspec => &[("rspec-json", Some("--format json"))],
+            Runner::Phpt => &[("phpt", None)],
+            Runner::Unittest => &[("unittest", Some("-v"))],
+            Runner::Django => &[("unittest", Some("--verbosity 2"))],
+            Runner::Tcl => &[("tcl", None)],
+            Runner::Bun => &[("bun", None)],
+            Runner::Dart => &[("dart", None)],
+            Runner::Flutter => &[("flutter", None)],
         }
     }
 
-    /// An existing parser and the option that makes the runner print what it reads.
-    fn fallback(self) -> Option<(&'static str, &'static str)> {
-        match self {
-            Runner::Vitest => Some(("jest-json", "--reporter=json")),
-            Runner::Jest => Some(("jest-json", "--json")),
-            Runner::Phpunit | Runner::Pest => Some(("junit-xml", "--log-junit php://stdout")),
-            Runner::Playwright => Some(("junit-xml", "--reporter=junit")),
-            Runner::Mocha => Some(("tap", "--reporter tap")),
-            Runner::NodeTest => Some(("tap", "--test-reporter=tap")),
-            _ => None,
-        }
+    /// The parser word this runner's own parser carries.
+    pub fn native(self) -> &'static str {
+        self.parsers().first().map_or("", |p| p.0)
     }
 }
 
@@ -213,25 +213,25 @@ pub fn detect(words: &[&str]) -> Option<Runner> {
 
 /// The parser for `runner` given the parsers that exist (`known`), and the command to run.
 pub fn choose(runner: Runner, run: &str, known: &[&str]) -> Choice {
-    let native = runner.native();
-    if known.contains(&native) {
-        return Choice::Native { parser: native };
-    }
-    match runner.fallback() {
-        Some((parser, option)) if known.contains(&parser) => {
-            let run = if run.contains(option.split_whitespace().next().unwrap_or(option)) {
-                run.to_string()
-            } else {
-                format!("{run} {option}")
-            };
-            Choice::Fallback {
-                parser,
-                run,
-                option,
-                native,
-            }
-        }
-        _ => Choice::Missing { native },
+    let candidates = runner.parsers();
+    let Some((k, (parser, option))) = candidates
+        .iter()
+        .enumerate()
+        .find(|(_, (p, _))| known.contains(p))
+    else {
+        return Choice::Missing {
+            native: runner.native(),
+        };
+    };
+    let run = match option {
+        Some(o) if !run.contains(o.split_whitespace().next().unwrap_or(o)) => format!("{run} {o}"),
+        _ => run.to_string(),
+    };
+    Choice::Chosen {
+        parser,
+        run,
+        option: *option,
+        instead_of: (k > 0).then(|| runner.native()),
     }
 }
 
@@ -276,25 +276,42 @@ mod tests {
         ];
         assert_eq!(
             choose(Runner::Vitest, "npx vitest run", &known),
-            Choice::Fallback {
+            Choice::Chosen {
                 parser: "jest-json",
                 run: "npx vitest run --reporter=json".into(),
-                option: "--reporter=json",
-                native: "vitest",
+                option: Some("--reporter=json"),
+                instead_of: Some("vitest"),
             }
         );
         assert_eq!(
             choose(Runner::Vitest, "npx vitest run", &["vitest"]),
-            Choice::Native { parser: "vitest" }
+            Choice::Chosen {
+                parser: "vitest",
+                run: "npx vitest run".into(),
+                option: None,
+                instead_of: None,
+            }
         );
         assert_eq!(
             choose(Runner::Rspec, "rspec", &known),
-            Choice::Missing { native: "rspec" }
+            Choice::Missing {
+                native: "rspec-json"
+            }
+        );
+        assert_eq!(
+            choose(Runner::Rspec, "bundle exec rspec", &["rspec-json"]),
+            Choice::Chosen {
+                parser: "rspec-json",
+                run: "bundle exec rspec --format json".into(),
+                option: Some("--format json"),
+                instead_of: None,
+            }
         );
         assert!(matches!(
             choose(Runner::Jest, "jest", &known),
-            Choice::Fallback {
+            Choice::Chosen {
                 parser: "jest-json",
+                instead_of: None,
                 ..
             }
         ));
