@@ -160,6 +160,8 @@ codes! {
     UnusedService      = "W1300", "unused-service",      Warning, "a task-level service no target repository names: it never starts";
     // E16xx: Rust tasks and new users' first runs
     PromptLeakUnchecked = "N1600", "prompt-leak-unchecked", Note, "the prompt names an identifier a gold patch adds, but a repository could not be read at base to tell whether it is new";
+    // E14xx: importing WideSWE as it is (checkouts, runners, image recipes)
+    ImportNoParser     = "E1400", "import-no-parser",    Error, "a test profile's runner has no parser in this taskc";
 }
 
 impl std::fmt::Display for Code {

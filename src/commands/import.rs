@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use taskc_runtime::import::{self, ImportOptions, ImportReport};
+use taskc_runtime::import::{self, wideswe, ImportOptions, ImportReport};
 
 use super::Context;
 use crate::error::CliError;
@@ -23,9 +23,10 @@ pub struct ImportArgs {
 /// Where the tasks come from.
 #[derive(Debug, clap::Subcommand)]
 pub enum ImportFormat {
-    /// WideSWE case folders (`cases/<ecosystem>/<case_id>/`).
+    /// WideSWE case folders (`cases/<ecosystem>/<case_id>/`), or a WideSWE checkout and the
+    /// cases to take from it (`ROOT [CASE…]`; all when none is named).
     Wideswe {
-        /// Case folders; each becomes `<out>/<case_id>/`.
+        /// Case folders, or a checkout root followed by case ids; each becomes `<out>/<case_id>/`.
         #[arg(required = true)]
         cases: Vec<PathBuf>,
         #[command(flatten)]
@@ -53,38 +54,51 @@ pub struct CommonArgs {
     /// SWE-bench environment on it (default: the recipe's, `taskc/base:bookworm`).
     #[arg(long)]
     pub base_image: Option<String>,
+    /// Write the per-case table (status, runners, parsers, images, services, notes) to FILE:
+    /// Markdown when it ends in `.md`, else JSON. May be given twice.
+    #[arg(long, value_name = "FILE")]
+    pub report: Vec<PathBuf>,
 }
 
 impl CommonArgs {
-    fn options(&self) -> ImportOptions {
+    fn options(&self, root: Option<PathBuf>) -> ImportOptions {
         ImportOptions {
             out: self.out.clone(),
             force: self.force,
             base_image: self.base_image.clone(),
+            root,
         }
     }
 }
 
 /// Run `taskc import`.
 pub fn run(args: &ImportArgs, ctx: &Context) -> Result<Exit, CliError> {
-    let report = match &args.format {
-        ImportFormat::Wideswe { cases, common } => {
-            let dirs: Vec<&std::path::Path> = cases.iter().map(PathBuf::as_path).collect();
-            for d in &dirs {
-                if !d.is_dir() {
-                    return Err(CliError::usage_with(
-                        format!("{}: not a folder", d.display()),
-                        "name WideSWE case folders (cases/<ecosystem>/<case_id>)",
-                    ));
-                }
-            }
-            import::wideswe::import_cases(&dirs, &common.options())
-        }
-        ImportFormat::Swebench { instances, common } => {
-            import::swebench::import_file(instances, &common.options())
-                .map_err(|e| CliError::usage(format!("{}: {e}", instances.display())))?
-        }
+    let (report, common) = match &args.format {
+        ImportFormat::Wideswe { cases, common } => (
+            wideswe::import_paths(cases, &common.options(None)).map_err(|e| {
+                CliError::usage_with(
+                    e,
+                    "name WideSWE case folders (cases/<ecosystem>/<case_id>), or a checkout and its case ids",
+                )
+            })?,
+            common,
+        ),
+        ImportFormat::Swebench { instances, common } => (
+            import::swebench::import_file(instances, &common.options(None))
+                .map_err(|e| CliError::usage(format!("{}: {e}", instances.display())))?,
+            common,
+        ),
     };
+    for file in &common.report {
+        let text = if file.extension().is_some_and(|e| e == "md") {
+            report.to_markdown()
+        } else {
+            report.to_json()
+        };
+        std::fs::write(file, text).map_err(|e| {
+            CliError::usage(format!("{}: cannot write the report: {e}", file.display()))
+        })?;
+    }
     Ok(print(&report, ctx))
 }
 

@@ -14,6 +14,7 @@ pub mod ids;
 mod names;
 pub mod oracle;
 pub mod output;
+pub mod summary;
 pub mod swebench;
 pub mod wideswe;
 pub mod yaml;
@@ -32,6 +33,9 @@ pub struct ImportOptions {
     /// Rebase the case's Dockerfile `FROM` onto this image (WideSWE), or build the SWE-bench
     /// environment on it.
     pub base_image: Option<String>,
+    /// The root of a WideSWE checkout (`cases/`, `benchmark/images/`), when importing from one:
+    /// the image recipes the cases name are read from it.
+    pub root: Option<PathBuf>,
 }
 
 /// How one case ended.
@@ -64,6 +68,8 @@ pub struct CaseReport {
     pub out: Option<PathBuf>,
     pub diagnostics: Vec<Diagnostic>,
     pub sources: SourceMap,
+    /// Runners, parsers, images and services, for the per-case table.
+    pub summary: summary::CaseSummary,
 }
 
 impl CaseReport {

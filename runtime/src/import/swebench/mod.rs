@@ -41,6 +41,7 @@ pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<ImportReport, St
             }
             let (diagnostics, sources) = files.into_parts();
             cases.push(CaseReport {
+                summary: Default::default(),
                 case: id,
                 out,
                 diagnostics,
@@ -50,6 +51,7 @@ pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<ImportReport, St
         }
         let (diagnostics, sources) = files.into_parts();
         cases.push(CaseReport {
+            summary: Default::default(),
             case,
             out,
             diagnostics,

@@ -198,6 +198,25 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
             ok = false;
             continue;
         };
+        // WideSWE checks out repos.yaml's base (for a merged PR, the merge's parent); task.yaml
+        // may name the PR's own base, where the gold patch need not apply.
+        let mut base = base;
+        if let Some(checked_out) = files.opt_string(&repos, info, "base_commit") {
+            if checked_out != base {
+                let at = info.key_at("base_commit").unwrap_or(info.at);
+                bad(
+                    files,
+                    &repos,
+                    at,
+                    Code::ImportNote,
+                    format!(
+                        "repos.yaml checks `{name}` out at `{checked_out}`, task.yaml names `{base}`; the spec uses repos.yaml's commit, where WideSWE applies the gold patch"
+                    ),
+                    "check that the gold patch applies there (`taskc check` with the repository reachable)",
+                );
+                base = checked_out;
+            }
+        }
         out_repos.push(CaseRepo {
             name,
             url,
@@ -320,9 +339,15 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
             ok = false;
             continue;
         };
-        let semantic = files
-            .opt_string(&harness, entry, "semantic_changes")
-            .filter(|s| !s.trim().is_empty() && s.trim() != "none");
+        // Written as one string, or (in later cases) as a list of sentences.
+        let semantic = match entry.get("semantic_changes").map(|n| &n.value) {
+            Some(Value::Seq(items)) => {
+                let parts: Vec<&str> = items.iter().filter_map(Node::as_str).collect();
+                Some(parts.join(" "))
+            }
+            _ => files.opt_string(&harness, entry, "semantic_changes"),
+        }
+        .filter(|s| !s.trim().is_empty() && s.trim() != "none");
         hidden.entry(repo).or_default().push(HiddenPatch {
             patch: text,
             origin: files.opt_string(&harness, entry, "origin"),
@@ -376,7 +401,10 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
             repo,
             workdir: files.opt_string(&profiles, p, "workdir"),
             command: cmd.to_string(),
-            image: files.opt_string(&profiles, p, "image"),
+            // Later cases name the image `dependency_image`.
+            image: files
+                .opt_string(&profiles, p, "image")
+                .or_else(|| files.opt_string(&profiles, p, "dependency_image")),
             doc: profiles.clone(),
             command_at: command.at,
         });

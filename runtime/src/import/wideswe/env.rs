@@ -20,10 +20,12 @@ use taskc_compiler::lower::shell_quote as sh;
 use taskc_compiler::{Code, Diagnostic};
 
 use super::case::Case;
+use super::graph;
 use super::install::{self, Installs};
 use super::{error, note, rebase};
 use crate::import::build::{call, ident, list, string, Stmt};
 use crate::import::files::CaseFiles;
+use crate::import::summary::ImageRow;
 use crate::import::ImportOptions;
 
 /// The prefix of WideSWE's Python base images; the version follows.
@@ -59,6 +61,7 @@ pub fn environment(
     files: &mut CaseFiles,
     opts: &ImportOptions,
     out: &mut BTreeMap<String, Vec<u8>>,
+    rows: &mut Vec<ImageRow>,
 ) -> Option<Environment> {
     let Some(df) = &case.dockerfile else {
         let source = files.sources.add(files.shown("environment"), String::new());
@@ -173,6 +176,10 @@ pub fn environment(
 
     let env = if agent && python.is_some() {
         let version = python.unwrap_or(BASE_PYTHON);
+        rows.push(ImageRow {
+            name: images.first().copied().unwrap_or("").to_string(),
+            from: "the python recipe (`env python`)".into(),
+        });
         let mut params = Vec::new();
         let (pytest, mut packages): (Vec<String>, Vec<String>) = requirements
             .iter()
@@ -211,19 +218,140 @@ pub fn environment(
                 df.rel
             ))
     } else if agent {
-        error(
-            files,
-            Code::ImportEnvironment,
-            df,
-            df.text.find("--from=task_ctx").unwrap_or(0),
-            format!(
-                "`{}` is WideSWE's agent layer (it copies from the build context `task_ctx` its harness supplies) over `{}`, an image built outside the case: it cannot be rebuilt here",
-                df.rel,
-                images.first().copied().unwrap_or("(no image)")
-            ),
-            "only cases whose profiles run in WideSWE's Python base image (`ecosyncbench/base/python:…`) import without a Dockerfile; write the test environment as a Dockerfile (`env dockerfile`) for this case",
+        let image = images.first().copied().unwrap_or("");
+        if let Some(t) = images.iter().find(|i| **i != image) {
+            note(
+                files,
+                df,
+                0,
+                format!(
+                    "the case's profiles run in different images (`{image}`, `{t}`); taskc's one environment is built from `{image}`"
+                ),
+                "check that every repository's tests run in that image",
+            );
+        }
+        // The profile's image as the case's compose file builds it (a deps recipe of
+        // benchmark/images/ with build arguments), else by its name.
+        let service = targets
+            .first()
+            .and_then(|p| compose_service(&files.root, &p.name));
+        let built = match (opts.root.as_deref(), &service) {
+            (None, Some(s)) => Err(s.image.clone()),
+            (None, None) => Err(image.to_string()),
+            (Some(root), Some(s)) => graph::resolve_recipe(root, &s.image, &s.recipe, &s.args),
+            (Some(root), None) => graph::resolve(root, image),
+        };
+        let image = service.as_ref().map_or(image, |s| s.image.as_str());
+        if let Some(s) = &service {
+            let others: Vec<String> = targets
+                .iter()
+                .skip(1)
+                .filter_map(|p| compose_service(&files.root, &p.name))
+                .filter(|o| o.image != s.image)
+                .map(|o| o.image)
+                .collect();
+            if !others.is_empty() {
+                note(
+                    files,
+                    df,
+                    0,
+                    format!(
+                        "the case's compose file builds a test image per profile (`{}`, `{}`); taskc's one environment is built as `{}`'s, so the other repositories' prepared dependencies are not in it",
+                        s.image,
+                        others.join("`, `"),
+                        s.image
+                    ),
+                    "install each repository's dependencies in its `setup` steps",
+                );
+            }
+        }
+        let graph = match built {
+            Ok(g) => g,
+            Err(missing) => {
+                rows.push(ImageRow {
+                    name: missing.clone(),
+                    from: "no recipe".into(),
+                });
+                let where_ = if opts.root.is_some() {
+                    "the checkout's benchmark/images/ has no recipe for it"
+                } else {
+                    "import from a WideSWE checkout (`taskc import wideswe ROOT CASE…`) so the image's recipe under benchmark/images/ can be read"
+                };
+                error(
+                    files,
+                    Code::ImportEnvironment,
+                    df,
+                    df.text.find("--from=task_ctx").unwrap_or(0),
+                    format!(
+                        "`{}` is WideSWE's agent layer over `{image}`; the tests run in that image, and `{missing}` cannot be rebuilt: {where_}",
+                        df.rel
+                    ),
+                    "write the test environment as a Dockerfile (`env dockerfile`) for this case",
+                );
+                return None;
+            }
+        };
+        let (text, stages) = graph.dockerfile(opts.base_image.as_deref());
+        for st in &stages {
+            rows.push(ImageRow {
+                name: st.image.clone(),
+                from: st.recipe.clone(),
+            });
+            for c in &st.copies {
+                note(
+                    files,
+                    df,
+                    0,
+                    format!(
+                        "the recipe `{}` of `{}` copies `{c}` from its build context (the repository at its base commit, given by WideSWE's build script); the spec's environment has no such context, so its build fails until that file is provided",
+                        st.recipe, st.image
+                    ),
+                    "add the files to the task's environment/ folder and a `context dir(\"environment\")` parameter, or drop the step when the tests do not need it",
+                );
+            }
+        }
+        rows.push(ImageRow {
+            name: graph.upstream.clone(),
+            from: match &opts.base_image {
+                Some(b) => format!("stood in for by `{b}` (--base-image)"),
+                None => "upstream: must exist locally or be pulled".into(),
+            },
+        });
+        out.insert("environment/Dockerfile".into(), text.into_bytes());
+        let chain: Vec<String> = stages
+            .iter()
+            .map(|s| format!("{} ({})", s.image, s.recipe))
+            .collect();
+        let mut comment = format!(
+            "WideSWE's test image `{image}` built from its recipes, parents first: {}; {} is WideSWE's agent layer, not rebuilt",
+            chain.join(" <- "),
+            df.rel
         );
-        return None;
+        match &opts.base_image {
+            Some(b) => comment.push_str(&format!(
+                "\nFROM {} stood in for by {b} (--base-image)",
+                graph.upstream
+            )),
+            None => comment.push_str(&format!("\nFROM {} as the recipe names it", graph.upstream)),
+        }
+        if let Some(t) = &case.run_profile {
+            note(
+                files,
+                t,
+                0,
+                format!(
+                    "`{}` may prepare the workspace before the tests (dependency installs, builds) in `{image}`; only its test command was taken",
+                    t.rel
+                ),
+                "add what the tests need to each repository's `setup` steps",
+            );
+        }
+        Stmt::new("env", vec![ident("dockerfile")])
+            .block(vec![Stmt::new(
+                "dockerfile",
+                vec![call("file", "environment/Dockerfile")],
+            )])
+            .comment(&comment)
     } else {
         let (text, rebased) = match &opts.base_image {
             Some(b) => rebase(&df.text, b),
@@ -240,6 +368,18 @@ pub fn environment(
                 format!("`{}` copies files from a build context the case does not ship", df.rel),
                 "add those files to the task's environment/ folder and a `context dir(\"environment\")` parameter",
             );
+        }
+        for (old, _) in &rebased {
+            rows.push(ImageRow {
+                name: old.clone(),
+                from: format!("the case's {}, rebased (--base-image)", df.rel),
+            });
+        }
+        if rebased.is_empty() && !from.is_empty() {
+            rows.push(ImageRow {
+                name: from.to_string(),
+                from: format!("named by the case's {}", df.rel),
+            });
         }
         out.insert("environment/Dockerfile".into(), text.into_bytes());
         // Requirements are installed by the first repository that asked for them.
@@ -273,6 +413,45 @@ pub fn environment(
         env,
         setup,
         installs_of,
+    })
+}
+
+/// A compose service that builds a profile's test image from a recipe of WideSWE's tree.
+struct ComposeImage {
+    image: String,
+    /// Relative to the checkout root (`benchmark/images/deps/…/Dockerfile`).
+    recipe: String,
+    args: Vec<(String, String)>,
+}
+
+/// The service named `profile` in the case's `environment/docker-compose.yml`, when it
+/// builds its `image` from a Dockerfile under `benchmark/images/`.
+fn compose_service(case_dir: &std::path::Path, profile: &str) -> Option<ComposeImage> {
+    let text = [
+        "environment/docker-compose.yml",
+        "environment/docker-compose.yaml",
+    ]
+    .iter()
+    .find_map(|rel| std::fs::read_to_string(case_dir.join(rel)).ok())?;
+    let doc = crate::import::yaml::parse(&text).ok()?;
+    let service = doc.get("services")?.get(profile)?;
+    let image = service.get("image")?.as_str()?.to_string();
+    let build = service.get("build")?;
+    let dockerfile = build.get("dockerfile")?.as_str()?;
+    let at = dockerfile.find("benchmark/images/")?;
+    let args = build
+        .get("args")
+        .map(|a| {
+            a.entries()
+                .iter()
+                .filter_map(|(k, _, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(ComposeImage {
+        image,
+        recipe: dockerfile[at..].to_string(),
+        args,
     })
 }
 

@@ -2,10 +2,15 @@
 //! taskc task folders. The mapping, field by field, is in docs/import.md.
 
 pub mod case;
+pub mod data;
 pub mod env;
+pub mod graph;
 pub mod install;
 pub mod profile;
+pub mod root;
+pub mod runner;
 pub mod script;
+pub mod services;
 pub mod stack;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,8 +23,34 @@ use super::build::{call, ident, list, render, string, Stmt};
 use super::files::{CaseFiles, Text};
 use super::names::{repo_name, task_id};
 use super::output::{write, TaskFolder, WriteError};
+use super::summary::{CaseSummary, ProfileRow};
 use super::{CaseReport, ImportOptions, ImportReport};
 use case::{Case, CaseRepo};
+
+/// Import what `paths` names: case folders, or a WideSWE checkout root followed by the case
+/// ids to take from it (every case when none is named). `Err` when a path is not a folder or
+/// a named case is not in the checkout.
+pub fn import_paths(
+    paths: &[std::path::PathBuf],
+    opts: &ImportOptions,
+) -> Result<ImportReport, String> {
+    let (root, dirs) = match paths.split_first() {
+        Some((first, rest)) if root::is_checkout(first) => {
+            let names: Vec<String> = rest.iter().map(|p| p.display().to_string()).collect();
+            (Some(first.clone()), root::cases(first, &names)?)
+        }
+        _ => (None, paths.to_vec()),
+    };
+    if let Some(d) = dirs.iter().find(|d| !d.is_dir()) {
+        return Err(format!("{}: not a folder", d.display()));
+    }
+    let opts = ImportOptions {
+        root: root.or_else(|| opts.root.clone()),
+        ..opts.clone()
+    };
+    let dirs: Vec<&Path> = dirs.iter().map(std::path::PathBuf::as_path).collect();
+    Ok(import_cases(&dirs, &opts))
+}
 
 /// Import every case folder in `dirs`, going on past a bad one.
 pub fn import_cases(dirs: &[&Path], opts: &ImportOptions) -> ImportReport {
@@ -42,9 +73,15 @@ pub fn import_case(dir: &Path, opts: &ImportOptions) -> CaseReport {
             out: None,
             diagnostics,
             sources,
+            summary: CaseSummary::default(),
         };
     };
-    let folder = convert(&case, &mut files, opts);
+    let mut summary = CaseSummary {
+        services: services::needed(&case, &mut files),
+        ..CaseSummary::default()
+    };
+    data::check(&case, &mut files);
+    let folder = convert(&case, &mut files, opts, &mut summary);
     let id = case.id.clone();
     let mut out = None;
     if let Some(folder) = folder.filter(|_| !files.diagnostics.iter().any(Diagnostic::is_error)) {
@@ -56,6 +93,7 @@ pub fn import_case(dir: &Path, opts: &ImportOptions) -> CaseReport {
         out,
         diagnostics,
         sources,
+        summary,
     }
 }
 
@@ -125,7 +163,12 @@ fn error(files: &mut CaseFiles, code: Code, text: &Text, at: usize, message: Str
 }
 
 /// The case as a task folder (spec, prompt, patches, environment, oracle).
-fn convert(case: &Case, files: &mut CaseFiles, opts: &ImportOptions) -> Option<TaskFolder> {
+fn convert(
+    case: &Case,
+    files: &mut CaseFiles,
+    opts: &ImportOptions,
+    summary: &mut CaseSummary,
+) -> Option<TaskFolder> {
     let id = task_id(&case.id);
     let mut out: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     out.insert("prompt.md".into(), case.prompt.text.clone().into_bytes());
@@ -142,10 +185,12 @@ fn convert(case: &Case, files: &mut CaseFiles, opts: &ImportOptions) -> Option<T
         })
         .collect();
 
-    let environment = env::environment(case, files, opts, &mut out);
+    let environment = env::environment(case, files, opts, &mut out, &mut summary.images);
 
     let mut repo_stmts = Vec::new();
     let mut relax_stmts = Vec::new();
+    // Every repository's profile is read (and summarised) even after one fails.
+    let mut failed = false;
     for r in &case.repos {
         let name = repo_name(&r.name);
         let mut body = vec![
@@ -193,7 +238,12 @@ fn convert(case: &Case, files: &mut CaseFiles, opts: &ImportOptions) -> Option<T
             out.insert(rel.clone(), g.text.clone().into_bytes());
             body.push(Stmt::new("gold", vec![call("file", &rel)]));
         }
-        let (test, mut uses, relax) = test_block(case, r, &name, &paths, files, &mut out)?;
+        let Some((test, mut uses, relax)) =
+            test_block(case, r, &name, &paths, files, &mut out, summary)
+        else {
+            failed = true;
+            continue;
+        };
         if !relax.is_empty() {
             relax_stmts.push(Stmt::new("relax", vec![ident(&name)]).block(relax).spaced());
         }
@@ -218,6 +268,9 @@ fn convert(case: &Case, files: &mut CaseFiles, opts: &ImportOptions) -> Option<T
         );
     }
 
+    if failed {
+        return None;
+    }
     let kind = match case.task_type.as_deref() {
         Some(t) if t.contains("bug") || t.contains("fix") => "bugfix",
         _ => "feature",
@@ -303,6 +356,7 @@ fn test_block(
     paths: &[(String, String)],
     files: &mut CaseFiles,
     out: &mut BTreeMap<String, Vec<u8>>,
+    summary: &mut CaseSummary,
 ) -> Option<(Stmt, Vec<String>, Vec<Stmt>)> {
     let patches = case.hidden.get(&r.name).cloned().unwrap_or_default();
     let Some(first) = patches.first() else {
@@ -506,20 +560,65 @@ fn test_block(
             }
         }
     }
-    let cmd = match profile::read(&command, paths) {
+    let mut row = ProfileRow {
+        repo: name.to_string(),
+        profile: profile.name.clone(),
+        runner: None,
+        parser: None,
+        needs: None,
+    };
+    let cmd = match profile::read(&command, paths, taskc_compiler::parser::LogParser::WORDS) {
         Ok(c) => c,
-        Err(profile::Unreadable(why)) => {
+        Err(profile::Unreadable::Command(why)) => {
+            summary.profiles.push(row);
             error(
                 files,
                 Code::ImportProfile,
                 &doc_text,
                 profile.command_at,
                 format!("test profile `{}` cannot be read: {why}", profile.name),
-                "write the in-container test command (pytest, go test or cargo test) as the profile's `command`",
+                "write the in-container test command as the profile's `command` (see docs/import.md for the runners the importer reads)",
+            );
+            return None;
+        }
+        Err(profile::Unreadable::NoParser { runner, native }) => {
+            row.runner = Some(runner.as_str().to_string());
+            row.needs = Some(native.to_string());
+            summary.profiles.push(row);
+            error(
+                files,
+                Code::ImportNoParser,
+                &doc_text,
+                profile.command_at,
+                format!(
+                    "test profile `{}` of `{}` runs {}, and this taskc has no parser that reads it: it needs the parser `{native}`",
+                    profile.name,
+                    r.name,
+                    runner.as_str()
+                ),
+                "the case imports once taskc has that parser (docs/import.md lists the runners and the parsers they need)",
             );
             return None;
         }
     };
+    row.runner = Some(cmd.runner.as_str().to_string());
+    row.parser = Some(cmd.parser.to_string());
+    if let Some((option, native)) = cmd.fallback {
+        row.needs = Some(native.to_string());
+        note(
+            files,
+            &doc_text,
+            profile.command_at,
+            format!(
+                "test profile `{}` runs {}; taskc has no `{native}` parser yet, so the command gets `{option}` and the `{}` parser reads that output",
+                profile.name,
+                cmd.runner.as_str(),
+                cmd.parser
+            ),
+            "check that the runner prints that report on its standard output (a config file may send it elsewhere); the test ids follow the report's naming",
+        );
+    }
+    summary.profiles.push(row);
     // `uses`: other repositories the profile puts on this one's path.
     let mut uses = Vec::new();
     for other in case.repos.iter().filter(|o| o.name != r.name) {

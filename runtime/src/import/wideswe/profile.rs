@@ -1,28 +1,49 @@
 //! A WideSWE test profile's in-container command as a taskc `test { run … parser … }`.
 //!
 //! The importer reads the profile's `command` (not the `docker run` wrapper of
-//! `run_profile.sh`). It knows three runners: pytest (made to print `-rA` results, read by
-//! the `pytest` parser; `--junitxml` dropped, as taskc reads the log), `go test` (with
-//! `-json`, `go-test-json`) and `cargo test` (`cargo`). A command written as prose
-//! (`install local packaging, then python -m pytest …`) keeps the command after `then` and
-//! reports the prose as a note. Anything else is `E1104`: never a guessed command.
+//! `run_profile.sh`) and names its runner ([`super::runner`]): pytest (made to print `-rA`
+//! results, read by the `pytest` parser; `--junitxml` dropped, as taskc reads the log), `go
+//! test` (with `-json`, `go-test-json`), `cargo test` (`cargo`), and every other runner of
+//! WideSWE's census through its own parser when taskc has it, else through an existing parser
+//! that reads one of the runner's reporters. A command written as prose (`install local
+//! packaging, then python -m pytest …`) keeps the command after `then` and reports the prose
+//! as a note. A command that runs no runner is `E1104`; a runner no parser reads is `E1400`:
+//! never a guessed command.
+
+use super::runner::{self, Choice, Runner};
 
 /// The test step a profile becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestCommand {
     pub run: String,
+    pub runner: Runner,
     pub parser: &'static str,
+    /// Set when an existing parser stands in for the runner's own: the option added and the
+    /// parser the runner's default output needs.
+    pub fallback: Option<(&'static str, &'static str)>,
     /// Prose the importer set aside (a note for the curator).
     pub prose: Option<String>,
 }
 
 /// Why a profile's command cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unreadable(pub String);
+pub enum Unreadable {
+    /// No test runner the importer knows.
+    Command(String),
+    /// A runner no parser of this taskc reads; the parser it needs.
+    NoParser {
+        runner: Runner,
+        native: &'static str,
+    },
+}
 
 /// Read `command`; `paths` maps WideSWE workspace paths (`/workspace/repos/x`) to taskc's
-/// (`/work/x`).
-pub fn read(command: &str, paths: &[(String, String)]) -> Result<TestCommand, Unreadable> {
+/// (`/work/x`); `known` are the parsers that exist (`LogParser::WORDS`).
+pub fn read(
+    command: &str,
+    paths: &[(String, String)],
+    known: &[&str],
+) -> Result<TestCommand, Unreadable> {
     let mut text = command.trim().to_string();
     let mut prose = None;
     if let Some(i) = text.find(", then ") {
@@ -30,7 +51,7 @@ pub fn read(command: &str, paths: &[(String, String)]) -> Result<TestCommand, Un
         text = text[i + ", then ".len()..].trim().to_string();
     }
     if text.contains('\n') {
-        return Err(Unreadable(
+        return Err(Unreadable::Command(
             "the command spans several lines; the importer reads one test command".into(),
         ));
     }
@@ -38,63 +59,89 @@ pub fn read(command: &str, paths: &[(String, String)]) -> Result<TestCommand, Un
         text = text.replace(from.as_str(), to);
     }
     let words: Vec<&str> = text.split_whitespace().collect();
-    let has = |seq: &[&str]| words.windows(seq.len()).any(|w| w == seq);
-    if words.iter().any(|w| w.ends_with("pytest")) || has(&["-m", "pytest"]) {
-        let mut out: Vec<String> = Vec::new();
-        let mut skip = false;
-        let mut added = words.contains(&"-rA");
-        for w in &words {
-            if skip {
-                skip = false;
-                continue;
+    let Some(found) = runner::detect(&words) else {
+        return Err(Unreadable::Command(format!(
+            "`{}` runs no test runner the importer reads",
+            words.first().copied().unwrap_or("")
+        )));
+    };
+    let done = |run: String, parser: &'static str| TestCommand {
+        run,
+        runner: found,
+        parser,
+        fallback: None,
+        prose: prose.clone(),
+    };
+    match found {
+        Runner::Pytest => {
+            let mut out: Vec<String> = Vec::new();
+            let mut skip = false;
+            let mut added = words.contains(&"-rA");
+            for w in &words {
+                if skip {
+                    skip = false;
+                    continue;
+                }
+                if *w == "--junitxml" || *w == "--junit-xml" {
+                    skip = true;
+                    continue;
+                }
+                if w.starts_with("--junitxml=") || w.starts_with("--junit-xml=") {
+                    continue;
+                }
+                out.push((*w).to_string());
+                if !added && (*w == "pytest" || w.ends_with("/pytest")) {
+                    out.push("-rA".into());
+                    added = true;
+                }
             }
-            if *w == "--junitxml" || *w == "--junit-xml" {
-                skip = true;
-                continue;
-            }
-            if w.starts_with("--junitxml=") || w.starts_with("--junit-xml=") {
-                continue;
-            }
-            out.push((*w).to_string());
-            if !added && (*w == "pytest" || w.ends_with("/pytest")) {
-                out.push("-rA".into());
-                added = true;
-            }
+            Ok(done(out.join(" "), "pytest"))
         }
-        return Ok(TestCommand {
-            run: out.join(" "),
-            parser: "pytest",
-            prose,
-        });
+        Runner::GoTest => {
+            let run = if words.contains(&"-json") {
+                text.clone()
+            } else {
+                text.replacen("go test", "go test -json", 1)
+            };
+            if !run.contains("-json") {
+                return Err(Unreadable::Command(
+                    "`go test` is not written as `go test`; the importer cannot add `-json`".into(),
+                ));
+            }
+            Ok(done(run, "go-test-json"))
+        }
+        Runner::CargoTest => Ok(done(text.clone(), "cargo")),
+        other => match runner::choose(other, &text, known) {
+            Choice::Chosen {
+                parser,
+                run,
+                option,
+                instead_of,
+            } => {
+                let mut c = done(run, parser);
+                c.fallback = instead_of.map(|n| (option.unwrap_or(""), n));
+                Ok(c)
+            }
+            Choice::Missing { native } => Err(Unreadable::NoParser {
+                runner: other,
+                native,
+            }),
+        },
     }
-    if has(&["go", "test"]) {
-        let run = if words.contains(&"-json") {
-            text.clone()
-        } else {
-            text.replacen("go test", "go test -json", 1)
-        };
-        return Ok(TestCommand {
-            run,
-            parser: "go-test-json",
-            prose,
-        });
-    }
-    if has(&["cargo", "test"]) {
-        return Ok(TestCommand {
-            run: text,
-            parser: "cargo",
-            prose,
-        });
-    }
-    Err(Unreadable(format!(
-        "`{}` runs no test runner the importer reads (pytest, go test, cargo test)",
-        words.first().copied().unwrap_or("")
-    )))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const KNOWN: &[&str] = &[
+        "cargo",
+        "go-test-json",
+        "jest-json",
+        "junit-xml",
+        "pytest",
+        "tap",
+    ];
 
     #[test]
     fn pytest_profiles_print_results_and_drop_junit() {
@@ -105,6 +152,7 @@ mod tests {
         let c = read(
             "python -m pytest tests/test_metadata.py --junitxml /workspace/.ecosyncbench/test-reports/p.xml",
             &paths,
+            KNOWN,
         )
         .unwrap();
         assert_eq!(c.run, "python -m pytest -rA tests/test_metadata.py");
@@ -112,6 +160,7 @@ mod tests {
         let c = read(
             "install local packaging, then python -m pytest -q tests/t.py --junitxml=/x.xml",
             &paths,
+            KNOWN,
         )
         .unwrap();
         assert_eq!(c.run, "python -m pytest -rA -q tests/t.py");
@@ -121,11 +170,22 @@ mod tests {
     #[test]
     fn other_runners_and_prose() {
         assert_eq!(
-            read("go test ./pkg/...", &[]).unwrap().run,
+            read("go test ./pkg/...", &[], KNOWN).unwrap().run,
             "go test -json ./pkg/..."
         );
-        assert_eq!(read("cargo test -p x", &[]).unwrap().parser, "cargo");
-        assert!(read("npm test", &[]).is_err());
-        assert!(read("make check", &[]).is_err());
+        assert_eq!(read("cargo test -p x", &[], KNOWN).unwrap().parser, "cargo");
+        assert!(read("npm test", &[], KNOWN).is_err());
+        assert!(read("make check", &[], KNOWN).is_err());
+        assert_eq!(
+            read("bundle exec rspec spec/a_spec.rb", &[], KNOWN),
+            Err(Unreadable::NoParser {
+                runner: Runner::Rspec,
+                native: "rspec-json"
+            })
+        );
+        let c = read("npx vitest run src/a.test.ts", &[], KNOWN).unwrap();
+        assert_eq!(c.run, "npx vitest run src/a.test.ts --reporter=json");
+        assert_eq!(c.parser, "jest-json");
+        assert_eq!(c.fallback, Some(("--reporter=json", "vitest")));
     }
 }

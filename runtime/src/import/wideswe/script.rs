@@ -222,7 +222,7 @@ pub(crate) fn attribute(
 /// The in-container test command of `profile` (of repository `repo`), for a profile whose
 /// `command` runs the script itself (`./environment/run_profile.sh <profile>`): the last line
 /// attributed to `repo` that runs pytest, `go test` or `cargo test` as a command (not inside
-/// a quoted string), with its offset. `None` when there is none.
+/// a quoted string) that runs a test runner ([`super::runner::detect`]), with its offset. `None` when there is none.
 pub fn test_command(
     script: &str,
     repos: &[ScriptRepo<'_>],
@@ -234,19 +234,33 @@ pub fn test_command(
     for (i, (at, line)) in lines.iter().enumerate() {
         let ws = words(line);
         let has = |seq: &[&str]| ws.windows(seq.len()).any(|w| w == seq);
-        let runs = ws.iter().any(|w| w == "pytest" || w.ends_with("/pytest"))
-            || has(&["-m", "pytest"])
-            || has(&["go", "test"])
-            || has(&["cargo", "test"]);
+        let refs: Vec<&str> = ws.iter().map(String::as_str).collect();
+        let runs = super::runner::detect(&refs).is_some()
+            && !has(&["docker", "run"])
+            && !refs.first().is_some_and(|w| *w == "echo" || *w == "printf");
         // A command built from shell variables (`"$VENV/bin/python" -m pytest "$@"`) is
         // not the profile's own: never taken.
-        if runs
-            && !line.contains('$')
-            && attribute(&lines, i, repos, profiles)
+        let mine = || {
+            attribute(&lines, i, repos, profiles)
                 .iter()
                 .any(|r| r == repo)
-        {
+        };
+        if runs && !line.contains('$') && mine() {
             found = Some((*at, line.trim().to_string()));
+            continue;
+        }
+        // A script handed to a function as one quoted argument
+        // (`run_go_profile "dir" "report" 1800 'go build ./x && go test -json ./x'`): the
+        // argument is the command.
+        let inner = ws.iter().skip(1).rev().find(|w| {
+            let iw = words(w);
+            let refs: Vec<&str> = iw.iter().map(String::as_str).collect();
+            iw.len() > 1 && !w.contains('$') && super::runner::detect(&refs).is_some()
+        });
+        if let Some(w) = inner {
+            if mine() {
+                found = Some((*at, w.trim().to_string()));
+            }
         }
     }
     found
@@ -289,5 +303,20 @@ mod tests {
         assert_eq!(cmd, "python -m pytest test/test_a.py --junitxml=/x.xml");
         assert_eq!(&script[at..at + 6], "    py");
         assert_eq!(test_command(script, &repos, &profiles, "other"), None);
+    }
+
+    #[test]
+    fn a_test_script_passed_as_one_quoted_argument() {
+        let repos = [ScriptRepo {
+            name: "lib",
+            local_path: "repos/o/lib",
+        }];
+        let profiles = vec![("lib-hidden".to_string(), "lib".to_string())];
+        let script = "run_go() {\n  docker run img bash -lc \"${4} | tee r.json\"\n}\ncase \"$profile\" in\n  lib-hidden)\n    run_go \"repos/o/lib\" \"r.json\" \"${T:-60}\" \\\n      '/usr/local/go/bin/go build ./x && /usr/local/go/bin/go test -count=1 -json ./x'\n    ;;\nesac\n";
+        let (_, cmd) = test_command(script, &repos, &profiles, "lib").expect("found");
+        assert_eq!(
+            cmd,
+            "/usr/local/go/bin/go build ./x && /usr/local/go/bin/go test -count=1 -json ./x"
+        );
     }
 }

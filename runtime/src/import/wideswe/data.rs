@@ -1,0 +1,138 @@
+//! Data problems of WideSWE's case folders that the importer survives and reports (W1108),
+//! never silently:
+//!
+//! - `validation.yaml`'s `oracle_totals` that disagree with the scoring manifest's lists;
+//! - oracle ids prefixed with another repository's name (`cargo::…` for a rustup test);
+//! - `runners/` scripts `run_profile.sh` names that the case folder does not hold.
+//!
+//! (task.yaml's base commit against repos.yaml's is checked where both are read, in
+//! `case.rs`.)
+
+use taskc_compiler::{Code, Diagnostic};
+
+use super::case::Case;
+use crate::import::files::CaseFiles;
+use crate::import::names::repo_name;
+use crate::import::yaml::{self, Node};
+
+fn emit(
+    files: &mut CaseFiles,
+    source: taskc_compiler::SourceId,
+    at: usize,
+    msg: String,
+    help: &str,
+) {
+    let label = files.at(source, at, "here");
+    files.emit(Diagnostic::new(Code::ImportNote, msg, label).with_help(help.to_string()));
+}
+
+fn number(n: Option<&Node>) -> Option<usize> {
+    n.and_then(Node::as_str).and_then(|s| s.parse().ok())
+}
+
+/// Every check, each a note.
+pub fn check(case: &Case, files: &mut CaseFiles) {
+    totals(case, files);
+    prefixed_ids(case, files);
+    runners(case, files);
+}
+
+fn totals(case: &Case, files: &mut CaseFiles) {
+    let Some(oracle) = &case.oracle else { return };
+    if !files.exists("validation.yaml") {
+        return;
+    }
+    let Some(t) = files.text("validation.yaml", "validation record") else {
+        return;
+    };
+    let Ok(doc) = yaml::parse(&t.text) else {
+        return;
+    };
+    let f2p: usize = oracle.repos.values().map(|r| r.f2p.len()).sum();
+    let p2p: usize = oracle.repos.values().map(|r| r.p2p.len()).sum();
+    for (matrix, _, m) in doc.get("matrix").map(Node::entries).unwrap_or(&[]) {
+        let Some(tot) = m.get("oracle_totals") else {
+            continue;
+        };
+        let (vf, vp) = (
+            number(tot.get("fail_to_pass")),
+            number(tot.get("pass_to_pass")),
+        );
+        if vf.is_some_and(|v| v != f2p) || vp.is_some_and(|v| v != p2p) {
+            emit(
+                files,
+                t.source,
+                tot.at,
+                format!(
+                    "validation.yaml's `{matrix}` totals ({} F2P, {} P2P) disagree with the scoring manifest's lists ({f2p} F2P, {p2p} P2P); the oracle file keeps the manifest's ids",
+                    vf.map_or("?".into(), |v| v.to_string()),
+                    vp.map_or("?".into(), |v| v.to_string()),
+                ),
+                "`taskc verify --compare-oracle` compares with the manifest; the totals are a recorded fact, not an input",
+            );
+        }
+    }
+}
+
+fn prefixed_ids(case: &Case, files: &mut CaseFiles) {
+    let Some(oracle) = &case.oracle else { return };
+    let names: Vec<String> = case.repos.iter().map(|r| repo_name(&r.name)).collect();
+    let mut found: Vec<(String, String, String)> = Vec::new();
+    for (repo, o) in &oracle.repos {
+        for id in o.f2p.iter().chain(&o.p2p) {
+            let Some((head, _)) = id.split_once("::") else {
+                continue;
+            };
+            if let Some(other) = names.iter().find(|n| *n != repo && repo_name(head) == **n) {
+                found.push((repo.clone(), other.clone(), id.clone()));
+                break;
+            }
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    let source = files
+        .sources
+        .add(files.shown("oracles/scoring_manifest.json"), String::new());
+    for (repo, other, id) in found {
+        emit(
+            files,
+            source,
+            0,
+            format!(
+                "the oracle ids of `{repo}` start with another repository's name (`{id}` names `{other}`); kept as written, so `--compare-oracle` lists them on one side until the prefix is removed"
+            ),
+            "check which repository's tests these are; the ids taskc derives carry no repository prefix",
+        );
+    }
+}
+
+fn runners(case: &Case, files: &mut CaseFiles) {
+    let Some(script) = &case.run_profile else {
+        return;
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for (at, line) in super::script::logical_lines(&script.text) {
+        for w in super::script::words(&line) {
+            let Some(i) = w.find("runners/") else {
+                continue;
+            };
+            let rel = w[i..].trim_matches(|c: char| c == '"' || c == '\'' || c == ';');
+            if rel.contains('$') || seen.iter().any(|s| s == rel) {
+                continue;
+            }
+            seen.push(rel.to_string());
+            if !files.root.join(rel).exists() && !files.root.join("environment").join(rel).exists()
+            {
+                emit(
+                    files,
+                    script.source,
+                    at,
+                    format!("`{}` runs `{rel}`, which the case folder does not hold", script.rel),
+                    "the script comes from WideSWE's checkout (or another case); the spec takes only the test command",
+                );
+            }
+        }
+    }
+}

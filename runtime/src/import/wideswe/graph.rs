@@ -1,0 +1,256 @@
+//! The image a WideSWE profile runs in, rebuilt from WideSWE's own recipes: a deps image
+//! (`ecosyncbench/deps/<name>`) names its base image in `FROM`, a base image
+//! (`ecosyncbench/base/<name>`) names a public image (`golang:1.26-bookworm`). The importer
+//! reads that chain from the checkout's `benchmark/images/` and writes it as one multi-stage
+//! Dockerfile, parents first, each recipe a named stage `FROM` the stage before it: the same
+//! graph, built in order, the public image at its root named as the recipe names it (or stood
+//! in for with `--base-image`).
+
+use std::path::Path;
+
+use super::root::recipe_candidates;
+
+/// One recipe of the chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stage {
+    /// The image it builds, as the parent's `FROM` (or the profile) names it.
+    pub image: String,
+    /// Its Dockerfile, relative to the checkout root.
+    pub recipe: String,
+    pub text: String,
+    /// Sources its `COPY`/`ADD` take from the build context (none are shipped).
+    pub copies: Vec<String>,
+}
+
+/// The chain of `image`, parents first, and the public image at its root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Graph {
+    pub stages: Vec<Stage>,
+    pub upstream: String,
+}
+
+/// The `FROM` image of `text` with `ARG` defaults declared before it substituted, and the
+/// byte range of the `FROM` line.
+fn from_of(text: &str) -> Option<(String, std::ops::Range<usize>)> {
+    from_with(text, &[])
+}
+
+/// [`from_of`] with build arguments (`overrides`) taking the place of `ARG` defaults.
+fn from_with(
+    text: &str,
+    overrides: &[(String, String)],
+) -> Option<(String, std::ops::Range<usize>)> {
+    let mut args: Vec<(String, String)> = overrides.to_vec();
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let start = pos;
+        pos += line.len();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.first().map(|w| w.to_ascii_uppercase()).as_deref() {
+            Some("ARG") => {
+                if let Some((k, v)) = words.get(1).and_then(|a| a.split_once('=')) {
+                    if !args.iter().any(|(a, _)| a == k) {
+                        args.push((k.to_string(), v.trim_matches('"').to_string()));
+                    }
+                }
+            }
+            Some("FROM") => {
+                let image = words.iter().skip(1).find(|w| !w.starts_with("--"))?;
+                let mut image = image.to_string();
+                for (k, v) in &args {
+                    image = image
+                        .replace(&format!("${{{k}}}"), v)
+                        .replace(&format!("${k}"), v);
+                }
+                return Some((image, start..pos));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Context sources of the `COPY`/`ADD` lines of `text` (not `--from=` another stage).
+fn copies(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(first) = words.first() else { continue };
+        let up = first.to_ascii_uppercase();
+        if (up == "COPY" || up == "ADD") && !words.iter().any(|w| w.starts_with("--from=")) {
+            let srcs: Vec<&str> = words
+                .iter()
+                .skip(1)
+                .filter(|w| !w.starts_with("--"))
+                .copied()
+                .collect();
+            if let Some((_, sources)) = srcs.split_last() {
+                out.extend(sources.iter().map(|s| s.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Read the chain of `image` under `root`; `Err` names the image with no recipe.
+pub fn resolve(root: &Path, image: &str) -> Result<Graph, String> {
+    chain(root, Vec::new(), image.to_string())
+}
+
+/// The chain of `image` built from the recipe `recipe` (relative to `root`) with build
+/// arguments `args`, as a compose service of the case names it; `Err` names what is missing.
+pub fn resolve_recipe(
+    root: &Path,
+    image: &str,
+    recipe: &str,
+    args: &[(String, String)],
+) -> Result<Graph, String> {
+    let text = std::fs::read_to_string(root.join(recipe)).map_err(|_| image.to_string())?;
+    let (parent, _) = from_with(&text, args).ok_or_else(|| image.to_string())?;
+    // The build arguments become the defaults of the recipe's own `ARG`s.
+    let mut pinned = String::new();
+    for line in text.split_inclusive('\n') {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let is_arg = words.first().is_some_and(|w| w.eq_ignore_ascii_case("ARG"));
+        let key = words.get(1).map(|a| a.split('=').next().unwrap_or(a));
+        match (is_arg, key.and_then(|k| args.iter().find(|(a, _)| a == k))) {
+            (true, Some((k, v))) => pinned.push_str(&format!("ARG {k}={}\n", quote(v))),
+            _ => pinned.push_str(line),
+        }
+    }
+    let first = Stage {
+        image: image.to_string(),
+        recipe: recipe.to_string(),
+        copies: copies(&pinned),
+        text: pinned,
+    };
+    chain(root, vec![first], parent)
+}
+
+/// A build argument's value as one Dockerfile word.
+fn quote(v: &str) -> String {
+    if v.chars().any(|c| c.is_whitespace() || c == '"') {
+        format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
+    } else {
+        v.to_string()
+    }
+}
+
+fn chain(root: &Path, mut stages: Vec<Stage>, image: String) -> Result<Graph, String> {
+    let mut current = image;
+    for _ in 0..16 {
+        if !current.starts_with("ecosyncbench/") {
+            stages.reverse();
+            return Ok(Graph {
+                stages,
+                upstream: current,
+            });
+        }
+        let found = recipe_candidates(&current).into_iter().find_map(|rel| {
+            std::fs::read_to_string(root.join(&rel))
+                .ok()
+                .map(|t| (rel, t))
+        });
+        let Some((recipe, text)) = found else {
+            return Err(current);
+        };
+        let Some((parent, _)) = from_of(&text) else {
+            return Err(current);
+        };
+        stages.push(Stage {
+            image: current.clone(),
+            recipe,
+            copies: copies(&text),
+            text,
+        });
+        current = parent;
+    }
+    Err(current)
+}
+
+/// A stage name for `image` (`ecosyncbench/base/go:1.26-bookworm` → `ecosyncbench-base-go-1-26-bookworm`).
+fn stage_name(image: &str) -> String {
+    image
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+impl Graph {
+    /// The chain as one multi-stage Dockerfile, and its stages in build order. `base` stands
+    /// in for the public image at the root.
+    pub fn dockerfile(&self, base: Option<&str>) -> (String, Vec<Stage>) {
+        let mut out = String::from(
+            "# WideSWE's image recipes, parents first (written by `taskc import wideswe`).\n",
+        );
+        let mut parent = base.unwrap_or(&self.upstream).to_string();
+        for st in &self.stages {
+            let name = stage_name(&st.image);
+            out.push_str(&format!("\n# {} from {}\n", st.image, st.recipe));
+            match from_of(&st.text) {
+                Some((_, range)) => {
+                    // ARGs before FROM only fed the FROM line, which is now written out.
+                    let before: String = st.text[..range.start]
+                        .lines()
+                        .filter(|l| !l.trim_start().to_ascii_uppercase().starts_with("ARG "))
+                        .map(|l| format!("{l}\n"))
+                        .collect();
+                    out.push_str(&before);
+                    out.push_str(&format!("FROM {parent} AS {name}\n"));
+                    out.push_str(&st.text[range.end..]);
+                }
+                None => out.push_str(&st.text),
+            }
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+            parent = name;
+        }
+        (out, self.stages.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_with_arg_defaults_and_copies() {
+        let t = "ARG B=ecosyncbench/base/go:1.26-bookworm\nFROM ${B}\nCOPY ${P}/go.mod ./go.mod\nCOPY --from=x /a /b\n";
+        let (img, r) = from_of(t).unwrap();
+        assert_eq!(img, "ecosyncbench/base/go:1.26-bookworm");
+        assert_eq!(&t[r], "FROM ${B}\n");
+        assert_eq!(copies(t), vec!["${P}/go.mod"]);
+    }
+
+    #[test]
+    fn chain_as_stages() {
+        let g = Graph {
+            stages: vec![
+                Stage {
+                    image: "ecosyncbench/base/go:1".into(),
+                    recipe: "benchmark/images/base/go-1/Dockerfile".into(),
+                    text: "ARG U=golang:1\nFROM ${U}\nENV A=1\n".into(),
+                    copies: vec![],
+                },
+                Stage {
+                    image: "ecosyncbench/deps/x:2".into(),
+                    recipe: "benchmark/images/deps/x/Dockerfile".into(),
+                    text: "ARG B=ecosyncbench/base/go:1\nFROM ${B}\nRUN true\n".into(),
+                    copies: vec![],
+                },
+            ],
+            upstream: "golang:1".into(),
+        };
+        let (text, _) = g.dockerfile(Some("local/go:1"));
+        assert!(text.contains("FROM local/go:1 AS ecosyncbench-base-go-1\nENV A=1\n"));
+        assert!(text.contains("FROM ecosyncbench-base-go-1 AS ecosyncbench-deps-x-2\nRUN true\n"));
+        assert!(!text.contains("ARG U="));
+    }
+}

@@ -1,0 +1,319 @@
+//! The test runner a WideSWE profile command runs, and the log parser the importer chooses for
+//! it.
+//!
+//! Every runner of WideSWE's census is named here ([`Runner`]). Each has the parser name a
+//! dedicated parser carries (`native`) and, where taskc's existing parsers read one of the
+//! runner's own output formats, a fallback: the command gets the reporter option that prints
+//! that format (`vitest --reporter=json` → `jest-json`, `phpunit --log-junit php://stdout` →
+//! `junit-xml`, `mocha --reporter tap` → `tap`, …). Which parsers exist is asked of
+//! `LogParser::WORDS` at import time, so the native parser is chosen as soon as it is
+//! there. A runner with neither is a refusal that names the parser it needs.
+
+/// A test runner WideSWE's profiles use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Runner {
+    Pytest,
+    GoTest,
+    CargoTest,
+    Vitest,
+    Jest,
+    Phpunit,
+    Pest,
+    Playwright,
+    Mocha,
+    NodeTest,
+    NodeTap,
+    Gradle,
+    Maven,
+    Dotnet,
+    Minitest,
+    Rspec,
+    Phpt,
+    Unittest,
+    Django,
+    Tcl,
+    Bun,
+    Dart,
+    Flutter,
+}
+
+/// How a runner's log is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// A parser of this taskc reads the runner's output; `run` is the command with the
+    /// reporter option it needs (if any).
+    Chosen {
+        parser: &'static str,
+        run: String,
+        option: Option<&'static str>,
+        /// Set when an existing parser stands in for the runner's own: the one it needs.
+        instead_of: Option<&'static str>,
+    },
+    /// No parser of this taskc reads the runner: the parser it needs.
+    Missing { native: &'static str },
+}
+
+impl Runner {
+    /// The runner's name as WideSWE's census writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runner::Pytest => "pytest",
+            Runner::GoTest => "go test",
+            Runner::CargoTest => "cargo test",
+            Runner::Vitest => "vitest",
+            Runner::Jest => "jest",
+            Runner::Phpunit => "phpunit",
+            Runner::Pest => "pest",
+            Runner::Playwright => "playwright",
+            Runner::Mocha => "mocha",
+            Runner::NodeTest => "node --test",
+            Runner::NodeTap => "tap",
+            Runner::Gradle => "gradle",
+            Runner::Maven => "mvn",
+            Runner::Dotnet => "dotnet test",
+            Runner::Minitest => "minitest",
+            Runner::Rspec => "rspec",
+            Runner::Phpt => "phpt",
+            Runner::Unittest => "unittest",
+            Runner::Django => "django runtests",
+            Runner::Tcl => "tcl runtest",
+            Runner::Bun => "bun test",
+            Runner::Dart => "dart test",
+            Runner::Flutter => "flutter test",
+        }
+    }
+
+    /// The parsers that read this runner, its own first, each with the option that makes
+    /// the runner print what the parser reads (the words a spec writes).
+    pub fn parsers(self) -> &'static [(&'static str, Option<&'static str>)] {
+        match self {
+            Runner::Pytest => &[("pytest", None)],
+            Runner::GoTest => &[("go-test-json", None)],
+            Runner::CargoTest => &[("cargo", None)],
+            Runner::Vitest => &[("vitest", None), ("jest-json", Some("--reporter=json"))],
+            Runner::Jest => &[("jest-json", Some("--json"))],
+            Runner::Phpunit | Runner::Pest => &[
+                ("phpunit-junit", Some("--log-junit php://stdout")),
+                ("junit-xml", Some("--log-junit php://stdout")),
+            ],
+            Runner::Playwright => &[
+                ("playwright", None),
+                ("junit-xml", Some("--reporter=junit")),
+            ],
+            Runner::Mocha => &[
+                ("mocha-json", Some("--reporter json")),
+                ("tap", Some("--reporter tap")),
+            ],
+            Runner::NodeTest => &[("node-test", None), ("tap", Some("--test-reporter=tap"))],
+            Runner::NodeTap => &[("tap", None)],
+            Runner::Gradle => &[("gradle", None)],
+            Runner::Maven => &[("surefire", None)],
+            Runner::Dotnet => &[("dotnet", None)],
+            Runner::Minitest => &[("minitest", Some("-v"))],
+            Runner::Rspec => &[("rspec-json", Some("--format json"))],
+            Runner::Phpt => &[("phpt", None)],
+            Runner::Unittest => &[("unittest", Some("-v"))],
+            Runner::Django => &[("unittest", Some("--verbosity 2"))],
+            Runner::Tcl => &[("tcl", None)],
+            Runner::Bun => &[("bun", None)],
+            Runner::Dart => &[("dart", None)],
+            Runner::Flutter => &[("flutter", None)],
+        }
+    }
+
+    /// The parser word this runner's own parser carries.
+    pub fn native(self) -> &'static str {
+        self.parsers().first().map_or("", |p| p.0)
+    }
+}
+
+/// The runner `words` (one shell command, split) runs, if any.
+pub fn detect(words: &[&str]) -> Option<Runner> {
+    // `/usr/local/go/bin/go test` runs `go test`: sequences are matched on base names.
+    let names: Vec<&str> = words
+        .iter()
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .collect();
+    let has = |seq: &[&str]| names.windows(seq.len()).any(|w| w == seq);
+    let word = |f: &dyn Fn(&str) -> bool| words.iter().any(|w| f(w));
+    let base = |w: &str, name: &str| w == name || w.ends_with(&format!("/{name}"));
+    if word(&|w| base(w, "pytest") || base(w, "py.test")) || has(&["-m", "pytest"]) {
+        return Some(Runner::Pytest);
+    }
+    if has(&["go", "test"]) {
+        return Some(Runner::GoTest);
+    }
+    if has(&["cargo", "test"]) || has(&["cargo", "nextest"]) {
+        return Some(Runner::CargoTest);
+    }
+    if word(&|w| base(w, "vitest")) {
+        return Some(Runner::Vitest);
+    }
+    if word(&|w| base(w, "jest")) {
+        return Some(Runner::Jest);
+    }
+    if word(&|w| base(w, "pest")) {
+        return Some(Runner::Pest);
+    }
+    if word(&|w| base(w, "phpunit") || base(w, "simple-phpunit")) {
+        return Some(Runner::Phpunit);
+    }
+    if word(&|w| base(w, "run-tests.php")) {
+        return Some(Runner::Phpt);
+    }
+    if word(&|w| base(w, "playwright")) {
+        return Some(Runner::Playwright);
+    }
+    if word(&|w| base(w, "mocha")) {
+        return Some(Runner::Mocha);
+    }
+    if has(&["node", "--test"]) {
+        return Some(Runner::NodeTest);
+    }
+    if word(&|w| base(w, "tap")) {
+        return Some(Runner::NodeTap);
+    }
+    if word(&|w| base(w, "gradle") || base(w, "gradlew")) {
+        return Some(Runner::Gradle);
+    }
+    if word(&|w| base(w, "mvn") || base(w, "mvnw")) {
+        return Some(Runner::Maven);
+    }
+    if has(&["dotnet", "test"]) {
+        return Some(Runner::Dotnet);
+    }
+    if word(&|w| base(w, "rspec")) {
+        return Some(Runner::Rspec);
+    }
+    if word(&|w| base(w, "runtests.py")) {
+        return Some(Runner::Django);
+    }
+    if has(&["-m", "unittest"]) {
+        return Some(Runner::Unittest);
+    }
+    if word(&|w| base(w, "runtest")) {
+        return Some(Runner::Tcl);
+    }
+    if has(&["bun", "test"]) {
+        return Some(Runner::Bun);
+    }
+    if has(&["flutter", "test"]) || has(&["flutter", "drive"]) {
+        return Some(Runner::Flutter);
+    }
+    if has(&["dart", "test"]) {
+        return Some(Runner::Dart);
+    }
+    if (word(&|w| base(w, "ruby")) && words.iter().any(|w| w.contains("test")))
+        || (word(&|w| base(w, "rake") || base(w, "rails")) && word(&|w| w == "test"))
+    {
+        return Some(Runner::Minitest);
+    }
+    None
+}
+
+/// The parser for `runner` given the parsers that exist (`known`), and the command to run.
+pub fn choose(runner: Runner, run: &str, known: &[&str]) -> Choice {
+    let candidates = runner.parsers();
+    let Some((k, (parser, option))) = candidates
+        .iter()
+        .enumerate()
+        .find(|(_, (p, _))| known.contains(p))
+    else {
+        return Choice::Missing {
+            native: runner.native(),
+        };
+    };
+    let run = match option {
+        Some(o) if !run.contains(o.split_whitespace().next().unwrap_or(o)) => format!("{run} {o}"),
+        _ => run.to_string(),
+    };
+    Choice::Chosen {
+        parser,
+        run,
+        option: *option,
+        instead_of: (k > 0).then(|| runner.native()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Option<Runner> {
+        detect(&s.split_whitespace().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn runners_of_the_census() {
+        assert_eq!(d("npx vitest run src/a.test.ts"), Some(Runner::Vitest));
+        assert_eq!(d("yarn jest packages/x"), Some(Runner::Jest));
+        assert_eq!(d("vendor/bin/phpunit tests/A.php"), Some(Runner::Phpunit));
+        assert_eq!(d("./vendor/bin/pest --filter x"), Some(Runner::Pest));
+        assert_eq!(d("./gradlew :server:test"), Some(Runner::Gradle));
+        assert_eq!(d("dotnet test X.csproj"), Some(Runner::Dotnet));
+        assert_eq!(d("bundle exec rspec spec/a_spec.rb"), Some(Runner::Rspec));
+        assert_eq!(d("bin/rails test test/a_test.rb"), Some(Runner::Minitest));
+        assert_eq!(d("python -m unittest discover"), Some(Runner::Unittest));
+        assert_eq!(d("./tests/runtests.py auth"), Some(Runner::Django));
+        assert_eq!(d("./runtest --single unit/type"), Some(Runner::Tcl));
+        assert_eq!(d("node --test test/a.js"), Some(Runner::NodeTest));
+        assert_eq!(
+            d("/usr/local/go/bin/go test -json ./x"),
+            Some(Runner::GoTest)
+        );
+        assert_eq!(d("make check"), None);
+    }
+
+    #[test]
+    fn native_first_then_fallback_then_missing() {
+        let known = [
+            "cargo",
+            "go-test-json",
+            "jest-json",
+            "junit-xml",
+            "pytest",
+            "tap",
+        ];
+        assert_eq!(
+            choose(Runner::Vitest, "npx vitest run", &known),
+            Choice::Chosen {
+                parser: "jest-json",
+                run: "npx vitest run --reporter=json".into(),
+                option: Some("--reporter=json"),
+                instead_of: Some("vitest"),
+            }
+        );
+        assert_eq!(
+            choose(Runner::Vitest, "npx vitest run", &["vitest"]),
+            Choice::Chosen {
+                parser: "vitest",
+                run: "npx vitest run".into(),
+                option: None,
+                instead_of: None,
+            }
+        );
+        assert_eq!(
+            choose(Runner::Rspec, "rspec", &known),
+            Choice::Missing {
+                native: "rspec-json"
+            }
+        );
+        assert_eq!(
+            choose(Runner::Rspec, "bundle exec rspec", &["rspec-json"]),
+            Choice::Chosen {
+                parser: "rspec-json",
+                run: "bundle exec rspec --format json".into(),
+                option: Some("--format json"),
+                instead_of: None,
+            }
+        );
+        assert!(matches!(
+            choose(Runner::Jest, "jest", &known),
+            Choice::Chosen {
+                parser: "jest-json",
+                instead_of: None,
+                ..
+            }
+        ));
+    }
+}

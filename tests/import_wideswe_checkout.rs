@@ -1,0 +1,188 @@
+//! `taskc import wideswe ROOT [CASE…]` on a WideSWE checkout the project writes itself
+//! (tests/fixtures/wideswe-checkout: `cases/`, `benchmark/images/`): the image recipes become
+//! one multi-stage Dockerfile, parents first; each runner gets a parser (an existing one
+//! through a reporter option, with a note); services and the data problems are notes; the
+//! per-case report is written as JSON and Markdown. A runner no parser reads is E1400.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+
+const CASE: &str = "demo_lib_web_1a2b3c4d5e6f";
+
+/// The fixture checkout copied to `dir/wideswe`, its placeholders filled with fixed values.
+fn stage(dir: &Path) -> PathBuf {
+    let root = dir.join("wideswe");
+    common::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-checkout"),
+        &root,
+    );
+    let case = root.join("cases/demo").join(CASE);
+    for f in ["task.yaml", "repos.yaml"] {
+        let p = case.join(f);
+        let text = read(&p)
+            .replace("@REPOS@", "https://example.invalid/demo")
+            .replace("@LIB_BASE@", &"a".repeat(40))
+            .replace("@WEB_BASE@", &"b".repeat(40))
+            .replace("@WEB_PR_BASE@", &"c".repeat(40));
+        std::fs::write(&p, text).expect("write");
+    }
+    root
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// `taskc import wideswe <args> --out out`, run in `dir`: (exit code, the log).
+fn import(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let mut all = vec!["import", "--color", "never", "wideswe"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", "out"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(&all)
+        .current_dir(dir)
+        .output()
+        .expect("run taskc");
+    let log = format!(
+        "---- taskc {} (exit {}) ----\n---- stdout ----\n{}---- stderr ----\n{}",
+        all.join(" "),
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), log)
+}
+
+#[test]
+fn a_checkout_imports_with_its_image_graph_and_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    stage(dir.path());
+    let (code, log) = import(
+        dir.path(),
+        &[
+            "wideswe",
+            "--base-image",
+            "taskc/base:bookworm",
+            "--report",
+            "report.json",
+            "--report",
+            "report.md",
+        ],
+    );
+    assert_eq!(code, Some(0), "{log}");
+    let out = dir.path().join("out").join(CASE);
+    let mut shown = log;
+    for f in [
+        format!("{CASE}.task"),
+        "environment/Dockerfile".to_string(),
+        "../../report.md".to_string(),
+    ] {
+        shown.push_str(&format!(
+            "---- out/{CASE}/{f} ----\n{}",
+            read(&out.join(&f))
+        ));
+    }
+    insta::assert_snapshot!("wideswe-checkout", shown);
+
+    // The JSON report: one case, its runners, parsers, images and services.
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&dir.path().join("report.json"))).expect("json");
+    let case = &json["cases"][0];
+    assert_eq!(case["case"], CASE);
+    assert_eq!(case["status"], "with notes");
+    assert_eq!(case["profiles"][1]["runner"], "vitest");
+    assert_eq!(case["profiles"][1]["parser"], "jest-json");
+    assert_eq!(case["profiles"][1]["needs"], "vitest");
+    // The profiles' own test containers (`docker_service`, a service named after a profile)
+    // are not services beside the tests.
+    assert_eq!(case["services"][0], "cache (redis:7-bookworm)");
+    assert_eq!(case["services"].as_array().map(Vec::len), Some(1));
+    // The deps image as the case's compose file builds it, its build arguments pinned.
+    assert_eq!(
+        case["images"][1]["name"],
+        "ecosyncbench/deps/demo-lib-go:1a2b3c4d5e6f"
+    );
+    let dockerfile = read(&out.join("environment/Dockerfile"));
+    assert!(
+        dockerfile.contains("ARG DEMO_REPO_PATH=repos/demo/lib\n"),
+        "{dockerfile}"
+    );
+
+    // The generated spec checks clean with the real checker (notes allowed).
+    let check = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["check", "--color", "never", &format!("{CASE}.task")])
+        .current_dir(&out)
+        .output()
+        .expect("run taskc");
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
+
+#[test]
+fn a_case_is_named_by_id_and_an_unknown_one_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    stage(dir.path());
+    let (code, log) = import(dir.path(), &["wideswe", CASE]);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(dir.path().join("out").join(CASE).is_dir());
+    let (code, log) = import(dir.path(), &["wideswe", "demo/nope"]);
+    assert_eq!(code, Some(2), "{log}");
+    assert!(log.contains("no case `demo/nope`"), "{log}");
+}
+
+#[test]
+fn a_runner_without_a_parser_is_refused_naming_the_parser() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = stage(dir.path());
+    let script = root
+        .join("cases/demo")
+        .join(CASE)
+        .join("environment/run_profile.sh");
+    let text = read(&script).replace(
+        "npx vitest run test/reverse.test.js",
+        "bundle exec rspec spec/reverse_spec.rb",
+    );
+    std::fs::write(&script, text).expect("write");
+    let (code, log) = import(dir.path(), &["wideswe", "--report", "report.md"]);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(log.contains("E1400"), "{log}");
+    assert!(!dir.path().join("out").join(CASE).exists());
+    let md = read(&dir.path().join("report.md"));
+    assert!(
+        md.contains("web: rspec → none (needs `rspec-json`)"),
+        "{md}"
+    );
+    // The other repository's profile is still read and reported.
+    assert!(md.contains("lib: go test → go-test-json"), "{md}");
+}
+
+#[test]
+fn without_the_checkout_the_image_recipe_is_the_one_thing_missing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = stage(dir.path());
+    let case = root.join("cases/demo").join(CASE);
+    let (code, log) = import(
+        dir.path(),
+        &[case.to_str().expect("utf-8"), "--report", "report.md"],
+    );
+    assert_eq!(code, Some(1), "{log}");
+    assert!(log.contains("E1109"), "{log}");
+    let md = read(&dir.path().join("report.md"));
+    assert!(
+        md.contains("`ecosyncbench/deps/demo-lib-go:1a2b3c4d5e6f` (no recipe)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("`ecosyncbench/deps/demo-lib-go:1a2b3c4d5e6f` cannot be rebuilt"),
+        "{md}"
+    );
+}
