@@ -116,8 +116,9 @@ fn sound(fw: Framework, o: &Original) -> bool {
                     let l = l.trim_end();
                     l.ends_with(';') || l.ends_with('}')
                 }),
-            // node:assert is the file's: the failing copy asserts with it.
-            Framework::NodeTest => o.body.iter().any(|l| l.contains("assert.")),
+            // node:assert is the file's: the failing copy repeats the last assertion's
+            // first argument (a call of the code under test) inside one that cannot hold.
+            Framework::NodeTest => last_assert_arg(&o.body).is_some(),
             _ => true,
         }
 }
@@ -306,8 +307,11 @@ pub fn copy(fw: Framework, o: &Original, name: &str, fail: Option<&str>) -> Stri
                 )
             }
             Framework::NodeTest => {
+                // `[x]` is a new array: strictly equal to nothing else. `x` is evaluated
+                // right before the assertion, as in the test's own last assertion.
                 let q = &o.param;
-                format!("{ind}assert.strictEqual({q}{name}{q}, {q}{other}{q});\n")
+                let arg = last_assert_arg(&o.body).unwrap_or_default();
+                format!("{ind}assert.strictEqual([{arg}], {q}{other}{q});\n")
             }
             Framework::Cargo => format!("{ind}assert_eq!(\"{name}\", \"{other}\");\n"),
             Framework::Jest => String::new(),
@@ -320,6 +324,46 @@ pub fn copy(fw: Framework, o: &Original, name: &str, fail: Option<&str>) -> Stri
     }
     out.push('\n');
     out
+}
+
+/// The first argument of the body's last `assert.…(…);` line (one line, the call alone).
+fn last_assert_arg(body: &[String]) -> Option<String> {
+    let l = body.iter().rev().find(|l| !l.trim().is_empty())?.trim();
+    let call = l.strip_prefix("assert.")?.strip_suffix(");")?;
+    let open = call.find('(')?;
+    if !call[..open].chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let args = &call[open + 1..];
+    // Up to the first comma outside brackets and strings (the whole text when none).
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for (i, c) in args.char_indices() {
+        match quote {
+            Some(q) => {
+                if c == q && prev != '\\' {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '\'' | '"' | '`' => quote = Some(c),
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    return Some(args[..i].trim().to_string()).filter(|a| !a.is_empty())
+                }
+                _ => {}
+            },
+        }
+        if depth < 0 {
+            return None;
+        }
+        prev = c;
+    }
+    (depth == 0 && quote.is_none())
+        .then(|| args.trim().to_string())
+        .filter(|a| !a.is_empty())
 }
 
 /// Whether a Rust file shown from its top is compiled only under a `cfg` a test run does

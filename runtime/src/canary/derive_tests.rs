@@ -68,8 +68,18 @@ fn node_copies_top_level_tests_that_assert() {
     );
     assert_eq!(
         fail,
-        "test('Retry-After zero', () => {\n  assert.strictEqual(delay('7'), 7);\n  assert.strictEqual('Retry-After zero', 'Retry-After edge');\n});\n\n"
+        "test('Retry-After zero', () => {\n  assert.strictEqual(delay('7'), 7);\n  assert.strictEqual([delay('7')], 'Retry-After edge');\n});\n\n"
     );
+    assert_eq!(
+        last_assert_arg(&["  assert.ok(policy.delay(0, { a: '1,2' }) > (1, 2));".into()])
+            .as_deref(),
+        Some("policy.delay(0, { a: '1,2' }) > (1, 2)")
+    );
+    assert_eq!(
+        last_assert_arg(&["  assert.strictEqual(f(a, b);".into()]),
+        None
+    );
+    assert_eq!(last_assert_arg(&["  check(x);".into()]), None);
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //! are removed from the results before the oracle or grading sees them.
 
 mod derive;
+pub mod fail_fast;
 pub mod framework;
 mod names;
 mod seed;
@@ -59,6 +60,9 @@ pub struct Placement {
     pub canaries: Vec<Canary>,
     /// Repository → why no canary could be placed in its tests.
     pub unplaced: BTreeMap<String, String>,
+    /// Repository → its test command as the run must run it with canaries in place
+    /// (`cargo test --no-fail-fast`: a failing canary does not stop the run).
+    pub commands: BTreeMap<String, String>,
     /// Hidden test files of a repository that got canaries elsewhere but none themselves,
     /// and why (`#![cfg(loom)]`: never compiled by the run): repository → notes.
     pub skipped: BTreeMap<String, Vec<String>>,
@@ -380,6 +384,9 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
             if !inserts.is_empty() {
                 modules.push((target, inserts));
             }
+        }
+        if let Some(cmd) = fw.runs_everything(&t.command) {
+            p.commands.insert(repo.clone(), cmd);
         }
     }
     if !modules.is_empty() {
