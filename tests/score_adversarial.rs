@@ -55,6 +55,11 @@ const CLASSES: &[&str] = &[
     "header-quoted-conftest",
     "header-timestamp-conftest",
     "pid-holder-daemon",
+    // Round 3: flips only where the library ran, filters on the run's arguments (canaries
+    // copied from the hidden tests catch them).
+    "library-plugin-flip-when-ran",
+    "node-assert-noop-when-ran",
+    "go-init-narrow",
 ];
 
 /// The task the Python attacks are scored on: sdk-retry's Python target alone (same image,

@@ -116,6 +116,54 @@ impl Framework {
         }
     }
 
+    /// `command` made to run every test target even when one fails — the failing canary
+    /// would otherwise stop `cargo test` at the first test binary and the others would
+    /// never run (`--no-fail-fast` after `cargo test` / `cargo nextest run`); `None` when it
+    /// needs no change (another framework, or already there).
+    pub fn runs_everything(self, command: &str) -> Option<String> {
+        if self != Framework::Cargo || command.contains("--no-fail-fast") {
+            return None;
+        }
+        // Each word with the byte offset just past it.
+        let mut words: Vec<(&str, usize)> = Vec::new();
+        let mut start = None;
+        for (i, c) in command
+            .char_indices()
+            .chain(std::iter::once((command.len(), ' ')))
+        {
+            match (
+                c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'),
+                start,
+            ) {
+                (true, Some(s)) => {
+                    words.push((&command[s..i], i));
+                    start = None;
+                }
+                (false, None) => start = Some(i),
+                _ => {}
+            }
+        }
+        let is_cargo = |w: &str| w == "cargo" || w.ends_with("/cargo");
+        let mut out = command.to_string();
+        // From the end, so the offsets of earlier words stay right.
+        for i in (0..words.len()).rev() {
+            if !is_cargo(words[i].0) {
+                continue;
+            }
+            let mut j = i + 1;
+            if words.get(j).is_some_and(|w| w.0.starts_with('+')) {
+                j += 1;
+            }
+            let at = match (words.get(j).map(|w| w.0), words.get(j + 1)) {
+                (Some("test"), _) => words[j].1,
+                (Some("nextest"), Some(("run", end))) => *end,
+                _ => continue,
+            };
+            out.insert_str(at, " --no-fail-fast");
+        }
+        (out != command).then_some(out)
+    }
+
     /// Whether `path` (a file the hidden test patch leaves in place) is a test file this
     /// framework runs, so canaries written into it are run too.
     pub fn carries(self, path: &str) -> bool {
@@ -299,6 +347,35 @@ mod tests {
         assert!(Framework::NodeTest
             .selection("node --test --test-name-pattern=retry")
             .is_some());
+    }
+
+    #[test]
+    fn cargo_runs_every_test_target() {
+        let c = Framework::Cargo;
+        assert_eq!(
+            c.runs_everything("cargo test").as_deref(),
+            Some("cargo test --no-fail-fast")
+        );
+        assert_eq!(
+            c.runs_everything("cd x && cargo +1.85 test --workspace -- --nocapture")
+                .as_deref(),
+            Some("cd x && cargo +1.85 test --no-fail-fast --workspace -- --nocapture")
+        );
+        assert_eq!(
+            c.runs_everything("cargo nextest run --workspace")
+                .as_deref(),
+            Some("cargo nextest run --no-fail-fast --workspace")
+        );
+        assert_eq!(
+            c.runs_everything("cargo build && /usr/bin/cargo test;cargo test -p b")
+                .as_deref(),
+            Some(
+                "cargo build && /usr/bin/cargo test --no-fail-fast;cargo test --no-fail-fast -p b"
+            )
+        );
+        assert_eq!(c.runs_everything("cargo test --no-fail-fast"), None);
+        assert_eq!(c.runs_everything("make test"), None);
+        assert_eq!(Framework::GoTest.runs_everything("go test ./..."), None);
     }
 
     #[test]

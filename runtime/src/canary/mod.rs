@@ -7,6 +7,8 @@
 //! file's other tests, means the results were rewritten: the run is `tampered`. Canary ids
 //! are removed from the results before the oracle or grading sees them.
 
+mod derive;
+pub mod fail_fast;
 pub mod framework;
 mod names;
 mod seed;
@@ -15,7 +17,7 @@ pub mod summary;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use taskc_compiler::patch::parse_patch;
+use taskc_compiler::patch::{parse_patch, LineKind};
 use taskc_compiler::plan::{Run, Step};
 
 use crate::backend::Upload;
@@ -26,11 +28,15 @@ pub use seed::Seed;
 pub use summary::{summarise, CanarySummary};
 
 /// What a canary must do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Expected {
     Pass,
     Fail,
+    /// A copy of the hidden test `original` (`derive`): its outcome must be the original's.
+    Same {
+        original: String,
+    },
 }
 
 /// One canary test placed in a run.
@@ -54,6 +60,12 @@ pub struct Placement {
     pub canaries: Vec<Canary>,
     /// Repository → why no canary could be placed in its tests.
     pub unplaced: BTreeMap<String, String>,
+    /// Repository → its test command as the run must run it with canaries in place
+    /// (`cargo test --no-fail-fast`: a failing canary does not stop the run).
+    pub commands: BTreeMap<String, String>,
+    /// Hidden test files of a repository that got canaries elsewhere but none themselves,
+    /// and why (`#![cfg(loom)]`: never compiled by the run): repository → notes.
+    pub skipped: BTreeMap<String, Vec<String>>,
 }
 
 /// Where canary uploads land (with the other blobs, deleted before the tests start).
@@ -101,8 +113,10 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
             Step::ApplyTests { repo: r, blob } if r == repo => blobs.get(blob),
             _ => None,
         });
-        // Per file: the test names the hidden patch shows for it (added and context lines).
+        // Per file: the test names the hidden patch shows for it (added and context lines),
+        // and the runs of lines it shows (the tests a canary can copy).
         let mut shown: BTreeMap<String, String> = BTreeMap::new();
+        let mut chunks: BTreeMap<String, derive::Shown> = BTreeMap::new();
         let files: Vec<String> = match patch.map(|text| parse_patch(text)) {
             Some(Ok(patch)) => {
                 let mut v: Vec<String> = Vec::new();
@@ -111,11 +125,20 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                         continue;
                     };
                     let text = shown.entry(path.clone()).or_default();
+                    let seen = chunks.entry(path.clone()).or_default();
                     for h in &f.hunks {
+                        if seen.chunks.is_empty() {
+                            seen.from_top = h.new_start <= 1;
+                        }
+                        let mut chunk = Vec::new();
                         for l in &h.lines {
                             text.push_str(&l.text);
                             text.push('\n');
+                            if l.kind != LineKind::Removed {
+                                chunk.push(l.text.clone());
+                            }
                         }
+                        seen.chunks.push(chunk);
                     }
                     v.push(path);
                 }
@@ -132,17 +155,50 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
             }
             None => Vec::new(),
         };
-        // Go: one canary file per package folder.
+        // Rust: a file compiled only under a cfg the run does not set runs no canary.
+        let files: Vec<String> = files
+            .into_iter()
+            .filter(|f| {
+                let gate = (fw == Framework::Cargo)
+                    .then(|| chunks.get(f).and_then(derive::cfg_gate))
+                    .flatten();
+                if let Some(attr) = &gate {
+                    p.skipped.entry(repo.clone()).or_default().push(format!(
+                        "`{f}` is compiled only under `{attr}`, which the test command does not set: its tests and any canary in it never run"
+                    ));
+                }
+                gate.is_none()
+            })
+            .collect();
+        // Go: the files the canaries copy tests of, then one literal canary file per
+        // package folder left.
         let files: Vec<String> = if fw == Framework::GoTest {
-            let mut seen = std::collections::BTreeSet::new();
-            files
-                .into_iter()
-                .filter(|f| seen.insert(parent(f).to_string()))
-                .collect()
+            let copied: Vec<String> = files
+                .iter()
+                .filter(|f| {
+                    chunks
+                        .get(*f)
+                        .is_some_and(|c| !derive::originals(fw, c).is_empty())
+                })
+                .cloned()
+                .collect();
+            let mut seen: BTreeSet<String> = copied.iter().map(|f| parent(f).to_string()).collect();
+            let mut v = copied.clone();
+            v.extend(
+                files
+                    .into_iter()
+                    .filter(|f| !copied.contains(f) && seen.insert(parent(f).to_string())),
+            );
+            v.sort();
+            v
         } else {
             files
         };
         if files.is_empty() {
+            if let Some(notes) = p.skipped.remove(repo) {
+                p.unplaced.insert(repo.clone(), notes.join("; "));
+                continue;
+            }
             p.unplaced.insert(
                 repo.clone(),
                 format!(
@@ -174,8 +230,68 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
             let target = format!("{dir}/{}", quote(&file));
             // Pytest: (canary file, place) of each canary of this module, in order.
             let mut inserts: Vec<(String, usize)> = Vec::new();
+            let originals = chunks
+                .get(&file)
+                .map(|c| derive::originals(fw, c))
+                .unwrap_or_default();
             for _ in 0..pairs {
                 k += 1;
+                if !originals.is_empty() {
+                    let o = &originals[seed.index(k, 249, originals.len())];
+                    let same = names::make(fw, &vocab, seed, k, 0, &mut taken);
+                    let fail = names::make(fw, &vocab, seed, k, 1, &mut taken);
+                    let other = names::make(fw, &vocab, seed, k, 2, &mut taken);
+                    let mut texts = vec![
+                        derive::copy(fw, o, &same, None),
+                        derive::copy(fw, o, &fail, Some(&other)),
+                    ];
+                    if seed.index(k, 251, 2) == 1 {
+                        texts.reverse();
+                    }
+                    if fw == Framework::Pytest {
+                        for (i, text) in texts.into_iter().enumerate() {
+                            let blob = format!("{CANARY_DIR}/{k}.{i}.txt");
+                            p.uploads.push(Upload {
+                                path: blob.clone(),
+                                bytes: text.into_bytes(),
+                                mode: 0o644,
+                            });
+                            let at = seed.index(k, 252 + i as u8, 1 << 16);
+                            inserts.push((format!("\"$TASKC_ROOT\"{blob}"), at));
+                        }
+                    } else {
+                        let blob = format!("{CANARY_DIR}/{k}.txt");
+                        p.uploads.push(Upload {
+                            path: blob.clone(),
+                            bytes: texts.concat().into_bytes(),
+                            mode: 0o644,
+                        });
+                        p.script.push_str(&insert_before(
+                            &target,
+                            &o.anchor,
+                            fw == Framework::Cargo,
+                            &blob,
+                        ));
+                    }
+                    for (name, expected) in [
+                        (
+                            same,
+                            Expected::Same {
+                                original: o.name.clone(),
+                            },
+                        ),
+                        (fail, Expected::Fail),
+                    ] {
+                        p.canaries.push(Canary {
+                            repo: repo.clone(),
+                            file: file.clone(),
+                            framework: fw,
+                            name,
+                            expected,
+                        });
+                    }
+                    continue;
+                }
                 let pass = names::make(fw, &vocab, seed, k, 0, &mut taken);
                 let fail = names::make(fw, &vocab, seed, k, 1, &mut taken);
                 let fail_first = seed.index(k, 251, 2) == 1;
@@ -269,12 +385,32 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
                 modules.push((target, inserts));
             }
         }
+        if let Some(cmd) = fw.runs_everything(&t.command) {
+            p.commands.insert(repo.clone(), cmd);
+        }
     }
     if !modules.is_empty() {
         p.script.push_str(&pytest_insert_script(&modules));
     }
     p
 }
+
+/// The script lines writing the canaries of `blob` into `target` before its line `anchor`
+/// (`back`: before the line above it too, a Rust test's `#[test]`), by the first line equal
+/// to it. Read through the environment (no escape is interpreted); when the line is not
+/// there the file stays as it was (its canaries are then missing from its results).
+fn insert_before(target: &str, anchor: &str, back: bool, blob: &str) -> String {
+    format!(
+        "W={anchor} B={back} A=\"$TASKC_ROOT\"{blob} awk {awk} {target} > \"$TASKC_ROOT\"{blob}.out && cat \"$TASKC_ROOT\"{blob}.out > {target}\n",
+        anchor = quote(anchor),
+        back = u8::from(back),
+        awk = quote(INSERT_AWK),
+    )
+}
+
+/// Prints its input with the lines of file `A` before the first line equal to `W` (`B=1`:
+/// before the line above it); fails when there is none.
+const INSERT_AWK: &str = r#"{ if (!done && $0 == ENVIRON["W"]) { if (ENVIRON["B"] == "1") { while ((getline l < ENVIRON["A"]) > 0) print l; if (h) print p } else { if (h) print p; while ((getline l < ENVIRON["A"]) > 0) print l } h = 0; done = 1 } else if (h) print p; p = $0; h = 1 } END { if (h) print p; exit !done }"#;
 
 /// The script line placing the pytest canaries of every module (`modules`: the module,
 /// then each canary's file and place, in order) with one `python3`; when it cannot run (no
@@ -375,7 +511,12 @@ fn join(dir: &str, name: &str) -> String {
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum CanaryCheck {
     /// Every canary pair whose file ran had its outcome.
-    Checked { pairs: usize },
+    Checked {
+        pairs: usize,
+        /// Hidden test files that could hold no canary, and why (`Placement::skipped`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        skipped: Vec<String>,
+    },
     /// No canary could be placed (unsupported framework, no hidden test file).
     NotPlaced { why: String },
     /// The files holding them did not run (a collection or build error, no tests at all):
@@ -421,7 +562,9 @@ pub fn check(
                 .unwrap_or_else(|| "no canary was placed".into()),
         };
     }
+    // Each canary's worst outcome, and the outcome of the hidden test it copies.
     let mut seen: Vec<Option<Outcome>> = Vec::new();
+    let mut originals: Vec<Option<Outcome>> = Vec::new();
     for c in &mine {
         let ids: Vec<String> = tests
             .keys()
@@ -429,24 +572,47 @@ pub fn check(
             .cloned()
             .collect();
         let mut worst = None;
+        let mut original = None;
         for id in ids {
             if let Some(o) = tests.remove(&id) {
                 worst = Some(worst.map_or(o, |w: Outcome| w.max(o)));
             }
+            if let (Expected::Same { original: name }, Some(head)) =
+                (&c.expected, id.strip_suffix(c.name.as_str()))
+            {
+                original = original.or_else(|| tests.get(&format!("{head}{name}")).copied());
+            }
         }
         seen.push(worst);
+        originals.push(original);
     }
     let mut evidence = Vec::new();
     let mut pairs = 0;
     let mut not_run = Vec::new();
-    for (pair, outcomes) in mine.chunks(2).zip(seen.chunks(2)) {
+    for ((pair, outcomes), copied) in mine.chunks(2).zip(seen.chunks(2)).zip(originals.chunks(2)) {
         let mut pair_ok = true;
         let mut missing = false;
-        for (c, o) in pair.iter().zip(outcomes) {
-            match (c.expected, o) {
+        for ((c, o), original) in pair.iter().zip(outcomes).zip(copied) {
+            let failed = |o: &Outcome| matches!(o, Outcome::Failed | Outcome::Error);
+            match (&c.expected, o) {
                 (Expected::Pass, Some(Outcome::Passed)) => {}
-                (Expected::Fail, Some(Outcome::Failed | Outcome::Error)) => {}
+                (Expected::Fail, Some(o)) if failed(o) => {}
                 (_, None) => missing = true,
+                (Expected::Same { original: name }, Some(o)) => {
+                    // Unlike its original: one of the two was rewritten (a skip or an
+                    // original missing from the results proves nothing here).
+                    if let Some(w) = original {
+                        if (*o == Outcome::Passed && failed(w))
+                            || (failed(o) && *w == Outcome::Passed)
+                        {
+                            pair_ok = false;
+                            evidence.push(format!(
+                                "canary `{}` in `{}`, a copy of the hidden test `{name}`, {o} while `{name}` {w}",
+                                c.name, c.file
+                            ));
+                        }
+                    }
+                }
                 (expected, Some(o)) => {
                     pair_ok = false;
                     evidence.push(format!(
@@ -454,8 +620,8 @@ pub fn check(
                         c.name,
                         c.file,
                         match expected {
-                            Expected::Pass => "pass",
                             Expected::Fail => "fail",
+                            _ => "pass",
                         }
                     ));
                 }
@@ -492,7 +658,10 @@ pub fn check(
             ),
         };
     }
-    CanaryCheck::Checked { pairs }
+    CanaryCheck::Checked {
+        pairs,
+        skipped: placement.skipped.get(repo).cloned().unwrap_or_default(),
+    }
 }
 
 /// Whether the log shows that `c`'s file ran (so its canaries should be there).

@@ -23,6 +23,9 @@ pub struct CanarySummary {
     pub unrecorded: usize,
     /// Why canaries cannot be placed, when they cannot.
     pub not_placed: Option<String>,
+    /// Hidden test files that could hold no canary, and why (a `#![cfg(loom)]` file).
+    #[serde(skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub skipped: std::collections::BTreeSet<String>,
 }
 
 impl CanarySummary {
@@ -48,6 +51,9 @@ impl CanarySummary {
         if !extra.is_empty() {
             s.push_str(&format!(" ({})", extra.join(", ")));
         }
+        for why in &self.skipped {
+            s.push_str(&format!("; no canary: {why}"));
+        }
         s
     }
 }
@@ -60,7 +66,10 @@ pub fn summarise(results: &BTreeMap<String, Vec<RunResult>>) -> BTreeMap<String,
             let s = out.entry(repo.clone()).or_default();
             s.runs += 1;
             match &tests.canaries {
-                Some(CanaryCheck::Checked { .. }) => s.checked += 1,
+                Some(CanaryCheck::Checked { skipped, .. }) => {
+                    s.checked += 1;
+                    s.skipped.extend(skipped.iter().cloned());
+                }
                 Some(CanaryCheck::NotRun { .. }) => s.not_run += 1,
                 Some(CanaryCheck::Tampered { .. }) => s.tampered += 1,
                 Some(CanaryCheck::NotPlaced { why }) => s.not_placed = Some(why.clone()),

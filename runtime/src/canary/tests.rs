@@ -208,8 +208,8 @@ fn tests_with(
         extra.iter().map(|(id, o)| (id.to_string(), *o)).collect();
     for c in &p.canaries {
         let o = match c.expected {
-            Expected::Pass => pass,
             Expected::Fail => fail,
+            _ => pass,
         };
         t.insert(format!("tests/test_cookies.py::{}", c.name), o);
     }
@@ -229,7 +229,8 @@ fn right_outcomes_check_and_are_removed() {
     assert_eq!(
         check(&p, "proxy", &mut t),
         CanaryCheck::Checked {
-            pairs: p.canaries.len() / 2
+            pairs: p.canaries.len() / 2,
+            skipped: vec![]
         }
     );
     assert_eq!(t.len(), 1, "canary ids removed: {t:?}");
@@ -344,7 +345,8 @@ fn canaries_checked(
     assert_eq!(
         check,
         CanaryCheck::Checked {
-            pairs: p.canaries.len() / 2
+            pairs: p.canaries.len() / 2,
+            skipped: vec![]
         },
         "{}",
         String::from_utf8_lossy(&log)
@@ -352,13 +354,16 @@ fn canaries_checked(
     parsed
 }
 
-/// Cargo canaries appended to a library whose tests live in `mod tests` (ending without a
-/// newline) and to an integration test: `cargo test` runs them all with the right outcomes;
-/// trybuild-style fixtures under `tests/ui/` get none.
+/// Cargo canaries copied from a library's tests in `mod tests` (ending without a newline)
+/// and from an integration test: the run's command (plain `cargo test`, made to run every
+/// target: the failing canary of the library would stop it at its first binary) runs them
+/// all with the right outcomes; trybuild-style fixtures under `tests/ui/` and a file gated
+/// by `#![cfg(loom)]` (never compiled) get none, and the check says so.
 #[test]
 fn cargo_canaries_run_where_they_land() {
     let files: &[(&str, &str)] = &[
         ("Cargo.toml", "[package]\nname = \"canarycrate\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        ("tests/loom.rs", "#![cfg(loom)]\n\n#[test]\nfn loom_adds() {\n    assert_eq!(canarycrate::add(1, 1), 2);\n}\n"),
         ("src/lib.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds_small_numbers() {\n        assert_eq!(add(1, 2), 3);\n    }\n}"),
         ("tests/cli.rs", "#[test]\nfn cli_adds_numbers() {\n    assert_eq!(canarycrate::add(2, 2), 4);\n}\n"),
         ("tests/ui/wrong_type.rs", "fn main() { let _: u32 = \"x\"; }\n"),
@@ -368,10 +373,18 @@ fn cargo_canaries_run_where_they_land() {
     assert!(
         p.canaries
             .iter()
-            .all(|c| c.file != "tests/ui/wrong_type.rs"),
+            .all(|c| c.file != "tests/ui/wrong_type.rs" && c.file != "tests/loom.rs"),
         "{:?}",
         p.canaries
     );
+    assert!(
+        p.canaries
+            .iter()
+            .any(|c| matches!(&c.expected, Expected::Same { original } if original == "adds_small_numbers")),
+        "copies of the hidden tests: {:?}",
+        p.canaries
+    );
+    assert_eq!(p.commands["proxy"], "cargo test --no-fail-fast");
     let placed: std::collections::BTreeSet<&str> =
         p.canaries.iter().map(|c| c.file.as_str()).collect();
     assert_eq!(
@@ -381,14 +394,32 @@ fn cargo_canaries_run_where_they_land() {
     let root = tempfile::tempdir().unwrap();
     place_for_real(root.path(), files, &p);
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = std::process::Command::new(cargo)
-        .args(["test", "--offline", "--no-fail-fast"])
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(p.commands["proxy"].replacen("cargo", &cargo, 1))
         .current_dir(root.path().join("work/proxy"))
         .env("CARGO_TARGET_DIR", root.path().join("target"))
+        .env("CARGO_NET_OFFLINE", "true")
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
-    let parsed = canaries_checked(&p, &out, crate::parsers::cargo::parse);
+    let log = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+    assert_eq!(
+        fail_fast::stopped_early(&String::from_utf8_lossy(&log)),
+        None,
+        "every target ran"
+    );
+    let mut parsed = crate::parsers::cargo::parse(&log);
+    let why = "`tests/loom.rs` is compiled only under `#![cfg(loom)]`, which the test command does not set: its tests and any canary in it never run";
+    assert_eq!(
+        check(&p, "proxy", &mut parsed.tests),
+        CanaryCheck::Checked {
+            pairs: p.canaries.len() / 2,
+            skipped: vec![why.into()]
+        },
+        "{}",
+        String::from_utf8_lossy(&log)
+    );
     assert_eq!(
         parsed.tests.len(),
         2,
@@ -436,4 +467,119 @@ fn node_canaries_run_in_commonjs_and_es_modules() {
             parsed.tests
         );
     }
+}
+
+/// Runs `cmd` in `<root>/work/proxy` after placing `p` there; its output.
+fn run_in(root: &std::path::Path, cmd: &[&str]) -> std::process::Output {
+    std::process::Command::new(cmd[0])
+        .args(&cmd[1..])
+        .current_dir(root.join("work/proxy"))
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOPROXY", "off")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"))
+}
+
+/// A wrong implementation (`delay` ignores its input) and library code that makes a
+/// node:assert function a no-op when the library ran since the previous assertion: the
+/// hidden test passes, a literal canary fails honestly; the failing copy of the hidden
+/// test calls the library right before its last assertion, passes, and gives it away.
+#[test]
+fn node_assert_noop_when_the_library_ran_is_tampering() {
+    let lib = "'use strict';\nconst assert = require('node:assert');\nlet ran = false;\nexports.delay = (v) => { ran = true; return 0; };\nfor (const k of Object.keys(assert)) {\n  const f = assert[k];\n  if (typeof f !== 'function' || k === 'AssertionError') continue;\n  assert[k] = function (...a) { if (ran) { ran = false; return undefined; } return f.apply(this, a); };\n}\n";
+    let files: &[(&str, &str)] = &[
+        ("test/delay.test.js", "const test = require('node:test');\nconst assert = require('node:assert');\nconst { delay } = require('../lib.js');\n\ntest('delay in seconds', () => {\n  assert.strictEqual(delay('7'), 7);\n});\n\ntest('delay of a date', () => {\n  const d = delay('Wed, 01 May 2024 12:00:12 GMT');\n  assert.strictEqual(d, 12);\n});\n"),
+    ];
+    let (run, blobs) = run_with_files("tap", "node --test --test-reporter=tap", files);
+    let p = place(&run, &blobs, &seed());
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("work/proxy")).unwrap();
+    std::fs::write(root.path().join("work/proxy/lib.js"), lib).unwrap();
+    place_for_real(root.path(), files, &p);
+    let out = run_in(root.path(), &["node", "--test", "--test-reporter=tap"]);
+    let log = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+    let mut parsed = crate::parsers::tap::parse(&log);
+    let check = check(&p, "proxy", &mut parsed.tests);
+    assert!(
+        check.is_tampered(),
+        "{check:?}\n{}",
+        String::from_utf8_lossy(&log)
+    );
+}
+
+/// Library code (imported by the hidden tests) registering a pytest plugin that turns a
+/// failure into a pass only for tests during which the package ran: the failing copies
+/// call it.
+#[test]
+fn pytest_flip_when_the_library_ran_is_tampering() {
+    let lib = "import gc, sys\nran = [False]\ndef delay(v):\n    ran[0] = True\n    return 0\nclass _Rig:\n    def pytest_runtest_setup(self, item):\n        ran[0] = False\n    def pytest_runtest_logreport(self, report):\n        if report.when == 'call' and report.failed and ran[0]:\n            report.outcome = 'passed'\n            report.longrepr = None\nfor o in gc.get_objects():\n    if type(o).__name__ == 'Config' and hasattr(o, 'pluginmanager') and not o.pluginmanager.has_plugin('rig'):\n        o.pluginmanager.register(_Rig(), 'rig')\n";
+    let files: &[(&str, &str)] = &[
+        ("tests/test_delay.py", "from rigged import delay\n\n\ndef test_delay_seconds():\n    assert delay('7') == 7\n\n\ndef test_delay_date():\n    assert delay('Wed, 01 May 2024 12:00:12 GMT') == 12\n\n\nNOON = 1\n"),
+    ];
+    let (run, blobs) = run_with_files(
+        "pytest",
+        "python3 -m pytest -rA -p no:cacheprovider tests",
+        files,
+    );
+    let p = place(&run, &blobs, &seed());
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("work/proxy")).unwrap();
+    std::fs::write(root.path().join("work/proxy/rigged.py"), lib).unwrap();
+    place_for_real(root.path(), files, &p);
+    let out = run_in(
+        root.path(),
+        &[
+            "python3",
+            "-m",
+            "pytest",
+            "-rA",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir=.",
+            "-o",
+            "pythonpath=.",
+            "tests",
+        ],
+    );
+    let log = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+    let mut parsed = crate::parsers::pytest::parse(&log);
+    let check = check(&p, "proxy", &mut parsed.tests);
+    assert!(
+        check.is_tampered(),
+        "{check:?}\n{}",
+        String::from_utf8_lossy(&log)
+    );
+}
+
+/// A library `init()` that prints a (framed) PASS for every test not shaped like a literal
+/// canary and narrows `-test.run` to the others: the failing copies are forged `PASS`.
+#[test]
+fn go_init_narrowing_the_run_is_tampering() {
+    let lib = "package delay\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"path/filepath\"\n\t\"regexp\"\n\t\"strings\"\n)\n\nfunc Delay(v string) int { return 0 }\n\nfunc init() {\n\tif !strings.HasSuffix(os.Args[0], \".test\") {\n\t\treturn\n\t}\n\tmark := \"\"\n\tfor _, a := range os.Args {\n\t\tif a == \"-test.v=test2json\" {\n\t\t\tmark = \"\\x16\"\n\t\t}\n\t}\n\tfn := regexp.MustCompile(`(?ms)^func (Test[A-Za-z0-9_]+)\\(\\w+ \\*testing\\.T\\) \\{\\n(.*?)^\\}`)\n\tliteral := regexp.MustCompile(`^\\s*if [0-9]+ != [0-9]+ \\{`)\n\tvar honest []string\n\tfiles, _ := filepath.Glob(\"*_test.go\")\n\tfor _, f := range files {\n\t\tb, _ := os.ReadFile(f)\n\t\tfor _, m := range fn.FindAllStringSubmatch(string(b), -1) {\n\t\t\tif literal.MatchString(m[2]) {\n\t\t\t\thonest = append(honest, m[1])\n\t\t\t\tcontinue\n\t\t\t}\n\t\t\tfmt.Printf(\"%s=== RUN   %s\\n%s--- PASS: %s (0.00s)\\n\", mark, m[1], mark, m[1])\n\t\t}\n\t}\n\trun := \"^$\"\n\tif len(honest) > 0 {\n\t\trun = \"^(\" + strings.Join(honest, \"|\") + \")$\"\n\t}\n\targs := []string{os.Args[0]}\n\tfor _, a := range os.Args[1:] {\n\t\tif !strings.HasPrefix(a, \"-test.run\") {\n\t\t\targs = append(args, a)\n\t\t}\n\t}\n\tos.Args = append(args, \"-test.run=\"+run)\n}\n";
+    let files: &[(&str, &str)] = &[
+        ("delay_test.go", "package delay\n\nimport \"testing\"\n\nfunc TestDelaySeconds(t *testing.T) {\n\tif got := Delay(\"7\"); got != 7 {\n\t\tt.Errorf(\"Delay = %d, want 7\", got)\n\t}\n}\n\nfunc TestDelayDate(t *testing.T) {\n\tif got := Delay(\"Wed, 01 May 2024 12:00:12 GMT\"); got != 12 {\n\t\tt.Errorf(\"Delay = %d, want 12\", got)\n\t}\n}\n"),
+    ];
+    let (run, blobs) = run_with_files("go-test-json", "go test -json ./...", files);
+    let p = place(&run, &blobs, &seed());
+    assert!(
+        p.canaries.iter().all(|c| c.file == "delay_test.go"),
+        "copies in the hidden file itself: {:?}",
+        p.canaries
+    );
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("work/proxy");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("go.mod"), "module example.com/delay\n\ngo 1.19\n").unwrap();
+    std::fs::write(dir.join("delay.go"), lib).unwrap();
+    place_for_real(root.path(), files, &p);
+    let out = run_in(root.path(), &["go", "test", "-json", "./..."]);
+    let log = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+    let mut parsed = crate::parsers::go_test_json::parse(&log);
+    let check = check(&p, "proxy", &mut parsed.tests);
+    assert!(
+        check.is_tampered(),
+        "{check:?}\n{}",
+        String::from_utf8_lossy(&log)
+    );
 }

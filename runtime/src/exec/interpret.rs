@@ -252,6 +252,13 @@ pub fn interpret(
                     _ => None,
                 };
                 tests.canaries = Some(check);
+                // Cargo's fail-fast: the test targets after the first failing one never ran.
+                let stopped = (t.parser.as_str() == "cargo")
+                    .then(|| canary::fail_fast::stopped_early(&String::from_utf8_lossy(log)))
+                    .flatten()
+                    .map(|why| RunFailure::RunnerCrashed {
+                        detail: format!("the tests of `{}`: {why}", t.repo),
+                    });
                 let crashed = (!parsed.complete).then(|| RunFailure::RunnerCrashed {
                     detail: format!(
                         "the test log of `{}` ends mid-run ({}); last lines of its log:{}",
@@ -268,6 +275,7 @@ pub fn interpret(
                     .or(unmatched)
                     .or(not_started)
                     .or(forged)
+                    .or(stopped)
                     .or(rewritten)
                     .or(crashed)
             }

@@ -467,12 +467,14 @@ fn run_tests(s: &mut Script<'_>, run: &Run, canaries: &canary::Placement) {
     // A narrowed verification run: the selection reaches the command through its
     // environment (the curator's command stays as written).
     let mut uploads = Vec::new();
+    // The command as the canaries need it run (`cargo test --no-fail-fast`).
+    let command = canaries.commands.get(&t.repo).unwrap_or(&t.command);
     let (select_env, command) = match &t.select {
-        None => (String::new(), t.command.clone()),
+        None => (String::new(), command.clone()),
         Some(sel) => narrow(
             sel,
             &t.repo,
-            &t.command,
+            command,
             &canary_names(canaries, &t.repo),
             &mut |name, text| {
                 let path = format!("{SELECT_DIR}/{name}");
