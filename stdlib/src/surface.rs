@@ -23,7 +23,7 @@ pub const COMMON: &[&str] = &[
 ];
 
 /// pytest: conftest files (hooks such as `pytest_runtest_makereport`), configuration files
-/// (`addopts = -p plugin`; the whole file is reverted, including sections that are not
+/// (`addopts = -p plugin`; pytest ≥ 9 also reads `pytest.toml` and `.pytest.toml`; the whole file is reverted, including sections that are not
 /// pytest's, since pytest reads keys from anywhere in them: TOML dotted keys, INI
 /// sections), package metadata folders (`pytest11` entry points register plugins without
 /// any configuration), and test modules (`test_*.py`, `*_test.py`: tests the agent edits
@@ -36,6 +36,7 @@ pub const PYTEST: &[&str] = &[
     "**/*.dist-info/**",
     "**/*.egg-info/**",
     ".pytest.ini",
+    ".pytest.toml",
     "*.so",
     "*_test.py",
     "_pytest/**",
@@ -46,6 +47,7 @@ pub const PYTEST: &[&str] = &[
     "pyproject.toml",
     "pytest.ini",
     "pytest.py",
+    "pytest.toml",
     "pytest/**",
     "setup.cfg",
     "test_*.py",
@@ -103,6 +105,7 @@ pub const JUNIT: &[&str] = &[
     "**/*.dist-info/**",
     "**/*.egg-info/**",
     ".pytest.ini",
+    ".pytest.toml",
     "*.so",
     "*_test.go",
     "*_test.py",
@@ -114,6 +117,7 @@ pub const JUNIT: &[&str] = &[
     "pyproject.toml",
     "pytest.ini",
     "pytest.py",
+    "pytest.toml",
     "pytest/**",
     "setup.cfg",
     "test_*.py",
