@@ -192,14 +192,10 @@ mod tests {
 
     #[test]
     fn every_stdlib_surface_glob_parses() {
-        for list in [
-            taskc_stdlib::surface::COMMON,
-            taskc_stdlib::surface::PYTEST,
-            taskc_stdlib::surface::GO,
-            taskc_stdlib::surface::NODE,
-            taskc_stdlib::surface::CARGO,
-            taskc_stdlib::surface::JUNIT,
-        ] {
+        let lists = crate::parser::LogParser::ALL
+            .iter()
+            .map(|p| p.descriptor().surface);
+        for list in std::iter::once(taskc_stdlib::surface::COMMON).chain(lists) {
             for g in list {
                 assert!(Glob::parse(g).is_ok(), "stdlib glob `{g}` does not parse");
             }

@@ -23,7 +23,7 @@ pub const COMMON: &[&str] = &[
 ];
 
 /// pytest: conftest files (hooks such as `pytest_runtest_makereport`), configuration files
-/// (`addopts = -p plugin`; the whole file is reverted, including sections that are not
+/// (`addopts = -p plugin`; pytest ≥ 9 also reads `pytest.toml` and `.pytest.toml`; the whole file is reverted, including sections that are not
 /// pytest's, since pytest reads keys from anywhere in them: TOML dotted keys, INI
 /// sections), package metadata folders (`pytest11` entry points register plugins without
 /// any configuration), and test modules (`test_*.py`, `*_test.py`: tests the agent edits
@@ -37,6 +37,7 @@ pub const PYTEST: &[&str] = &[
     "**/*.dist-info/**",
     "**/*.egg-info/**",
     ".pytest.ini",
+    ".pytest.toml",
     "*.so",
     "*_test.py",
     "_pytest/**",
@@ -124,6 +125,7 @@ pub const JUNIT: &[&str] = &[
     "**/*.dist-info/**",
     "**/*.egg-info/**",
     ".pytest.ini",
+    ".pytest.toml",
     "*.so",
     "*_test.go",
     "*_test.py",

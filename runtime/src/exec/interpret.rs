@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use taskc_compiler::parser::ToolVersion;
+use taskc_compiler::parser::{Input, ToolVersion, REPORT_ENV};
 use taskc_compiler::plan::{Run, SelectHow};
 
 use super::script::{
     harness_file, StepFailure, EXIT_FILE, FAILED_FILE, LIMITS_FILE, MS_FILE, PYTEST_PLUGIN_MARK,
-    PYTEST_UNMATCHED_MARK, STEP_FAILED, TIMED_OUT_FILE,
+    PYTEST_UNMATCHED_MARK, REPORT_FILE, STEP_FAILED, TIMED_OUT_FILE,
 };
 use crate::backend::{RunOutcome, LOG_CAP};
 use crate::canary;
@@ -189,8 +189,23 @@ pub fn interpret(
             t.repo
         )))
     } else {
-        match parsers::parse(t.parser, log) {
-            Ok(mut parsed) => {
+        let input = match t.parser.descriptor().input {
+            Input::Log => Ok(log),
+            Input::ReportFile { .. } => c
+                .get(&harness_file(REPORT_FILE))
+                .map(Vec::as_slice)
+                .ok_or_else(|| RunFailure::RunnerCrashed {
+                    detail: format!(
+                        "the tests of `{}` wrote no report at ${REPORT_ENV} (the `run` command must hand it to the runner) ({}); last lines of its log:{}",
+                        t.repo,
+                        exit_text(exit_code.unwrap_or(0)),
+                        log_tail(log)
+                    ),
+                }),
+        };
+        match input.map(|input| parsers::parse(t.parser, input)) {
+            Err(no_report) => Some(no_report),
+            Ok(Ok(mut parsed)) => {
                 let code = exit_code.unwrap_or(0);
                 let unselected = t
                     .select
@@ -279,7 +294,7 @@ pub fn interpret(
                     .or(rewritten)
                     .or(crashed)
             }
-            Err(e) => Some(RunFailure::RunnerCrashed {
+            Ok(Err(e)) => Some(RunFailure::RunnerCrashed {
                 detail: format!(
                     "the test log of `{}` cannot be parsed: {e} ({}); last lines of its log:{}",
                     t.repo,

@@ -39,11 +39,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use taskc_compiler::parser::{Input, REPORT_ENV};
 use taskc_compiler::patch::{numstat_z, parse_patch};
 use taskc_compiler::plan::{Run, SelectHow, Step, TestSelection};
 
 use super::surface;
-use crate::backend::Upload;
+use crate::backend::{Upload, LOG_CAP};
 use crate::canary;
 
 /// The harness's root-only folder; uploads land under it.
@@ -500,12 +501,17 @@ fn run_tests(s: &mut Script<'_>, run: &Run, canaries: &canary::Placement) {
     s.line(&format!(
         "for f in {EXIT_FILE} {MS_FILE} {LIMITS_FILE}; do printf '%-40s\\n' '' > \"$H/$f\" || fail {harness} 'cannot write the records'; done"
     ));
+    let report = report_file(t.parser.descriptor().input);
+    for l in &report.before {
+        s.line(l);
+    }
     s.line("start=${EPOCHREALTIME//[.,]/}");
     s.line(&format!(
         "timeout -s KILL {secs} \"${{drop[@]}}\" env HOME=\"$TH\" USER={TEST_USER} LOGNAME={TEST_USER} \
-         PATH=\"$TEST_PATH\" {select_env}bash -c {cmd} >&3 2>&4 3>&- 4>&- </dev/null",
+         PATH=\"$TEST_PATH\" {report_env}{select_env}bash -c {cmd} >&3 2>&4 3>&- 4>&- </dev/null",
         secs = t.timeout_secs,
         cmd = sh_quote(&command),
+        report_env = report.env,
     ));
     s.line("code=$?");
     s.line("end=${EPOCHREALTIME//[.,]/}");
@@ -515,6 +521,10 @@ fn run_tests(s: &mut Script<'_>, run: &Run, canaries: &canary::Placement) {
     // Whatever the test user left running (daemons, detached writers, a process holding the
     // pids limit full) is frozen, then killed, by root, without a fork.
     s.line("[ ${#drop[@]} -gt 0 ] && reap");
+    // The report file is read once nothing of the test user's runs any more.
+    for l in &report.after {
+        s.line(l);
+    }
     // Whether the run reached its process limit (cgroup v2, then v1's pids controller).
     s.line(
         "hit=0; for f in /sys/fs/cgroup/pids.events /sys/fs/cgroup/pids/pids.events; do \
@@ -528,6 +538,53 @@ fn run_tests(s: &mut Script<'_>, run: &Run, canaries: &canary::Placement) {
         limit = t.timeout_secs.saturating_mul(1000)
     ));
     s.line("exit 0");
+}
+
+/// The harness record holding the report file of a parser that reads one.
+pub const REPORT_FILE: &str = "report";
+
+/// The lines around the test command of a parser reading [`Input::ReportFile`]: before it,
+/// a fresh folder with a random name (`mktemp`) in a root-owned folder the test user can
+/// pass through but not list (0711), handed to the test user; the command's environment
+/// gets [`REPORT_ENV`] holding the report's path there; after it (and after the test user's
+/// processes are killed), the report is read *as the test user* (a link it planted reads
+/// only what it could print anyway), at most [`LOG_CAP`] bytes, into the harness record
+/// [`REPORT_FILE`]. Nothing for [`Input::Log`].
+struct ReportLines {
+    before: Vec<String>,
+    env: String,
+    after: Vec<String>,
+}
+
+fn report_file(input: Input) -> ReportLines {
+    let Input::ReportFile { file_name } = input else {
+        return ReportLines {
+            before: Vec::new(),
+            env: String::new(),
+            after: Vec::new(),
+        };
+    };
+    let harness = StepFailure::Harness.as_str();
+    let file = sh_quote(file_name);
+    ReportLines {
+        before: vec![
+            "RP=\"$TASKC_ROOT\"/tmp/taskc-reports".to_string(),
+            format!(
+                "mkdir -p \"$RP\" && chmod 0711 \"$RP\" && R=$(mktemp -d \"$RP\"/XXXXXXXXXXXXXXXX) \
+                 || fail {harness} 'cannot create the report folder'"
+            ),
+            format!(
+                "if [ ${{#drop[@]}} -gt 0 ]; then chown {TEST_UID}:{TEST_UID} \"$R\" \
+                 || fail {harness} 'cannot hand the report folder to the test user'; fi"
+            ),
+        ],
+        env: format!("{REPORT_ENV}=\"$R\"/{file} "),
+        after: vec![format!(
+            "\"${{drop[@]}}\" head -c {cap} -- \"$R\"/{file} > \"$H/{REPORT_FILE}\" 2>/dev/null \
+             || rm -f \"$H/{REPORT_FILE}\"",
+            cap = LOG_CAP,
+        )],
+    }
 }
 
 fn canary_names(canaries: &canary::Placement, repo: &str) -> Vec<String> {
@@ -593,6 +650,56 @@ fn narrow(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The report-file lines, run by bash: the command finds `$TASKC_REPORT` in a fresh
+    /// folder of an unlistable one, and the harness keeps what it wrote (or nothing).
+    #[test]
+    fn a_report_file_reaches_the_harness_records_from_a_fresh_unlistable_folder() {
+        use std::os::unix::fs::PermissionsExt;
+        let lines = report_file(Input::ReportFile {
+            file_name: "report.xml",
+        });
+        for (command, expect) in [
+            ("printf '<r/>' > \"$TASKC_REPORT\"", Some("<r/>")),
+            ("echo no report", None),
+        ] {
+            let root = tempfile::tempdir().unwrap();
+            let mut script = format!(
+                "set +e\nTASKC_ROOT={root}\nH=\"$TASKC_ROOT\"/h; mkdir -p \"$H\"\n\
+                 fail() {{ printf '%s\\n%s\\n' \"$1\" \"$2\" > \"$H/{FAILED_FILE}\"; exit {STEP_FAILED}; }}\n\
+                 drop=()\n",
+                root = sh_quote(&root.path().display().to_string()),
+            );
+            for l in &lines.before {
+                script.push_str(l);
+                script.push('\n');
+            }
+            script.push_str(&format!("{}bash -c {}\n", lines.env, sh_quote(command)));
+            for l in &lines.after {
+                script.push_str(l);
+                script.push('\n');
+            }
+            let status = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(&script)
+                .status()
+                .unwrap();
+            assert!(status.success(), "{script}");
+            let got = std::fs::read(root.path().join("h").join(REPORT_FILE)).ok();
+            assert_eq!(got.as_deref(), expect.map(str::as_bytes), "{command}");
+            let reports = root.path().join("tmp/taskc-reports");
+            let mode = std::fs::metadata(&reports).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o711);
+            let folders: Vec<String> = std::fs::read_dir(&reports)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(folders.len(), 1);
+            assert_eq!(folders[0].len(), 16, "a random name: {folders:?}");
+        }
+        let none = report_file(Input::Log);
+        assert!(none.before.is_empty() && none.env.is_empty() && none.after.is_empty());
+    }
 
     #[test]
     fn quoting_keeps_words_and_escapes_quotes() {

@@ -131,6 +131,48 @@ def pytest_node_id(rest):
     return (rest[:dash] if dash != -1 else rest).strip()
 
 
+# The final line's words per summary word (taskc's `final_counts`): `2 passed, 1 xfailed`.
+FINAL_COUNT_WORDS = {"passed": "PASSED", "failed": "FAILED", "error": "ERROR",
+                     "errors": "ERROR", "skipped": "SKIPPED", "xfailed": "XFAIL",
+                     "xpassed": "XPASS"}
+COUNT_NAMES = {"PASSED": "passed", "FAILED": "failed", "ERROR": "errors",
+               "SKIPPED": "skipped", "XFAIL": "xfailed", "XPASS": "xpassed"}
+
+
+def final_counts(line):
+    text = line.strip("= ")
+    at = text.rfind(" in ")
+    counts = {}
+    if at == -1:
+        return counts
+    for part in text[:at].split(","):
+        m = re.match(r"([0-9]+)(.*)$", part.strip(" "))
+        word = m and FINAL_COUNT_WORDS.get(m.group(2).strip(" "))
+        if word:
+            counts[word] = counts.get(word, 0) + int(m.group(1))
+    return counts
+
+
+def check_counts(parsed, summary, final):
+    """A final line whose counts disagree with the results its summary lists: forged."""
+    listed = {}
+    for line in summary:
+        word, _, rest = line.partition(" ")
+        if word not in PYTEST_WORDS or not rest:
+            continue
+        grouped = re.match(r"\[([0-9]+)\]", rest) if word == "SKIPPED" else None
+        if grouped:
+            listed[word] = listed.get(word, 0) + int(grouped.group(1))
+        elif not rest.startswith("[") and pytest_node_id(rest):
+            listed[word] = listed.get(word, 0) + 1
+    said = final_counts(final)
+    for word, n in sorted(listed.items()):
+        if n and n != said.get(word, 0):
+            parsed.tampering.append(
+                "pytest's final line counts %d %s but its summary lists %d `%s` results"
+                % (said.get(word, 0), COUNT_NAMES[word], n, word))
+
+
 def parse_pytest(text):
     parsed = Parsed()
     lines = [ANSI.sub("", l).rstrip("\r") for l in text.split("\n")]
@@ -166,6 +208,8 @@ def parse_pytest(text):
     for s in sessions:
         if s["final"] is None:
             parsed.complete = False
+        elif s["summary"] is not None:
+            check_counts(parsed, s["summary"], s["final"])
         for line in s["summary"] or []:
             word, _, rest = line.partition(" ")
             outcome = PYTEST_WORDS.get(word)
