@@ -13,6 +13,7 @@ pub mod jest_json;
 pub mod junit_xml;
 mod lines;
 mod parsed_log;
+pub mod phpunit;
 pub mod pytest;
 pub mod tap;
 
