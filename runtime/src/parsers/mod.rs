@@ -10,12 +10,17 @@ mod error;
 pub mod go_test_json;
 mod id_batch;
 pub mod jest_json;
+mod json_reports;
 pub mod junit_xml;
 mod lines;
+pub mod minitest;
+pub mod mocha;
 mod parsed_log;
 pub mod phpunit;
 pub mod pytest;
+pub mod rspec;
 pub mod tap;
+pub mod unittest;
 
 pub use error::ParserError;
 pub use parsed_log::{Outcome, ParsedLog, TestResult};
