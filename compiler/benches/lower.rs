@@ -57,7 +57,7 @@ fn repo(i: usize, name: &str, role: Role, uses: Vec<String>) -> Repo {
         test: target.then(|| TestBlock {
             patch: patch("tests.patch", &format!("tests/test_{name}.py"), 200, i + 1),
             run: "python -m pytest -rA".to_string(),
-            parser: "pytest".to_string(),
+            parser: taskc_compiler::parser::LogParser::Pytest,
             timeout_secs: 600,
             expect: Expectations::default(),
             select: None,

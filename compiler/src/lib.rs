@@ -13,6 +13,7 @@ pub mod loader;
 pub mod lock;
 pub mod lower;
 pub mod model;
+pub mod parser;
 pub mod patch;
 pub mod plan;
 pub mod recipe;

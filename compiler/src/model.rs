@@ -184,8 +184,8 @@ pub struct TestBlock {
     pub patch: PatchFile,
     /// Shell command that runs the tests, in the repository's folder.
     pub run: String,
-    /// Name of a runtime log parser (`pytest`, `go-test-json`, …).
-    pub parser: String,
+    /// The log parser (`parser pytest`), which decides how its runs are read.
+    pub parser: crate::parser::LogParser,
     pub timeout_secs: u64,
     pub expect: Expectations,
     /// `select "… {ids} …"`: the command that runs only the given tests, for a parser taskc

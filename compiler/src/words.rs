@@ -53,6 +53,7 @@ pub(crate) use words;
 #[cfg(test)]
 mod tests {
     use crate::model::{Role, Rule, TaskKind, VerifyStrategy};
+    use crate::parser::LogParser;
     use crate::plan::{Expect, ScoreMode, Verdict, WorkspaceMode};
 
     fn round_trip<T>(words: &[&str])
@@ -78,6 +79,7 @@ mod tests {
         round_trip::<Expect>(Expect::WORDS);
         round_trip::<ScoreMode>(ScoreMode::WORDS);
         round_trip::<WorkspaceMode>(WorkspaceMode::WORDS);
+        round_trip::<LogParser>(LogParser::WORDS);
     }
 
     #[test]

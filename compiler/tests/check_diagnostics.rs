@@ -175,7 +175,7 @@ fn valid_spec_has_no_diagnostics_and_the_expected_task() {
     assert_eq!(gold.patch.files[0].path(), "src/a.py");
     assert_eq!(gold.digest.len(), 64);
     let test = a.test.as_ref().expect("test");
-    assert_eq!(test.parser, "pytest");
+    assert_eq!(test.parser, taskc_compiler::parser::LogParser::Pytest);
     assert_eq!(
         test.timeout_secs,
         taskc_compiler::model::DEFAULT_TEST_TIMEOUT_SECS

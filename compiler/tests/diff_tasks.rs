@@ -93,7 +93,7 @@ fn a_new_select_template_is_a_field_change_that_invalidates_its_targets_runs() {
     let jest = |select: Option<&str>| {
         let mut t = cookie_split();
         let gw = t.repos[1].test.as_mut().unwrap();
-        gw.parser = "jest-json".into();
+        gw.parser = taskc_compiler::parser::LogParser::JestJson;
         gw.select = select.map(str::to_string);
         t
     };

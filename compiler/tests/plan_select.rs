@@ -23,7 +23,7 @@ fn jest_gateway(template: Option<&str>) -> VerifyPlan {
         .find(|r| r.name == "gateway")
         .and_then(|r| r.test.as_mut())
         .expect("gateway's test block");
-    gateway.parser = "jest-json".to_string();
+    gateway.parser = taskc_compiler::parser::LogParser::JestJson;
     gateway.run = "npx jest --json".to_string();
     gateway.select = template.map(str::to_string);
     let plan = lower_verify(&task, &LowerOptions::default()).expect("lowers");

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use taskc_runtime::parsers::parse;
+use taskc_runtime::parsers::{parse, LogParser};
 
 const SUMMARY_TESTS: usize = 1_000_000;
 
@@ -59,7 +59,7 @@ fn main() {
     let mut complete = false;
     for _ in 0..3 {
         let start = Instant::now();
-        let parsed = parse("pytest", &log).expect("pytest is a known parser");
+        let parsed = parse(LogParser::Pytest, &log).expect("pytest is a known parser");
         best = best.min(start.elapsed());
         tests = parsed.tests.len();
         complete = parsed.complete;

@@ -4,7 +4,7 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use taskc_runtime::parsers::parse;
+use taskc_runtime::parsers::{parse, LogParser};
 
 fn path(fixture: &str) -> String {
     format!(
@@ -16,7 +16,7 @@ fn path(fixture: &str) -> String {
 fn snapshot(fixture: &str, case: &str) {
     let path = path(fixture);
     let log = std::fs::read(&path).expect("fixture exists");
-    let parsed = parse("jest-json", &log).expect("a readable jest log");
+    let parsed = parse(LogParser::JestJson, &log).expect("a readable jest log");
     insta::with_settings!({
         input_file => &path,
         description => case,
@@ -39,7 +39,7 @@ fn report() {
 #[test]
 fn report_relative_to_repo_root() {
     let log = std::fs::read(path("report.log")).expect("fixture exists");
-    let mut parsed = parse("jest-json", &log).expect("a readable jest log");
+    let mut parsed = parse(LogParser::JestJson, &log).expect("a readable jest log");
     parsed.strip_root("/repo/");
     let ids: Vec<&str> = parsed.tests.keys().map(String::as_str).collect();
     insta::assert_snapshot!(ids.join("\n"), @r"
@@ -73,6 +73,6 @@ fn no_report() {
 #[test]
 fn malformed() {
     let log = std::fs::read(path("malformed.log")).expect("fixture exists");
-    let err = parse("jest-json", &log).expect_err("a broken report is an error");
+    let err = parse(LogParser::JestJson, &log).expect_err("a broken report is an error");
     insta::assert_snapshot!(err.to_string(), @"jest-json log is malformed at line 7: expected value at line 1 column 2172; check that the test command writes an unmodified report");
 }

@@ -4,7 +4,7 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use taskc_runtime::parsers::parse;
+use taskc_runtime::parsers::{parse, LogParser};
 
 fn snapshot(fixture: &str, case: &str) {
     let path = format!(
@@ -12,7 +12,7 @@ fn snapshot(fixture: &str, case: &str) {
         env!("CARGO_MANIFEST_DIR")
     );
     let log = std::fs::read(&path).expect("fixture exists");
-    let parsed = parse("junit-xml", &log).expect("junit-xml is a known parser");
+    let parsed = parse(LogParser::JunitXml, &log).expect("junit-xml is a known parser");
     insta::with_settings!({
         input_file => &path,
         description => case,

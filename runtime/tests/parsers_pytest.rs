@@ -4,7 +4,7 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use taskc_runtime::parsers::parse;
+use taskc_runtime::parsers::{parse, LogParser};
 
 fn snapshot(fixture: &str, case: &str) {
     let path = format!(
@@ -12,7 +12,7 @@ fn snapshot(fixture: &str, case: &str) {
         env!("CARGO_MANIFEST_DIR")
     );
     let log = std::fs::read(&path).expect("fixture exists");
-    let parsed = parse("pytest", &log).expect("pytest is a known parser");
+    let parsed = parse(LogParser::Pytest, &log).expect("pytest is a known parser");
     insta::with_settings!({
         input_file => &path,
         description => case,
@@ -112,7 +112,7 @@ fn non_utf8_bytes() {
     log.extend_from_slice(b"=========== short test summary info ===========\n");
     log.extend_from_slice(b"PASSED t.py::test_x[\xff\xfe]\nFAILED t.py::test_y - \xc3\n");
     log.extend_from_slice(b"======= 1 failed, 1 passed in 0.01s =======\n");
-    let parsed = parse("pytest", &log).expect("known parser");
+    let parsed = parse(LogParser::Pytest, &log).expect("known parser");
     insta::assert_snapshot!(parsed.to_string(), @r"
     complete: true
     tests (2):

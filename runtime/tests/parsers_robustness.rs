@@ -4,18 +4,7 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use taskc_runtime::parsers::{minitest, mocha, parse, phpunit, rspec, unittest, ParsedLog};
-
-type ParseFn = fn(&[u8]) -> ParsedLog;
-
-/// The runners' parsers of issue 25 that `parse` does not dispatch to yet: fed the same logs.
-const RUNNER_PARSERS: &[(&str, ParseFn)] = &[
-    ("minitest", minitest::parse),
-    ("mocha", mocha::parse),
-    ("phpunit", phpunit::parse),
-    ("rspec", rspec::parse),
-    ("unittest", unittest::parse),
-];
+use taskc_runtime::parsers::{parse, LogParser};
 
 /// xorshift64: deterministic, so a failure reproduces.
 fn next(state: &mut u64) -> u64 {
@@ -59,12 +48,9 @@ fn cut_and_flipped_logs_never_panic() {
                 let at = (next(&mut state) as usize) % mutated.len();
                 mutated[at] = next(&mut state) as u8;
             }
-            for parser in taskc_stdlib::PARSERS {
+            for &parser in LogParser::ALL {
                 // Errors are fine; panics are not.
                 let _ = parse(parser, &mutated);
-            }
-            for (_, parser) in RUNNER_PARSERS {
-                let _ = parser(&mutated);
             }
         }
     }
@@ -72,16 +58,10 @@ fn cut_and_flipped_logs_never_panic() {
 
 #[test]
 fn every_parser_reports_an_empty_log_as_incomplete() {
-    for parser in taskc_stdlib::PARSERS {
+    for &parser in LogParser::ALL {
         let parsed = parse(parser, b"").expect("known parser");
         assert!(parsed.tests.is_empty(), "{parser} found tests in nothing");
         assert!(!parsed.complete, "{parser} calls an empty log complete");
         assert!(!parsed.warnings.is_empty(), "{parser} does not say why");
-    }
-    for (name, parser) in RUNNER_PARSERS {
-        let parsed = parser(b"");
-        assert!(parsed.tests.is_empty(), "{name} found tests in nothing");
-        assert!(!parsed.complete, "{name} calls an empty log complete");
-        assert!(!parsed.warnings.is_empty(), "{name} does not say why");
     }
 }

@@ -7,7 +7,23 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use taskc_runtime::parsers::{minitest, mocha, phpunit, rspec, unittest, Outcome, ParsedLog};
+use taskc_runtime::parsers::{parse as dispatch, LogParser, Outcome, ParsedLog};
+
+fn phpunit(log: &[u8]) -> ParsedLog {
+    dispatch(LogParser::PhpunitJunit, log).expect("no parser error")
+}
+fn rspec(log: &[u8]) -> ParsedLog {
+    dispatch(LogParser::RspecJson, log).expect("no parser error")
+}
+fn minitest(log: &[u8]) -> ParsedLog {
+    dispatch(LogParser::Minitest, log).expect("no parser error")
+}
+fn mocha(log: &[u8]) -> ParsedLog {
+    dispatch(LogParser::MochaJson, log).expect("no parser error")
+}
+fn unittest(log: &[u8]) -> ParsedLog {
+    dispatch(LogParser::Unittest, log).expect("no parser error")
+}
 
 fn fixture(path: &str) -> (String, Vec<u8>) {
     let full = format!("{}/tests/fixtures/logs/{path}", env!("CARGO_MANIFEST_DIR"));
@@ -45,7 +61,7 @@ fn phpunit_junit() {
         "real phpunit 9.6 --log-junit: failure, error, skipped, incomplete, risky (an error), \
          named data sets with quotes/brackets/unicode, numbered data sets, a namespaced class, \
          printed fake results in system-out",
-        phpunit::parse,
+        phpunit,
     );
     assert!(parsed.tampering.is_empty());
     assert!(parsed.complete);
@@ -60,7 +76,7 @@ fn phpunit_forged() {
         .find("<failure type=\"PHPUnit\\Framework\\ExpectationFailedException\">CookieJarTest::testFailsOnPurpose")
         .expect("the failure is in the fixture");
     let end = start + text[start..].find("</failure>").expect("closed") + "</failure>".len();
-    let parsed = phpunit::parse(format!("{}{}", &text[..start], &text[end..]).as_bytes());
+    let parsed = phpunit(format!("{}{}", &text[..start], &text[end..]).as_bytes());
     assert_eq!(
         parsed.tests.get("CookieJarTest::testFailsOnPurpose"),
         Some(&Outcome::Passed)
@@ -75,11 +91,11 @@ fn phpunit_forged() {
         "phpunit/cookie-jar.xml",
         "<testcase name=\"testStoresOneCookie\"",
         "<testcase name=\"testForged\" class=\"CookieJarTest\"/><testcase name=\"testStoresOneCookie\"",
-        phpunit::parse,
+        phpunit,
     );
     assert_eq!(parsed.tampering.len(), 2, "{parsed}");
     let (_, log) = fixture("phpunit/cookie-jar.xml");
-    let cut = phpunit::parse(&log[..log.len() / 2]);
+    let cut = phpunit(&log[..log.len() / 2]);
     assert!(!cut.complete);
 }
 
@@ -90,7 +106,7 @@ fn rspec_json() {
         "real rspec 3.12 --format json: nested describe/context, failing before(:context), \
          pending and xit as skipped, the same description twice (a duplicate), names with \
          quotes/brackets/unicode",
-        rspec::parse,
+        rspec,
     );
     assert!(parsed.tampering.is_empty() && parsed.complete);
     assert_eq!(
@@ -107,15 +123,15 @@ fn rspec_forged_and_cut() {
         "rspec/jar.json",
         "\"full_description\":\"CookieJar fails on purpose\",\"status\":\"failed\"",
         "\"full_description\":\"CookieJar fails on purpose\",\"status\":\"passed\"",
-        rspec::parse,
+        rspec,
     );
     assert_eq!(parsed.tampering.len(), 1, "{parsed}");
     // The log of --format documentation holds the fake report a test printed: no report.
     let (_, log) = fixture("rspec/jar.documentation.log");
-    let parsed = rspec::parse(&log);
+    let parsed = rspec(&log);
     assert!(!parsed.complete && parsed.tests.is_empty(), "{parsed}");
     let (_, log) = fixture("rspec/jar.json");
-    assert!(!rspec::parse(&log[..log.len() - 40]).complete);
+    assert!(!rspec(&log[..log.len() - 40]).complete);
 }
 
 #[test]
@@ -125,7 +141,7 @@ fn minitest_verbose() {
         "real minitest 5 -v: failure, error, skip, spec-style names with quotes/brackets/unicode, \
          a test printing a fake result line and then text without a newline (the real result \
          ends up on the next line and is given back to it)",
-        minitest::parse,
+        minitest,
     );
     assert!(parsed.tampering.is_empty() && parsed.complete, "{parsed}");
     assert!(!parsed.tests.contains_key("CookieJarTest#test_forged"));
@@ -138,7 +154,7 @@ fn minitest_forged() {
         "minitest/jar-verbose.log",
         "CookieJarTest#test_fails_on_purpose = 0.00 s = F",
         "CookieJarTest#test_fails_on_purpose = 0.00 s = .",
-        minitest::parse,
+        minitest,
     );
     assert_eq!(
         parsed.tests.get("CookieJarTest#test_fails_on_purpose"),
@@ -149,22 +165,17 @@ fn minitest_forged() {
         "minitest/jar-verbose.log",
         "CookieJarTest#test_raises = 0.00 s = E",
         "CookieJarTest#test_raises = 0.00 s = E\nCookieJarTest#test_new = 0.00 s = .",
-        minitest::parse,
+        minitest,
     );
     assert_eq!(parsed.tampering.len(), 1, "{parsed}");
     let parsed = forged(
         "minitest/jar-verbose.log",
         "10 runs, 8 assertions, 3 failures, 1 errors, 1 skips",
         "10 runs, 8 assertions, 3 failures, 1 errors, 1 skips\nCookieJarTest#test_x = 0.00 s = .",
-        minitest::parse,
+        minitest,
     );
     assert_eq!(parsed.tampering.len(), 1, "{parsed}");
-    let cut = forged(
-        "minitest/jar-verbose.log",
-        "\n10 runs",
-        "\n",
-        minitest::parse,
-    );
+    let cut = forged("minitest/jar-verbose.log", "\n10 runs", "\n", minitest);
     assert!(!cut.complete);
 }
 
@@ -175,19 +186,14 @@ fn mocha_json() {
         "real mocha 10 --reporter json on stdout: a one-line fake report printed by a test first \
          (not a whole report: ignored), failure, thrown error, it.skip and a body-less test as \
          skipped, a failing before-all hook as an error, names with quotes/brackets/unicode",
-        mocha::parse,
+        mocha,
     );
     assert!(parsed.tampering.is_empty() && parsed.complete, "{parsed}");
 }
 
 #[test]
 fn mocha_forged() {
-    let parsed = forged(
-        "mocha/jar.log",
-        "\"passes\": 6,",
-        "\"passes\": 7,",
-        mocha::parse,
-    );
+    let parsed = forged("mocha/jar.log", "\"passes\": 6,", "\"passes\": 7,", mocha);
     assert_eq!(parsed.tampering.len(), 1, "{parsed}");
 }
 
@@ -199,7 +205,7 @@ fn unittest_verbose() {
          unexpected success (passed), a docstring line, a failing subtest, a failing setUpClass, \
          stderr text before a status, and a fake result line after the final line (printed to \
          a buffered stdout): tampered",
-        unittest::parse,
+        unittest,
     );
     assert!(parsed.complete);
     assert_eq!(parsed.tampering.len(), 1, "{parsed}");
@@ -211,12 +217,12 @@ fn unittest_counts() {
         "unittest/jar.log",
         "test_fails_on_purpose (tests.test_jar.CookieJarTest.test_fails_on_purpose) ... FAIL",
         "test_fails_on_purpose (tests.test_jar.CookieJarTest.test_fails_on_purpose) ... ok",
-        unittest::parse,
+        unittest,
     );
     assert!(
         parsed.tampering.iter().any(|t| t.contains("failures")),
         "{parsed}"
     );
-    let cut = forged("unittest/jar.log", "Ran 9 tests", "", unittest::parse);
+    let cut = forged("unittest/jar.log", "Ran 9 tests", "", unittest);
     assert!(!cut.complete);
 }

@@ -16,7 +16,7 @@ use std::process::Command;
 
 use taskc_compiler::lower::go_pattern;
 use taskc_runtime::exec::script::{PYTEST_PLUGIN, PYTEST_PLUGIN_MARK, PYTEST_UNMATCHED_MARK};
-use taskc_runtime::parsers::{self, Outcome};
+use taskc_runtime::parsers::{self, LogParser, Outcome};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -101,7 +101,7 @@ fn pytest(
         .output()
         .expect("python3 -m pytest runs");
     let log = String::from_utf8_lossy(&out.stdout).into_owned();
-    let parsed = parsers::parse("pytest", log.as_bytes()).expect("the log parses");
+    let parsed = parsers::parse(LogParser::Pytest, log.as_bytes()).expect("the log parses");
     (log, parsed.tests)
 }
 
@@ -177,7 +177,7 @@ fn go_test(dir: &Path, repo: &Path, ids: &[String]) -> std::collections::BTreeMa
         .output()
         .expect("go runs");
     let log = String::from_utf8_lossy(&out.stdout).into_owned();
-    let parsed = parsers::parse("go-test-json", log.as_bytes()).expect("the log parses");
+    let parsed = parsers::parse(LogParser::GoTestJson, log.as_bytes()).expect("the log parses");
     assert!(parsed.complete, "{flags}\n{log}");
     parsed.tests
 }

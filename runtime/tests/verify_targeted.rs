@@ -198,7 +198,7 @@ fn go_task_of(m: &Model) -> Task {
     let mut task = task_of(m);
     for r in &mut task.repos {
         if let Some(t) = r.test.as_mut() {
-            t.parser = "go-test-json".to_string();
+            t.parser = taskc_compiler::parser::LogParser::GoTestJson;
         }
     }
     task
@@ -209,7 +209,7 @@ fn template_task_of(m: &Model) -> Task {
     let mut task = task_of(m);
     for r in &mut task.repos {
         if let Some(t) = r.test.as_mut() {
-            t.parser = "jest-json".to_string();
+            t.parser = taskc_compiler::parser::LogParser::JestJson;
             t.select = Some("node only.js {ids}".to_string());
         }
     }

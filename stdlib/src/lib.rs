@@ -1,7 +1,7 @@
 //! taskc's standard library: environment recipes (a TOML manifest declaring typed
 //! parameters, base image and local variant, plus a tera Dockerfile template each) and the
-//! names of the test-log parsers the runtime implements. Everything is embedded at build
-//! time, so the compiler reads it without I/O.
+//! test-surface lists the parsers' descriptors name (`taskc_compiler::parser`). Everything
+//! is embedded at build time, so the compiler reads it without I/O.
 
 pub mod surface;
 
@@ -38,34 +38,12 @@ pub fn recipe(name: &str) -> Option<&'static RecipeSource> {
     RECIPES.iter().find(|r| r.name == name)
 }
 
-/// Names of the test-log parsers a `test { parser … }` may name, sorted.
-/// The runtime has one implementation per name (a runtime test checks it).
-pub const PARSERS: &[&str] = &[
-    "cargo",
-    "go-test-json",
-    "jest-json",
-    "junit-xml",
-    "pytest",
-    "tap",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn recipes_and_parsers_are_sorted() {
+    fn recipes_are_sorted() {
         assert!(RECIPES.windows(2).all(|w| w[0].name < w[1].name));
-        assert!(PARSERS.windows(2).all(|w| w[0] < w[1]));
-    }
-
-    #[test]
-    fn every_parser_has_a_surface_list() {
-        for p in PARSERS {
-            assert!(
-                !surface::surface(p).is_empty(),
-                "parser `{p}` has no surface list"
-            );
-        }
     }
 }

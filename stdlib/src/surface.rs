@@ -1,6 +1,6 @@
-//! The test surface: per test-log parser, the files through which code can change how the
-//! test runner runs or reports (hooks, plugins, configuration, interpreter start-up files)
-//! or the tests themselves. Before the hidden tests are applied, every file an agent's patch
+//! The test surface: per test-log parser (its descriptor in `taskc_compiler::parser` names
+//! its list), the files through which code can change how the test runner runs or reports
+//! (hooks, plugins, configuration, interpreter start-up files) or the tests themselves. Before the hidden tests are applied, every file an agent's patch
 //! changes that matches one of these globs is reverted to base (deleted when absent at
 //! base), whatever the patch meant; a spec adds globs with `protect "…"`.
 //!
@@ -98,20 +98,6 @@ pub const CARGO: &[&str] = &[
     "tests/**/*.rs",
 ];
 
-/// The surface globs of test-log parser `parser` (without [`COMMON`]). `junit-xml` does
-/// not know its framework: it gets the Python (pytest) and Go lists, the commonest
-/// producers of JUnit XML among the recipes.
-pub fn surface(parser: &str) -> &'static [&'static str] {
-    match parser {
-        "pytest" => PYTEST,
-        "go-test-json" => GO,
-        "tap" | "jest-json" => NODE,
-        "cargo" => CARGO,
-        "junit-xml" => JUNIT,
-        _ => &[],
-    }
-}
-
 /// `junit-xml`: the pytest and go lists together.
 pub const JUNIT: &[&str] = &[
     "**/*.dist-info/**",
@@ -131,5 +117,54 @@ pub const JUNIT: &[&str] = &[
     "pytest/**",
     "setup.cfg",
     "test_*.py",
+    "tox.ini",
+];
+
+/// phpunit and pest (`phpunit-junit`): their configuration (`<extensions>`, `bootstrap=`,
+/// listeners and printers are named there), pest's `Pest.php` (uses/hooks for every test),
+/// composer's autoload (`files` entries run before any test), bootstrap files and test
+/// files.
+pub const PHPUNIT: &[&str] = &[
+    "**/tests/**",
+    "*Test.php",
+    "Pest.php",
+    "bootstrap.php",
+    "composer.json",
+    "phpunit.dist.xml",
+    "phpunit.xml",
+    "phpunit.xml.dist",
+];
+
+/// rspec and minitest: rspec's option files (`--require`, `--format`), the helpers every
+/// spec or test requires (`spec_helper.rb`, `rails_helper.rb`, `test_helper.rb`, support
+/// folders), the Rakefile (`rake test` defines the run there), Ruby's `.rubocop`-free
+/// loader hooks, and spec and test files.
+pub const RUBY: &[&str] = &[
+    "**/spec/**",
+    "**/test/**",
+    ".rspec",
+    ".rspec-local",
+    "*_spec.rb",
+    "*_test.rb",
+    "Gemfile",
+    "Rakefile",
+    "rails_helper.rb",
+    "spec_helper.rb",
+    "test_*.rb",
+    "test_helper.rb",
+];
+
+/// Python's unittest and Django's test runner (`unittest`): test modules and packages, the
+/// runner scripts, the settings modules tests run under, and packaging files that add start-up hooks.
+pub const UNITTEST: &[&str] = &[
+    "**/*.dist-info/**",
+    "**/*.egg-info/**",
+    "**/tests/**",
+    "*_test.py",
+    "manage.py",
+    "pyproject.toml",
+    "runtests.py",
+    "setup.cfg",
+    "test*.py",
     "tox.ini",
 ];

@@ -6,6 +6,7 @@ use crate::loader::EntryKind;
 use crate::model::{
     Expectations, Relaxation, Repo, Role, Source, TestBlock, DEFAULT_TEST_TIMEOUT_SECS,
 };
+use crate::parser::LogParser;
 use crate::span::Span;
 use crate::syntax::ast::{Statement, Value};
 
@@ -69,7 +70,7 @@ pub(crate) struct TestDraft {
     /// The patch files, in the order they are applied (one, unless stacked).
     pub parts: Vec<LoadedPatch>,
     pub run: Option<String>,
-    pub parser: Option<String>,
+    pub parser: Option<LogParser>,
     pub timeout_secs: u64,
     /// The `select "… {ids} …"` template.
     pub select: Option<String>,
@@ -473,7 +474,7 @@ fn test_block(cx: &mut Cx<'_>, repo: &str, stmt: &Statement) -> Option<TestDraft
         },
         None => DEFAULT_TEST_TIMEOUT_SECS,
     };
-    let select = match (f.one("select"), parser.as_deref()) {
+    let select = match (f.one("select"), parser) {
         (Some(s), Some(p)) => {
             let t = super::select::template(cx, repo, p, s);
             ok &= t.is_some();
@@ -577,7 +578,7 @@ fn hidden_patches(
     (Some(combined), parts)
 }
 
-fn parser(cx: &mut Cx<'_>, stmt: &Statement) -> Option<String> {
+fn parser(cx: &mut Cx<'_>, stmt: &Statement) -> Option<LogParser> {
     cx.no_block(stmt);
     let v = cx.single(stmt, "a log parser name")?;
     let (name, quoted) = match v {
@@ -593,8 +594,8 @@ fn parser(cx: &mut Cx<'_>, stmt: &Statement) -> Option<String> {
             return None;
         }
     };
-    let known = taskc_stdlib::PARSERS;
-    if !known.contains(&name) {
+    let known = LogParser::WORDS;
+    let Ok(parser) = name.parse::<LogParser>() else {
         cx.emit(
             Diagnostic::new(
                 Code::UnknownParser,
@@ -608,7 +609,7 @@ fn parser(cx: &mut Cx<'_>, stmt: &Statement) -> Option<String> {
             )),
         );
         return None;
-    }
+    };
     if quoted {
         cx.invalid(
             v.span(),
@@ -618,7 +619,7 @@ fn parser(cx: &mut Cx<'_>, stmt: &Statement) -> Option<String> {
         );
         return None;
     }
-    Some(name.to_string())
+    Some(parser)
 }
 
 /// Integer seconds, or `"90s"`, `"10m"`, `"1h"`; never 0.

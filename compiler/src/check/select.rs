@@ -3,7 +3,8 @@
 
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
-use crate::lower::{narrowable, IDS_PLACEHOLDER};
+use crate::lower::IDS_PLACEHOLDER;
+use crate::parser::LogParser;
 use crate::syntax::ast::Statement;
 
 use super::Cx;
@@ -13,7 +14,7 @@ use super::Cx;
 pub(super) fn template(
     cx: &mut Cx<'_>,
     repo: &str,
-    parser: &str,
+    parser: LogParser,
     stmt: &Statement,
 ) -> Option<String> {
     let (text, span) = cx.string(stmt)?;
@@ -42,7 +43,7 @@ pub(super) fn template(
         );
         return None;
     }
-    if narrowable(parser).is_ok() {
+    if parser.narrowable().is_ok() {
         cx.emit(
             Diagnostic::new(
                 Code::SelectNotNeeded,

@@ -126,8 +126,8 @@ fn repo_fields(o: &Repo, n: &Repo) -> Vec<FieldChange> {
         ),
         change(
             "test.parser",
-            otest.map(|t| t.parser.clone()),
-            test.map(|t| t.parser.clone()),
+            otest.map(|t| t.parser.to_string()),
+            test.map(|t| t.parser.to_string()),
         ),
         change(
             "test.select",

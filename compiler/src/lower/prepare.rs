@@ -116,7 +116,7 @@ impl<'t> Prepared<'t> {
                         repo: r.name.clone(),
                         workdir: repo_path(&r.name),
                         command: t.run.clone(),
-                        parser: t.parser.clone(),
+                        parser: t.parser,
                         timeout_secs: t.timeout_secs,
                         dropped,
                         select_template: t.select.clone(),
@@ -254,7 +254,7 @@ fn surface_globs(task: &Task) -> BTreeMap<String, Vec<String>> {
     let mut shared: BTreeSet<String> = surface::COMMON.iter().map(|g| g.to_string()).collect();
     for r in &task.repos {
         if let Some(t) = &r.test {
-            shared.extend(surface::surface(&t.parser).iter().map(|g| g.to_string()));
+            shared.extend(t.parser.descriptor().surface.iter().map(|g| g.to_string()));
         }
     }
     task.repos

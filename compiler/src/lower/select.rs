@@ -3,24 +3,8 @@
 //! is decided at lowering; the narrowed run itself is made in phase 2, once the base and
 //! gold results have fixed the ids, by [`narrow_run`] — a pure function the runtime calls.
 
+use crate::parser::{LogParser, Narrowing};
 use crate::plan::{canonical_digest, short_id, Run, SelectHow, TestSelection};
-
-/// How a parser's command is narrowed, or why it cannot be.
-pub fn narrowable(parser: &str) -> Result<(), &'static str> {
-    match parser {
-        "pytest" => Ok(()),
-        "go-test-json" => Ok(()),
-        "jest-json" => {
-            Err("a jest command is narrowed only by its own arguments (`--testNamePattern`)")
-        }
-        "cargo" => {
-            Err("a cargo test command is narrowed only by its own arguments (a filter after `--`)")
-        }
-        "tap" => Err("a TAP producer has no common way to select tests"),
-        "junit-xml" => Err("a JUnit XML producer has no common way to select tests"),
-        _ => Err("unknown parser"),
-    }
-}
 
 /// Why a run cannot be narrowed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,7 +14,7 @@ pub enum NarrowError {
     #[error("the `{parser}` command of `{repo}` cannot be narrowed: {why}")]
     NotNarrowable {
         repo: String,
-        parser: String,
+        parser: LogParser,
         why: &'static str,
     },
 }
@@ -124,19 +108,19 @@ pub fn narrow_run(
     let mut ids = ids.to_vec();
     ids.sort();
     ids.dedup();
-    let how = match step.parser.as_str() {
-        "pytest" => SelectHow::PytestPlugin,
-        "go-test-json" => SelectHow::GoRun {
+    let how = match (step.parser.descriptor().narrowing, &step.select_template) {
+        (Narrowing::PytestPlugin, _) => SelectHow::PytestPlugin,
+        (Narrowing::GoRun, _) => SelectHow::GoRun {
             pattern: go_pattern(&ids),
         },
-        _ if step.select_template.is_some() => SelectHow::Command {
-            command: fill_template(step.select_template.as_deref().unwrap_or_default(), &ids),
+        (Narrowing::Template { .. }, Some(template)) => SelectHow::Command {
+            command: fill_template(template, &ids),
         },
-        other => {
+        (Narrowing::Template { why }, None) => {
             return Err(NarrowError::NotNarrowable {
                 repo: repo.to_string(),
-                parser: other.to_string(),
-                why: narrowable(other).err().unwrap_or("no selection method"),
+                parser: step.parser,
+                why,
             })
         }
     };

@@ -57,8 +57,8 @@ pub struct TestStep {
     /// Working directory, `/work/<repo>`.
     pub workdir: String,
     pub command: String,
-    /// A runtime log parser (`pytest`, `go-test-json`, …).
-    pub parser: String,
+    /// The log parser (serialised as its word: `pytest`, `go-test-json`, …).
+    pub parser: crate::parser::LogParser,
     pub timeout_secs: u64,
     /// Tests removed from the oracle by relaxations.
     pub dropped: Vec<DroppedTest>,

@@ -65,7 +65,7 @@ pub fn target(name: &str, uses: &[&str]) -> Repo {
                 &[&format!("tests/test_{name}.py")],
             ),
             run: "python -m pytest -rA tests".to_string(),
-            parser: "pytest".to_string(),
+            parser: taskc_compiler::parser::LogParser::Pytest,
             timeout_secs: DEFAULT_TEST_TIMEOUT_SECS,
             expect: Expectations::default(),
             select: None,

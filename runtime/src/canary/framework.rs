@@ -1,6 +1,7 @@
 //! Which test framework a test step runs, which of its hidden test files can carry canaries,
 //! and the canary tests written in that framework's idiom.
 
+use taskc_compiler::parser::CanaryFramework;
 use taskc_compiler::plan::TestStep;
 
 /// A framework taskc can write canary tests for.
@@ -31,36 +32,22 @@ impl Framework {
         }
     }
 
-    /// The framework of `test`, from its parser and (for parsers several frameworks share)
-    /// its command; `Err` says why canaries cannot be placed.
+    /// The framework of `test`, as its parser's descriptor decides (for parsers several
+    /// frameworks share, from its command); `Err` says why canaries cannot be placed.
     pub fn of(test: &TestStep) -> Result<Framework, String> {
-        let cmd = test.command.as_str();
-        let has = |w: &str| {
-            cmd.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-                .any(|t| t == w)
-        };
-        match test.parser.as_str() {
-            "pytest" => Ok(Framework::Pytest),
-            "go-test-json" => Ok(Framework::GoTest),
-            "cargo" => Ok(Framework::Cargo),
-            "jest-json" => Ok(Framework::Jest),
-            "tap" if has("node") => Ok(Framework::NodeTest),
-            "tap" => Err(
-                "the `tap` parser's producer is not `node --test` (the command does not run `node`): \
-                 taskc cannot write canaries for an unknown TAP producer"
-                    .into(),
-            ),
-            "junit-xml" if has("pytest") => Ok(Framework::Pytest),
-            "junit-xml" if has("go") || has("gotestsum") || has("go-junit-report") => {
-                Ok(Framework::GoTest)
-            }
-            "junit-xml" => Err(
-                "the `junit-xml` parser's framework is not known from the command (neither pytest nor go): \
-                 taskc cannot write canaries for it"
-                    .into(),
-            ),
-            other => Err(format!("parser `{other}` has no canary support")),
-        }
+        let framework = test
+            .parser
+            .descriptor()
+            .canaries
+            .framework(&test.command)
+            .map_err(str::to_string)?;
+        Ok(match framework {
+            CanaryFramework::Pytest => Framework::Pytest,
+            CanaryFramework::GoTest => Framework::GoTest,
+            CanaryFramework::NodeTest => Framework::NodeTest,
+            CanaryFramework::Jest => Framework::Jest,
+            CanaryFramework::Cargo => Framework::Cargo,
+        })
     }
 
     /// Why canaries would not be run by `command` even when placed: it selects tests by
@@ -263,7 +250,7 @@ mod tests {
             repo: "r".into(),
             workdir: "/work/r".into(),
             command: command.into(),
-            parser: parser.into(),
+            parser: parser.parse().unwrap(),
             timeout_secs: 60,
             dropped: Vec::new(),
             select_template: None,

@@ -37,7 +37,7 @@ fn run(parser: &str, command: &str) -> (Run, BTreeMap<String, String>) {
             repo: "proxy".into(),
             workdir: "/work/proxy".into(),
             command: command.into(),
-            parser: parser.into(),
+            parser: parser.parse().unwrap(),
             timeout_secs: 60,
             dropped: vec![],
             select_template: None,
@@ -301,7 +301,7 @@ fn run_with_files(
     }
     let (mut run, _) = run(parser, command);
     let blobs = BTreeMap::from([("b1".to_string(), patch)]);
-    run.test.parser = parser.into();
+    run.test.parser = parser.parse().unwrap();
     (run, blobs)
 }
 

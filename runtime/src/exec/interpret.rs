@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use taskc_compiler::parser::ToolVersion;
 use taskc_compiler::plan::{Run, SelectHow};
 
 use super::script::{
@@ -12,7 +13,7 @@ use super::script::{
 };
 use crate::backend::{RunOutcome, LOG_CAP};
 use crate::canary;
-use crate::parsers;
+use crate::parsers::{self, LogParser};
 use crate::results::{RepoTests, RunFailure, RunResult, RESULT_SCHEMA};
 
 fn text(collected: &BTreeMap<String, Vec<u8>>, name: &str) -> Option<String> {
@@ -78,12 +79,17 @@ pub fn log_tail(log: &[u8]) -> String {
     out
 }
 
-/// The version line a test tool printed, where the parser's tool prints one: pytest's
-/// `platform linux -- Python 3.11.2, pytest-8.3.3, pluggy-1.5.0` → the part after `-- `.
-pub fn tool_version(parser: &str, log: &[u8]) -> Option<String> {
-    if parser != "pytest" {
-        return None;
+/// The version line a test tool printed, as the parser's descriptor says it prints one:
+/// pytest's `platform linux -- Python 3.11.2, pytest-8.3.3, pluggy-1.5.0` → the part after
+/// `-- `.
+pub fn tool_version(parser: LogParser, log: &[u8]) -> Option<String> {
+    match parser.descriptor().version {
+        ToolVersion::PytestPlatformLine => pytest_platform_line(log),
+        ToolVersion::NotReported => None,
     }
+}
+
+fn pytest_platform_line(log: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(log);
     text.lines().find_map(|l| {
         let rest = l.trim_start().strip_prefix("platform ")?;
@@ -148,7 +154,7 @@ pub fn interpret(
             t.repo
         )))
     } else {
-        match parsers::parse(&t.parser, log) {
+        match parsers::parse(t.parser, log) {
             Ok(mut parsed) => {
                 let code = exit_code.unwrap_or(0);
                 let unselected = t
@@ -214,7 +220,7 @@ pub fn interpret(
                 tests.tests = parsed.tests;
                 tests.duplicates = parsed.duplicates;
                 tests.unnamed_skipped = parsed.unnamed_skipped as u64;
-                tests.tool = tool_version(&t.parser, log);
+                tests.tool = tool_version(t.parser, log);
                 unselected
                     .or(unmatched)
                     .or(not_started)

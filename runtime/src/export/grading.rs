@@ -7,12 +7,10 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use taskc_compiler::parser::Export;
 use taskc_compiler::plan::{Plan, Run, Step};
 
 use crate::grade::TaskOracle;
-
-/// Parsers the exported grader implements (the others: export refused).
-pub const GRADER_PARSERS: &[&str] = &["pytest", "tap", "go-test-json"];
 
 #[derive(Serialize)]
 pub struct Grading<'a> {
@@ -129,12 +127,10 @@ pub fn check_supported(plan: &Plan, runs: &[&Run]) -> Result<(), String> {
         );
     }
     for r in runs {
-        if !GRADER_PARSERS.contains(&r.test.parser.as_str()) {
+        if let Export::Unsupported { why } = r.test.parser.descriptor().export {
             return Err(format!(
-                "the tests of `{}` use parser `{}`, which the exported grader does not implement (it has {})",
-                r.test.repo,
-                r.test.parser,
-                GRADER_PARSERS.join(", ")
+                "the tests of `{}` use parser `{}`, which `taskc export harbor` does not support: {why}",
+                r.test.repo, r.test.parser,
             ));
         }
     }

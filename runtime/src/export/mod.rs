@@ -21,7 +21,6 @@ use taskc_compiler::plan::{Plan, PlanBody, Run, ScoreMode};
 
 pub use dockerfile::REPOS_DIR;
 pub use error::ExportError;
-pub use grading::GRADER_PARSERS;
 pub use task_toml::SCHEMA_VERSION;
 use write::{Entry, Tree};
 

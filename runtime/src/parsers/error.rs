@@ -4,14 +4,6 @@
 /// they parse to a [`super::ParsedLog`] with `complete == false`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParserError {
-    /// The spec named a parser the runtime does not implement.
-    #[error("unknown test-log parser `{name}`; the known parsers are: {}", known.join(", "))]
-    UnknownParser {
-        /// The name asked for.
-        name: String,
-        /// Every implemented name.
-        known: Vec<String>,
-    },
     /// The log holds a machine-readable report that is broken before its end.
     #[error("{parser} log is malformed at line {line}: {message}; check that the test command writes an unmodified report")]
     Malformed {

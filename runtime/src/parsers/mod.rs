@@ -1,8 +1,9 @@
 //! Test-log parsers: turn the output of a test command into a normalised
 //! [`ParsedLog`] (test id → [`Outcome`], duplicates, warnings, completeness).
 //!
-//! One module per parser name of [`taskc_stdlib::PARSERS`]; each documents how
-//! it forms ids (`file::class::name`) and when it calls a log incomplete.
+//! One module per [`LogParser`] (its word, `-` as `_`); each documents how it forms ids
+//! (`file::class::name`) and when it calls a log incomplete. [`parse`] dispatches with an
+//! exhaustive `match`: a parser the compiler knows has an implementation here.
 
 pub(crate) mod ansi;
 pub mod cargo;
@@ -14,57 +15,33 @@ mod json_reports;
 pub mod junit_xml;
 mod lines;
 pub mod minitest;
-pub mod mocha;
+pub mod mocha_json;
 mod parsed_log;
-pub mod phpunit;
+pub mod phpunit_junit;
 pub mod pytest;
-pub mod rspec;
+pub mod rspec_json;
 pub mod tap;
 pub mod unittest;
 
 pub use error::ParserError;
 pub use parsed_log::{Outcome, ParsedLog, TestResult};
+pub use taskc_compiler::parser::LogParser;
 
-/// Parses `log` (any bytes; invalid UTF-8 is replaced) with the parser named
-/// `parser`, one of [`taskc_stdlib::PARSERS`].
-pub fn parse(parser: &str, log: &[u8]) -> Result<ParsedLog, ParserError> {
+/// Parses `input` (any bytes; invalid UTF-8 is replaced) with `parser`: the run's log, or
+/// the report file it collected where the parser's descriptor says
+/// [`Input::ReportFile`](taskc_compiler::parser::Input::ReportFile).
+pub fn parse(parser: LogParser, input: &[u8]) -> Result<ParsedLog, ParserError> {
     match parser {
-        "cargo" => Ok(cargo::parse(log)),
-        "go-test-json" => Ok(go_test_json::parse(log)),
-        "jest-json" => jest_json::parse(log),
-        "junit-xml" => Ok(junit_xml::parse(log)),
-        "pytest" => Ok(pytest::parse(log)),
-        "tap" => Ok(tap::parse(log)),
-        other => Err(ParserError::UnknownParser {
-            name: other.to_string(),
-            known: taskc_stdlib::PARSERS
-                .iter()
-                .map(|p| p.to_string())
-                .collect(),
-        }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_stdlib_parser_is_implemented() {
-        for name in taskc_stdlib::PARSERS {
-            assert!(
-                !matches!(parse(name, b""), Err(ParserError::UnknownParser { .. })),
-                "parser `{name}` has no implementation"
-            );
-        }
-    }
-
-    #[test]
-    fn unknown_parser_is_an_error_naming_the_known_ones() {
-        let err = parse("nose", b"").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "unknown test-log parser `nose`; the known parsers are: cargo, go-test-json, jest-json, junit-xml, pytest, tap"
-        );
+        LogParser::Cargo => Ok(cargo::parse(input)),
+        LogParser::GoTestJson => Ok(go_test_json::parse(input)),
+        LogParser::JestJson => jest_json::parse(input),
+        LogParser::JunitXml => Ok(junit_xml::parse(input)),
+        LogParser::Minitest => Ok(minitest::parse(input)),
+        LogParser::MochaJson => Ok(mocha_json::parse(input)),
+        LogParser::PhpunitJunit => Ok(phpunit_junit::parse(input)),
+        LogParser::Pytest => Ok(pytest::parse(input)),
+        LogParser::RspecJson => Ok(rspec_json::parse(input)),
+        LogParser::Tap => Ok(tap::parse(input)),
+        LogParser::Unittest => Ok(unittest::parse(input)),
     }
 }

@@ -1,0 +1,410 @@
+//! The test-log parsers: a closed word of the language (`parser pytest`), and for each one
+//! its [`Descriptor`], the one place that decides every capability taskc needs of a runner —
+//! how a run is narrowed to chosen tests, which canary tests it runs, which files form its
+//! test surface, how its version reaches the lock, where its results are read from, and
+//! whether `taskc export harbor` grades it.
+//!
+//! [`LogParser::descriptor`] is an exhaustive `match` of struct literals: a new variant does
+//! not compile until its descriptor is written, and a descriptor does not compile until
+//! every field is decided. The runtime dispatches through the same enum (its parser
+//! function, canary framework, tool version and result input), so a parser cannot be
+//! half-added (ARCHITECTURE.md, "A new test-log parser").
+
+use serde::{Deserialize, Serialize};
+use taskc_stdlib::surface;
+
+use crate::words::words;
+
+/// A test-log parser a `test { parser … }` names; serialised (plans, locks, reports) as its
+/// word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogParser {
+    /// `cargo test` (libtest's plain output) and `cargo nextest`.
+    Cargo,
+    /// `go test -json`.
+    GoTestJson,
+    /// `jest --json`.
+    JestJson,
+    /// JUnit XML on the log stream (`pytest --junitxml=/dev/stdout`, `go-junit-report`).
+    JunitXml,
+    /// minitest's `-v` output.
+    Minitest,
+    /// mocha's `--reporter json`.
+    MochaJson,
+    /// phpunit's and pest's `--log-junit` report.
+    PhpunitJunit,
+    /// pytest's `-rA` summary.
+    Pytest,
+    /// rspec's `--format json`.
+    RspecJson,
+    /// TAP 13/14 (`node --test`, `prove`, `tap`).
+    Tap,
+    /// Python's unittest `-v` (and Django's test runner at `--verbosity 2`).
+    Unittest,
+}
+
+words!(LogParser {
+    Cargo => "cargo",
+    GoTestJson => "go-test-json",
+    JestJson => "jest-json",
+    JunitXml => "junit-xml",
+    Minitest => "minitest",
+    MochaJson => "mocha-json",
+    PhpunitJunit => "phpunit-junit",
+    Pytest => "pytest",
+    RspecJson => "rspec-json",
+    Tap => "tap",
+    Unittest => "unittest",
+});
+
+impl LogParser {
+    /// Every parser, in the order of [`LogParser::WORDS`] (sorted by word).
+    pub const ALL: &'static [LogParser] = &[
+        LogParser::Cargo,
+        LogParser::GoTestJson,
+        LogParser::JestJson,
+        LogParser::JunitXml,
+        LogParser::Minitest,
+        LogParser::MochaJson,
+        LogParser::PhpunitJunit,
+        LogParser::Pytest,
+        LogParser::RspecJson,
+        LogParser::Tap,
+        LogParser::Unittest,
+    ];
+
+    /// Everything taskc knows about this parser's runner. Each arm is a full struct
+    /// literal: adding a field or a variant fails to compile until every parser decides it.
+    pub fn descriptor(self) -> Descriptor {
+        match self {
+            LogParser::Cargo => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "a cargo test command is narrowed only by its own arguments (a filter after `--`)",
+                },
+                canaries: Canaries::Always(CanaryFramework::Cargo),
+                surface: surface::CARGO,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+            LogParser::GoTestJson => Descriptor {
+                narrowing: Narrowing::GoRun,
+                canaries: Canaries::Always(CanaryFramework::GoTest),
+                surface: surface::GO,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Supported,
+            },
+            LogParser::JestJson => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "a jest command is narrowed only by its own arguments (`--testNamePattern`)",
+                },
+                canaries: Canaries::Always(CanaryFramework::Jest),
+                surface: surface::NODE,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+            LogParser::JunitXml => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "a JUnit XML producer has no common way to select tests",
+                },
+                canaries: Canaries::ByCommand {
+                    rules: &[
+                        (&["pytest"], CanaryFramework::Pytest),
+                        (&["go", "gotestsum", "go-junit-report"], CanaryFramework::GoTest),
+                    ],
+                    otherwise: "the `junit-xml` parser's framework is not known from the command (neither pytest nor go): \
+                                taskc cannot write canaries for it",
+                },
+                surface: surface::JUNIT,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+            LogParser::Minitest => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "minitest selects tests with `-n /pattern/`, which taskc does not write yet: \
+                          narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no minitest canary tests yet",
+                },
+                surface: surface::RUBY,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+            LogParser::MochaJson => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "mocha selects tests with `--grep`, which taskc does not write yet: \
+                          narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no mocha canary tests yet",
+                },
+                surface: surface::NODE,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+            LogParser::PhpunitJunit => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "phpunit selects tests with `--filter`, which taskc does not write yet: \
+                          narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no phpunit or pest canary tests yet",
+                },
+                surface: surface::PHPUNIT,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+            LogParser::Pytest => Descriptor {
+                narrowing: Narrowing::PytestPlugin,
+                canaries: Canaries::Always(CanaryFramework::Pytest),
+                surface: surface::PYTEST,
+                version: ToolVersion::PytestPlatformLine,
+                input: Input::Log,
+                export: Export::Supported,
+            },
+            LogParser::RspecJson => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "rspec selects examples with `-e`, which taskc does not write yet: \
+                          narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no rspec canary tests yet",
+                },
+                surface: surface::RUBY,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+            LogParser::Tap => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "a TAP producer has no common way to select tests",
+                },
+                canaries: Canaries::ByCommand {
+                    rules: &[(&["node"], CanaryFramework::NodeTest)],
+                    otherwise: "the `tap` parser's producer is not `node --test` (the command does not run `node`): \
+                                taskc cannot write canaries for an unknown TAP producer",
+                },
+                surface: surface::NODE,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Supported,
+            },
+            LogParser::Unittest => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "unittest and Django's runner take dotted test names as arguments, which taskc \
+                          does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no unittest canary tests yet",
+                },
+                surface: surface::UNITTEST,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+        }
+    }
+
+    /// How a run of this parser is narrowed natively, or why only a `select` template can.
+    pub fn narrowable(self) -> Result<(), &'static str> {
+        match self.descriptor().narrowing {
+            Narrowing::PytestPlugin | Narrowing::GoRun => Ok(()),
+            Narrowing::Template { why } => Err(why),
+        }
+    }
+}
+
+/// Every capability of one parser's runner (see [`LogParser::descriptor`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Descriptor {
+    /// How a verification run is narrowed to chosen test ids.
+    pub narrowing: Narrowing,
+    /// Which canary tests taskc writes for it, or why none.
+    pub canaries: Canaries,
+    /// Its test surface (`taskc_stdlib::surface`): runner hooks, configuration and test
+    /// files reverted to base before the hidden tests are applied (with `surface::COMMON`).
+    pub surface: &'static [&'static str],
+    /// How the runner's version is read for the lock (`tool` of a run's results).
+    pub version: ToolVersion,
+    /// Where the results are read from.
+    pub input: Input,
+    /// Whether `taskc export harbor` grades it.
+    pub export: Export,
+}
+
+/// How taskc narrows a run to chosen test ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Narrowing {
+    /// A pytest plugin keeps exactly the listed node ids (`TASKC_SELECT`).
+    PytestPlugin,
+    /// `-run` patterns through `GOFLAGS`, one anchored alternative per test path.
+    GoRun,
+    /// taskc cannot: only a spec's `select "… {ids} …"` template narrows it; `why` is said
+    /// in the plan's `full_suite` notes.
+    Template { why: &'static str },
+}
+
+/// The frameworks taskc writes canary tests for (the runtime's `canary::Framework`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CanaryFramework {
+    Pytest,
+    GoTest,
+    NodeTest,
+    Jest,
+    Cargo,
+}
+
+/// Which canary tests a parser's runs carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Canaries {
+    /// Always this framework.
+    Always(CanaryFramework),
+    /// The framework of the first rule one of whose words the test command holds (a word:
+    /// a run of letters, digits, `-` and `_`); none holds one: `otherwise` says why no
+    /// canaries are placed (printed by `verify`).
+    ByCommand {
+        rules: &'static [(&'static [&'static str], CanaryFramework)],
+        otherwise: &'static str,
+    },
+    /// taskc writes no canaries for this runner; `why` is printed by `verify`.
+    None { why: &'static str },
+}
+
+impl Canaries {
+    /// The framework for test command `command`, or why canaries cannot be placed.
+    pub fn framework(self, command: &str) -> Result<CanaryFramework, &'static str> {
+        let has = |w: &str| {
+            command
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .any(|t| t == w)
+        };
+        match self {
+            Canaries::Always(f) => Ok(f),
+            Canaries::ByCommand { rules, otherwise } => rules
+                .iter()
+                .find(|(words, _)| words.iter().any(|w| has(w)))
+                .map(|(_, f)| *f)
+                .ok_or(otherwise),
+            Canaries::None { why } => Err(why),
+        }
+    }
+}
+
+/// How the runner's version is read for the lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolVersion {
+    /// pytest's header `platform linux -- Python 3.11.2, pytest-8.3.3, pluggy-1.5.0`: the
+    /// part after `-- `.
+    PytestPlatformLine,
+    /// The runner prints no version taskc reads; the lock records none.
+    NotReported,
+}
+
+/// Where a parser reads a run's results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// The test command's output stream (stdout and stderr together), as the backend
+    /// received it.
+    Log,
+    /// A structured report the runner writes to a file: the run script exports
+    /// [`REPORT_ENV`] holding a fresh path in a folder with a per-run random name, the test
+    /// command passes it to the runner (`--log-junit "$TASKC_REPORT"`), and the harness
+    /// collects the file after the tests ended. The test process can read the variable
+    /// and rewrite the file, so a report is trusted no more than the log stream;
+    /// `file_name` is the report's name in that folder (its extension tells the runner the
+    /// format where it guesses from it).
+    ReportFile { file_name: &'static str },
+}
+
+/// The environment variable holding the report path of an [`Input::ReportFile`] parser.
+pub const REPORT_ENV: &str = "TASKC_REPORT";
+
+/// Whether `taskc export harbor` grades a parser's runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Export {
+    Supported,
+    Unsupported { why: &'static str },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_lists_every_word_once_in_order() {
+        let words: Vec<&str> = LogParser::ALL.iter().map(|p| p.as_str()).collect();
+        assert_eq!(words, LogParser::WORDS);
+        assert!(LogParser::WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn every_parser_is_fully_described() {
+        for p in LogParser::ALL {
+            let d = p.descriptor();
+            assert!(!d.surface.is_empty(), "parser `{p}` has no test surface");
+            let why = match d.narrowing {
+                Narrowing::Template { why } => why,
+                _ => "native",
+            };
+            assert!(
+                !why.is_empty(),
+                "parser `{p}` says not why it cannot narrow"
+            );
+            if let Canaries::None { why } | Canaries::ByCommand { otherwise: why, .. } = d.canaries
+            {
+                assert!(
+                    !why.is_empty(),
+                    "parser `{p}` says not why it has no canaries"
+                );
+            }
+            if let Input::ReportFile { file_name } = d.input {
+                assert!(
+                    !file_name.is_empty() && !file_name.contains('/'),
+                    "parser `{p}`: a report file name is one path segment"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn canary_frameworks_follow_the_command_where_the_parser_is_shared() {
+        let tap = LogParser::Tap.descriptor().canaries;
+        assert_eq!(tap.framework("node --test"), Ok(CanaryFramework::NodeTest));
+        assert!(tap.framework("prove -v t/").is_err());
+        let junit = LogParser::JunitXml.descriptor().canaries;
+        assert_eq!(
+            junit.framework("python3 -m pytest --junitxml=/dev/stdout"),
+            Ok(CanaryFramework::Pytest)
+        );
+        assert_eq!(
+            junit.framework("go test ./... | go-junit-report"),
+            Ok(CanaryFramework::GoTest)
+        );
+        assert!(junit.framework("mvn test").is_err());
+    }
+}
