@@ -28,10 +28,20 @@ pub enum LogParser {
     JestJson,
     /// JUnit XML on the log stream (`pytest --junitxml=/dev/stdout`, `go-junit-report`).
     JunitXml,
+    /// minitest's `-v` output.
+    Minitest,
+    /// mocha's `--reporter json`.
+    MochaJson,
+    /// phpunit's and pest's `--log-junit` report.
+    PhpunitJunit,
     /// pytest's `-rA` summary.
     Pytest,
+    /// rspec's `--format json`.
+    RspecJson,
     /// TAP 13/14 (`node --test`, `prove`, `tap`).
     Tap,
+    /// Python's unittest `-v` (and Django's test runner at `--verbosity 2`).
+    Unittest,
 }
 
 words!(LogParser {
@@ -39,8 +49,13 @@ words!(LogParser {
     GoTestJson => "go-test-json",
     JestJson => "jest-json",
     JunitXml => "junit-xml",
+    Minitest => "minitest",
+    MochaJson => "mocha-json",
+    PhpunitJunit => "phpunit-junit",
     Pytest => "pytest",
+    RspecJson => "rspec-json",
     Tap => "tap",
+    Unittest => "unittest",
 });
 
 impl LogParser {
@@ -50,8 +65,13 @@ impl LogParser {
         LogParser::GoTestJson,
         LogParser::JestJson,
         LogParser::JunitXml,
+        LogParser::Minitest,
+        LogParser::MochaJson,
+        LogParser::PhpunitJunit,
         LogParser::Pytest,
+        LogParser::RspecJson,
         LogParser::Tap,
+        LogParser::Unittest,
     ];
 
     /// Everything taskc knows about this parser's runner. Each arm is a full struct
@@ -109,6 +129,51 @@ impl LogParser {
                     why: "the exported grader does not implement it",
                 },
             },
+            LogParser::Minitest => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "minitest selects tests with `-n /pattern/`, which taskc does not write yet: \
+                          narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no minitest canary tests yet",
+                },
+                surface: surface::RUBY,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+            LogParser::MochaJson => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "mocha selects tests with `--grep`, which taskc does not write yet: \
+                          narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no mocha canary tests yet",
+                },
+                surface: surface::NODE,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+            LogParser::PhpunitJunit => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "phpunit selects tests with `--filter`, which taskc does not write yet: \
+                          narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no phpunit or pest canary tests yet",
+                },
+                surface: surface::PHPUNIT,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
             LogParser::Pytest => Descriptor {
                 narrowing: Narrowing::PytestPlugin,
                 canaries: Canaries::Always(CanaryFramework::Pytest),
@@ -116,6 +181,21 @@ impl LogParser {
                 version: ToolVersion::PytestPlatformLine,
                 input: Input::Log,
                 export: Export::Supported,
+            },
+            LogParser::RspecJson => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "rspec selects examples with `-e`, which taskc does not write yet: \
+                          narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no rspec canary tests yet",
+                },
+                surface: surface::RUBY,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
             },
             LogParser::Tap => Descriptor {
                 narrowing: Narrowing::Template {
@@ -130,6 +210,21 @@ impl LogParser {
                 version: ToolVersion::NotReported,
                 input: Input::Log,
                 export: Export::Supported,
+            },
+            LogParser::Unittest => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "unittest and Django's runner take dotted test names as arguments, which taskc \
+                          does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no unittest canary tests yet",
+                },
+                surface: surface::UNITTEST,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
             },
         }
     }

@@ -29,6 +29,10 @@ fn main() {
         println!("parsers bench: run with `cargo bench -p taskc-runtime --bench parsers`");
         return;
     }
+    runner_parsers();
+    if std::env::var("TASKC_BENCH_ONLY_RUNNERS").is_ok_and(|v| v == "1") {
+        return;
+    }
     let megabytes: usize = std::env::var("TASKC_BENCH_LOG_MB")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -333,4 +337,212 @@ fn write_log(out: &mut impl Write, noise: usize, summary: &[u8]) -> std::io::Res
         }
     }
     out.write_all(summary)
+}
+
+/// The runners' parsers of issue 25 on generated logs of `TASKC_BENCH_RUNNERS_MB` MB each
+/// (default 50; in memory, not kept): MB/s best of 3 (docs/performance.md).
+fn runner_parsers() {
+    let megabytes: usize = std::env::var("TASKC_BENCH_RUNNERS_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50);
+    let size = megabytes * 1_000_000;
+    let logs: [(LogParser, Vec<u8>); 5] = [
+        (LogParser::PhpunitJunit, phpunit_log(size)),
+        (LogParser::RspecJson, rspec_log(size)),
+        (LogParser::MochaJson, mocha_log(size)),
+        (LogParser::Minitest, minitest_log(size)),
+        (LogParser::Unittest, unittest_log(size)),
+    ];
+    for (parser, log) in logs {
+        let mb = log.len() as f64 / 1e6;
+        let mut best = Duration::MAX;
+        let mut summary = String::new();
+        for _ in 0..3 {
+            let start = Instant::now();
+            let parsed = parse(parser, &log).expect("no parser error");
+            best = best.min(start.elapsed());
+            summary = format!(
+                "{} tests, complete: {}, tampering: {}",
+                parsed.tests.len(),
+                parsed.complete,
+                parsed.tampering.len()
+            );
+        }
+        println!(
+            "taskc {:<14} {:>8.1} MB/s  ({mb:.1} MB, {:.3} s best of 3, {summary})",
+            parser.as_str(),
+            mb / best.as_secs_f64(),
+            best.as_secs_f64()
+        );
+    }
+}
+
+/// Every 10th test fails, every 17th is skipped.
+fn kind(i: usize) -> u8 {
+    if i % 10 == 3 {
+        b'F'
+    } else if i % 17 == 5 {
+        b'S'
+    } else {
+        b'.'
+    }
+}
+
+fn phpunit_log(size: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(size + 4096);
+    let (mut n, mut bad) = (0, 0);
+    while body.len() < size {
+        let k = kind(n);
+        let head = format!(
+            "      <testcase name=\"testParses with data set &quot;case {n} [x]&quot;\" class=\"App\\Tests\\CookieJarTest\" classname=\"App.Tests.CookieJarTest\" file=\"/repo/tests/CookieJarTest.php\" line=\"44\" assertions=\"1\" time=\"0.000123\""
+        );
+        body.extend_from_slice(head.as_bytes());
+        match k {
+            b'F' => {
+                bad += 1;
+                body.extend_from_slice(b">\n        <failure type=\"PHPUnit\\Framework\\ExpectationFailedException\">Failed asserting that false is identical to true.\n\n/repo/tests/CookieJarTest.php:46</failure>\n      </testcase>\n");
+            }
+            b'S' => body.extend_from_slice(b">\n        <skipped/>\n      </testcase>\n"),
+            _ => body.extend_from_slice(b"/>\n"),
+        }
+        n += 1;
+    }
+    let mut log = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"App\\Tests\\CookieJarTest\" tests=\"{n}\" failures=\"{bad}\" errors=\"0\">\n"
+    )
+    .into_bytes();
+    log.extend_from_slice(&body);
+    log.extend_from_slice(b"  </testsuite>\n</testsuites>\n");
+    log
+}
+
+fn status_words(k: u8) -> (&'static str, &'static str) {
+    match k {
+        b'F' => ("failed", "failed"),
+        b'S' => ("pending", "pending"),
+        _ => ("passed", "passed"),
+    }
+}
+
+fn rspec_log(size: usize) -> Vec<u8> {
+    let mut log = b"{\"version\":\"3.12.0\",\"examples\":[".to_vec();
+    let (mut n, mut failed, mut pending) = (0, 0, 0);
+    while log.len() < size {
+        let k = kind(n);
+        failed += usize::from(k == b'F');
+        pending += usize::from(k == b'S');
+        if n > 0 {
+            log.push(b',');
+        }
+        let (status, _) = status_words(k);
+        log.extend_from_slice(format!(
+            "{{\"id\":\"./spec/jar_spec.rb[1:{n}]\",\"description\":\"reads case {n} with \\\"quotes\\\"\",\"full_description\":\"CookieJar #parse reads case {n} with \\\"quotes\\\"\",\"status\":\"{status}\",\"file_path\":\"./spec/jar_spec.rb\",\"line_number\":12,\"run_time\":0.000123,\"pending_message\":null}}"
+        ).as_bytes());
+        n += 1;
+    }
+    log.extend_from_slice(format!(
+        "],\"summary\":{{\"duration\":1.5,\"example_count\":{n},\"failure_count\":{failed},\"pending_count\":{pending},\"errors_outside_of_examples_count\":0}},\"summary_line\":\"{n} examples\"}}\n"
+    ).as_bytes());
+    log
+}
+
+fn mocha_log(size: usize) -> Vec<u8> {
+    let mut lists: [Vec<u8>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    let mut counts = [0usize; 3];
+    let mut n = 0;
+    let mut total = 0;
+    while total < size {
+        let which = match kind(n) {
+            b'F' => 1,
+            b'S' => 2,
+            _ => 0,
+        };
+        let entry = format!(
+            "    {{\n      \"title\": \"accepts {n} as positive\",\n      \"fullTitle\": \"CookieJar #parse accepts {n} as positive\",\n      \"file\": \"/repo/test/jar.test.js\",\n      \"duration\": 1,\n      \"currentRetry\": 0,\n      \"err\": {{}}\n    }}"
+        );
+        if counts[which] > 0 {
+            lists[which].extend_from_slice(b",\n");
+        }
+        lists[which].extend_from_slice(entry.as_bytes());
+        counts[which] += 1;
+        total += entry.len();
+        n += 1;
+    }
+    let mut log = format!(
+        "{{\n  \"stats\": {{\n    \"suites\": 1,\n    \"tests\": {n},\n    \"passes\": {},\n    \"pending\": {},\n    \"failures\": {}\n  }},\n  \"tests\": [],\n",
+        counts[0], counts[2], counts[1]
+    )
+    .into_bytes();
+    for (i, key) in ["passes", "failures", "pending"].iter().enumerate() {
+        log.extend_from_slice(format!("  \"{key}\": [\n").as_bytes());
+        log.extend_from_slice(&lists[i]);
+        log.extend_from_slice(if i == 2 { b"\n  ]\n}\n" } else { b"\n  ],\n" });
+    }
+    log
+}
+
+fn minitest_log(size: usize) -> Vec<u8> {
+    let mut log = b"Run options: -v --seed 1\n\n# Running:\n\n".to_vec();
+    let mut details = Vec::new();
+    let (mut n, mut failed, mut skipped) = (0, 0, 0);
+    while log.len() + details.len() < size {
+        let k = kind(n);
+        log.extend_from_slice(
+            format!(
+                "Cookie jar::with [brackets]#test_{n:04}_reads case {n} = 0.00 s = {}\n",
+                k as char
+            )
+            .as_bytes(),
+        );
+        match k {
+            b'F' => {
+                failed += 1;
+                details.extend_from_slice(format!("  {}) Failure:\nCookie jar::with [brackets]#test_{n:04}_reads case {n} [test/test_jar.rb:39]:\nExpected: 2\n  Actual: 1\n\n", failed + skipped).as_bytes());
+            }
+            b'S' => {
+                skipped += 1;
+                details.extend_from_slice(format!("  {}) Skipped:\nCookie jar::with [brackets]#test_{n:04}_reads case {n} [test/test_jar.rb:18]:\nno network\n\n", failed + skipped).as_bytes());
+            }
+            _ => {}
+        }
+        n += 1;
+    }
+    log.extend_from_slice(b"\nFinished in 1.5s, 1.0 runs/s, 1.0 assertions/s.\n\n");
+    log.extend_from_slice(&details);
+    log.extend_from_slice(
+        format!("{n} runs, {n} assertions, {failed} failures, 0 errors, {skipped} skips\n")
+            .as_bytes(),
+    );
+    log
+}
+
+fn unittest_log(size: usize) -> Vec<u8> {
+    let mut log = Vec::with_capacity(size + 4096);
+    let (mut n, mut failed, mut skipped) = (0, 0, 0);
+    while log.len() < size {
+        let status = match kind(n) {
+            b'F' => {
+                failed += 1;
+                "FAIL".to_string()
+            }
+            b'S' => {
+                skipped += 1;
+                "skipped 'no network'".to_string()
+            }
+            _ => "ok".to_string(),
+        };
+        log.extend_from_slice(
+            format!("test_case_{n} (tests.test_jar.CookieJarTest.test_case_{n}) ... {status}\n")
+                .as_bytes(),
+        );
+        n += 1;
+    }
+    log.extend_from_slice(
+        format!(
+            "\n----------------------------------------------------------------------\nRan {n} tests in 1.500s\n\nFAILED (failures={failed}, skipped={skipped})\n"
+        )
+        .as_bytes(),
+    );
+    log
 }

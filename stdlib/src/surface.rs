@@ -144,6 +144,54 @@ pub const JUNIT: &[&str] = &[
     "tox.ini",
 ];
 
+/// phpunit and pest (`phpunit-junit`): their configuration (`<extensions>`, `bootstrap=`,
+/// listeners and printers are named there), pest's `Pest.php` (uses/hooks for every test),
+/// composer's autoload (`files` entries run before any test), bootstrap files and test
+/// files.
+pub const PHPUNIT: &[&str] = &[
+    "**/tests/**",
+    "*Test.php",
+    "Pest.php",
+    "bootstrap.php",
+    "composer.json",
+    "phpunit.dist.xml",
+    "phpunit.xml",
+    "phpunit.xml.dist",
+];
+
+/// rspec and minitest: rspec's option files (`--require`, `--format`), the helpers every
+/// spec or test requires (`spec_helper.rb`, `rails_helper.rb`, `test_helper.rb`, support
+/// folders), the Rakefile (`rake test` defines the run there), Ruby's `.rubocop`-free
+/// loader hooks, and spec and test files.
+pub const RUBY: &[&str] = &[
+    "**/spec/**",
+    "**/test/**",
+    ".rspec",
+    ".rspec-local",
+    "*_spec.rb",
+    "*_test.rb",
+    "Gemfile",
+    "Rakefile",
+    "rails_helper.rb",
+    "spec_helper.rb",
+    "test_*.rb",
+    "test_helper.rb",
+];
+
+/// Python's unittest and Django's test runner (`unittest`): test modules and packages, the
+/// runner scripts, the settings modules tests run under, and packaging files that add start-up hooks.
+pub const UNITTEST: &[&str] = &[
+    "**/*.dist-info/**",
+    "**/*.egg-info/**",
+    "**/tests/**",
+    "*_test.py",
+    "manage.py",
+    "pyproject.toml",
+    "runtests.py",
+    "setup.cfg",
+    "test*.py",
+    "tox.ini",
+];
 #[cfg(test)]
 mod tests {
     use super::*;

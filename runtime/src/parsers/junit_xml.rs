@@ -22,6 +22,16 @@
 //!
 //! **Complete** when every report element that starts also ends; XML broken in
 //! the middle or cut off makes the log incomplete (with a warning saying where).
+//!
+//! **Tampering.** Except in pytest reports (where a test failing in its body and
+//! in its teardown is written as two `<testcase>`s but counted once), a
+//! `<testsuite>`/`<testsuites>` whose `tests` attribute differs from the number of
+//! `<testcase>`s it holds, or whose `failures` + `errors` exceed the failing and
+//! erroring testcases it holds, was rewritten: every generator of this list
+//! (surefire, gradle, jest-junit, vitest, phpunit, pest, playwright, dotnet's junit
+//! logger) writes the counts from the same results as the testcases. (A suite
+//! holding no testcase is exempt from the second check: jest-junit counts a test
+//! file that failed to load as an error without a testcase.)
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
@@ -31,13 +41,27 @@ use super::parsed_log::{Outcome, ParsedLog};
 
 /// Parses every JUnit XML report in `log`.
 pub fn parse(log: &[u8]) -> ParsedLog {
+    parse_flavored(log, Flavor::Generic)
+}
+
+/// Whose naming convention the ids follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// `classname::name` (`file::` in front when given), pytest node ids for pytest reports.
+    Generic,
+    /// phpunit's and pest's `Class\Name::method with data set "x"` (what `--filter` matches).
+    Phpunit,
+}
+
+/// Parses every JUnit XML report in `log`, forming ids the way `flavor` says.
+pub(crate) fn parse_flavored(log: &[u8], flavor: Flavor) -> ParsedLog {
     let text = String::from_utf8_lossy(log);
     let mut parsed = ParsedLog::new();
     let mut pos = 0;
     let mut reports = 0;
     while let Some(start) = next_report(&text, pos) {
         reports += 1;
-        match read_report(&text[start..], &mut parsed) {
+        match read_report(&text[start..], flavor, &mut parsed) {
             Ok(len) => pos = start + len.max(1),
             Err(problem) => {
                 parsed.complete = false;
@@ -86,14 +110,37 @@ struct Case {
     outcome: Outcome,
 }
 
+/// A `<testsuite>`/`<testsuites>` being read: what it declares and what it holds.
+struct Suite {
+    name: String,
+    declared_tests: Option<usize>,
+    declared_bad: Option<usize>,
+    cases: usize,
+    bad: usize,
+}
+
+/// The state of one report element being read.
+struct Report<'p> {
+    flavor: Flavor,
+    pytest: bool,
+    case: Option<Case>,
+    suites: Vec<Suite>,
+    parsed: &'p mut ParsedLog,
+}
+
 /// Reads one report element starting at the beginning of `xml`; returns its
 /// length in bytes.
-fn read_report(xml: &str, parsed: &mut ParsedLog) -> Result<usize, Problem> {
+fn read_report(xml: &str, flavor: Flavor, parsed: &mut ParsedLog) -> Result<usize, Problem> {
     let mut reader = Reader::from_str(xml);
     reader.config_mut().check_end_names = true;
     let mut depth = 0usize;
-    let mut pytest_suite = false;
-    let mut case: Option<Case> = None;
+    let mut report = Report {
+        flavor,
+        pytest: false,
+        case: None,
+        suites: Vec::new(),
+        parsed,
+    };
     loop {
         let event = reader.read_event().map_err(|err| Problem {
             offset: usize::try_from(reader.error_position()).unwrap_or(0),
@@ -103,23 +150,15 @@ fn read_report(xml: &str, parsed: &mut ParsedLog) -> Result<usize, Problem> {
         match event {
             Event::Start(tag) => {
                 depth += 1;
-                on_open(&tag, &mut pytest_suite, &mut case, parsed);
+                report.open(&tag);
             }
             Event::Empty(tag) => {
-                on_open(&tag, &mut pytest_suite, &mut case, parsed);
-                if tag.local_name().as_ref() == b"testcase" {
-                    if let Some(done) = case.take() {
-                        parsed.record(done.id, done.outcome);
-                    }
-                }
+                report.open(&tag);
+                report.close(tag.local_name().as_ref());
             }
             Event::End(tag) => {
                 depth = depth.saturating_sub(1);
-                if tag.local_name().as_ref() == b"testcase" {
-                    if let Some(done) = case.take() {
-                        parsed.record(done.id, done.outcome);
-                    }
-                }
+                report.close(tag.local_name().as_ref());
                 if depth == 0 {
                     return Ok(offset());
                 }
@@ -139,48 +178,119 @@ fn read_report(xml: &str, parsed: &mut ParsedLog) -> Result<usize, Problem> {
     }
 }
 
-fn on_open(
-    tag: &BytesStart<'_>,
-    pytest_suite: &mut bool,
-    case: &mut Option<Case>,
-    parsed: &mut ParsedLog,
-) {
-    match tag.local_name().as_ref() {
-        b"testsuite" => {
-            if attr(tag, b"name").as_deref() == Some("pytest") {
-                *pytest_suite = true;
-            }
-        }
-        b"testcase" => {
-            if let Some(open) = case.take() {
-                parsed.record(open.id, open.outcome);
-            }
-            let name = attr(tag, b"name").unwrap_or_default();
-            let classname = attr(tag, b"classname").unwrap_or_default();
-            let file = attr(tag, b"file");
-            let pytest = *pytest_suite || file.as_deref().is_some_and(|f| f.ends_with(".py"));
-            let id = if pytest {
-                pytest_id(&classname, file.as_deref(), &name)
-            } else {
-                generic_id(&classname, file.as_deref(), &name)
-            };
-            *case = Some(Case {
-                id,
-                outcome: Outcome::Passed,
-            });
-        }
-        child => {
-            let Some(open) = case.as_mut() else { return };
-            let outcome = match child {
-                b"failure" => Outcome::Failed,
-                b"error" => Outcome::Error,
-                b"skipped" if attr(tag, b"type").as_deref() == Some("pytest.xfail") => {
-                    Outcome::Failed
+/// A count attribute (`tests="12"`); absent or not a number → `None`.
+fn count(tag: &BytesStart<'_>, key: &[u8]) -> Option<usize> {
+    attr(tag, key).and_then(|v| v.trim().parse().ok())
+}
+
+impl Report<'_> {
+    fn open(&mut self, tag: &BytesStart<'_>) {
+        match tag.local_name().as_ref() {
+            name @ (b"testsuite" | b"testsuites") => {
+                if name == b"testsuite" && attr(tag, b"name").as_deref() == Some("pytest") {
+                    self.pytest = true;
                 }
-                b"skipped" => Outcome::Skipped,
-                _ => return,
-            };
-            open.outcome = open.outcome.max(outcome);
+                let failures = count(tag, b"failures");
+                let errors = count(tag, b"errors");
+                self.suites.push(Suite {
+                    name: attr(tag, b"name").unwrap_or_default(),
+                    declared_tests: count(tag, b"tests"),
+                    declared_bad: match (failures, errors) {
+                        (None, None) => None,
+                        (f, e) => Some(f.unwrap_or(0) + e.unwrap_or(0)),
+                    },
+                    cases: 0,
+                    bad: 0,
+                });
+            }
+            b"testcase" => {
+                self.finish_case();
+                let name = attr(tag, b"name").unwrap_or_default();
+                let classname = attr(tag, b"classname").unwrap_or_default();
+                let file = attr(tag, b"file");
+                if file.as_deref().is_some_and(|f| f.ends_with(".py")) {
+                    self.pytest = true;
+                }
+                let id = match self.flavor {
+                    Flavor::Phpunit => phpunit_id(
+                        attr(tag, b"class").as_deref(),
+                        &classname,
+                        file.as_deref(),
+                        &name,
+                    ),
+                    Flavor::Generic if self.pytest => pytest_id(&classname, file.as_deref(), &name),
+                    Flavor::Generic => generic_id(&classname, file.as_deref(), &name),
+                };
+                self.case = Some(Case {
+                    id,
+                    outcome: Outcome::Passed,
+                });
+            }
+            child => {
+                let Some(open) = self.case.as_mut() else {
+                    return;
+                };
+                let outcome = match child {
+                    b"failure" => Outcome::Failed,
+                    b"error" => Outcome::Error,
+                    // phpunit: a warning (a broken data provider, a deprecated call
+                    // with failOnWarning) means the test did not pass cleanly.
+                    b"warning" if self.flavor == Flavor::Phpunit => Outcome::Error,
+                    b"skipped" if attr(tag, b"type").as_deref() == Some("pytest.xfail") => {
+                        Outcome::Failed
+                    }
+                    b"skipped" => Outcome::Skipped,
+                    _ => return,
+                };
+                open.outcome = open.outcome.max(outcome);
+            }
+        }
+    }
+
+    fn close(&mut self, name: &[u8]) {
+        match name {
+            b"testcase" => self.finish_case(),
+            b"testsuite" | b"testsuites" => {
+                self.finish_case();
+                if let Some(suite) = self.suites.pop() {
+                    self.check(&suite);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish_case(&mut self) {
+        if let Some(done) = self.case.take() {
+            let bad = matches!(done.outcome, Outcome::Failed | Outcome::Error);
+            for suite in &mut self.suites {
+                suite.cases += 1;
+                suite.bad += usize::from(bad);
+            }
+            self.parsed.record(done.id, done.outcome);
+        }
+    }
+
+    /// Compares a suite's declared counts with the testcases it held.
+    fn check(&mut self, suite: &Suite) {
+        if self.pytest {
+            return;
+        }
+        if let Some(declared) = suite.declared_tests {
+            if declared != suite.cases {
+                self.parsed.tampered(format!(
+                    "JUnit suite `{}` declares tests=\"{declared}\" but holds {} testcase(s)",
+                    suite.name, suite.cases
+                ));
+            }
+        }
+        if let Some(declared) = suite.declared_bad {
+            if suite.cases > 0 && declared > suite.bad {
+                self.parsed.tampered(format!(
+                    "JUnit suite `{}` declares {declared} failure(s) and error(s) but holds {} failing or erroring testcase(s)",
+                    suite.name, suite.bad
+                ));
+            }
         }
     }
 }
@@ -225,6 +335,27 @@ fn pytest_id(classname: &str, file: Option<&str>, name: &str) -> String {
     id.push_str("::");
     id.push_str(name);
     id
+}
+
+/// phpunit/pest: `class="Jar\Tests\PathTest"` + `testX with data set #0` →
+/// `Jar\Tests\PathTest::testX with data set #0`; without `class`, the dotted
+/// `classname` with `\` for dots; without either, the `file` (pest writes
+/// `file="tests/Unit/ExampleTest.php::it works"`, which is used whole when it ends with the name).
+fn phpunit_id(class: Option<&str>, classname: &str, file: Option<&str>, name: &str) -> String {
+    let class = match class.filter(|c| !c.is_empty()) {
+        Some(class) => class.to_string(),
+        None => classname.replace('.', "\\"),
+    };
+    if class.is_empty() {
+        if let Some(file) = file.filter(|f| f.ends_with(&format!("::{name}"))) {
+            return file.to_string();
+        }
+        return match file.filter(|f| !f.is_empty()) {
+            Some(file) => format!("{file}::{name}"),
+            None => name.to_string(),
+        };
+    }
+    format!("{class}::{name}")
 }
 
 /// `com.example.JarTest` + `setsCookie` → `com.example.JarTest::setsCookie`.

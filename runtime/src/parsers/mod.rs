@@ -11,11 +11,17 @@ mod error;
 pub mod go_test_json;
 mod id_batch;
 pub mod jest_json;
+mod json_reports;
 pub mod junit_xml;
 mod lines;
+pub mod minitest;
+pub mod mocha_json;
 mod parsed_log;
+pub mod phpunit_junit;
 pub mod pytest;
+pub mod rspec_json;
 pub mod tap;
+pub mod unittest;
 
 pub use error::ParserError;
 pub use parsed_log::{Outcome, ParsedLog, TestResult};
@@ -30,7 +36,12 @@ pub fn parse(parser: LogParser, input: &[u8]) -> Result<ParsedLog, ParserError> 
         LogParser::GoTestJson => Ok(go_test_json::parse(input)),
         LogParser::JestJson => jest_json::parse(input),
         LogParser::JunitXml => Ok(junit_xml::parse(input)),
+        LogParser::Minitest => Ok(minitest::parse(input)),
+        LogParser::MochaJson => Ok(mocha_json::parse(input)),
+        LogParser::PhpunitJunit => Ok(phpunit_junit::parse(input)),
         LogParser::Pytest => Ok(pytest::parse(input)),
+        LogParser::RspecJson => Ok(rspec_json::parse(input)),
         LogParser::Tap => Ok(tap::parse(input)),
+        LogParser::Unittest => Ok(unittest::parse(input)),
     }
 }
