@@ -10,7 +10,7 @@ use taskc_runtime::pipeline::{
 };
 
 use super::spec::load_checked;
-use super::verify::{RunArgs, VerifyFormat, NO_BACKEND};
+use super::verify::{render_selected, RunArgs, TaskFilterArgs, VerifyFormat, NO_BACKEND};
 use super::Context;
 use crate::discover::display;
 use crate::error::{report, CliError};
@@ -60,6 +60,12 @@ pub struct ScoreArgs {
     pub format: VerifyFormat,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub filter: TaskFilterArgs,
+    /// Score only the prediction lines of this model (name or glob); repeatable or
+    /// comma-separated.
+    #[arg(long = "model", value_delimiter = ',', value_name = "NAME|GLOB")]
+    pub models: Vec<String>,
 }
 
 /// Run `taskc score`.
@@ -89,6 +95,10 @@ pub fn run(args: &ScoreArgs, ctx: &Context) -> Result<Exit, CliError> {
         rerun_invalid: args.rerun_invalid,
         allow_stale_lock: args.allow_stale_lock,
         out: args.out.clone(),
+        selection: pipeline::Selection {
+            models: args.models.clone(),
+            ..args.filter.selection()
+        },
     };
     let source = PredictionSource::from_arg(&args.predictions);
     let scored = ctx.rt.block_on(pipeline::score_specs(
@@ -117,6 +127,7 @@ fn render(args: &ScoreArgs, event: ScoreEvent<'_>) -> Exit {
             ));
         }
         ScoreEvent::BackendNote(note) => output::err(&format!("note: {note}\n")),
+        ScoreEvent::Selected { kept, of } => return render_selected(kept, of),
         ScoreEvent::NoPrediction { task } => {
             output::err(&format!("note: no prediction for task `{task}`\n"));
         }

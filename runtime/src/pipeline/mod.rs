@@ -16,6 +16,7 @@ mod project;
 mod reports;
 mod score;
 mod score_specs;
+mod selection;
 mod session;
 mod site;
 mod verify;
@@ -42,6 +43,7 @@ pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use score_specs::{
     score_specs, ScoreEnd, ScoreEvent, ScoreSpecsError, ScoreSpecsOptions, SpecScoreError,
 };
+pub use selection::{glob_match, Selection};
 pub use session::{cache_or_default, open_session, OpenSession, SessionOptions};
 pub use site::Site;
 pub use verify::{verify, VerifyOptions, VerifyOutcome};

@@ -14,7 +14,7 @@ use taskc_compiler::plan::ScoreMode;
 
 use super::{
     load_oracle, open_session, read_predictions, score, write_reports, CheckedSpec, LockUseError,
-    PipelineError, PredictionSource, ScoreOptions, SessionOptions,
+    PipelineError, PredictionSource, ScoreOptions, Selection, SessionOptions,
 };
 use crate::grade::PredictionGrade;
 use crate::predictions::{Duplicate, PredictionError};
@@ -34,11 +34,16 @@ pub struct ScoreSpecsOptions {
     pub allow_stale_lock: bool,
     /// Folder of `report.json`, `report.md` and `report.html`.
     pub out: PathBuf,
+    /// The tasks and models scored (`--task`, `--exclude-task`, `--model`).
+    pub selection: Selection,
 }
 
 /// What happened, in the order it happened.
 #[derive(Debug)]
 pub enum ScoreEvent<'a> {
+    /// `--task` / `--exclude-task` kept `kept` of the `of` specs given (told only when a
+    /// selection was asked for; `kept == 0` means nothing is scored).
+    Selected { kept: usize, of: usize },
     /// A line of the predictions file that cannot be used; the rest is scored.
     SkippedLine(&'a PredictionError),
     /// How the backend was chosen (`--backend auto` fell back, or local is unsandboxed).
@@ -118,11 +123,28 @@ pub async fn score_specs(
     opts: &ScoreSpecsOptions,
     on_event: &mut (dyn FnMut(ScoreEvent<'_>) + Send),
 ) -> Result<ScoreEnd, ScoreSpecsError> {
-    let tasks: Vec<&Task> = specs.iter().map(|s| &s.task).collect();
-    let input = read_predictions(predictions, &tasks).map_err(ScoreSpecsError::Predictions)?;
+    let all: Vec<&Task> = specs.iter().map(|s| &s.task).collect();
+    let mut input = read_predictions(predictions, &all).map_err(ScoreSpecsError::Predictions)?;
     for e in &input.skipped {
         on_event(ScoreEvent::SkippedLine(e));
     }
+    let sel = &opts.selection;
+    let specs: Vec<&CheckedSpec> = specs
+        .iter()
+        .filter(|s| sel.keeps_task(&s.task.id))
+        .collect();
+    if !sel.is_all() {
+        on_event(ScoreEvent::Selected {
+            kept: specs.len(),
+            of: all.len(),
+        });
+    }
+    let tasks: Vec<&Task> = specs.iter().map(|s| &s.task).collect();
+    // Predictions of tasks left out by the selection are neither scored nor "unknown".
+    input.by_task.retain(|task, preds| {
+        preds.retain(|p| sel.keeps_model(&p.model));
+        !preds.is_empty() && (sel.keeps_task(task) || !all.iter().any(|t| &t.id == task))
+    });
     if specs.is_empty() {
         return Ok(ScoreEnd::NothingToScore);
     }
@@ -144,6 +166,7 @@ pub async fn score_specs(
     let mut locks = BTreeMap::new();
     for (spec, mode) in specs
         .iter()
+        .copied()
         .flat_map(|s| modes.iter().map(move |m| (s, *m)))
     {
         let Some(preds) = input.by_task.get(&spec.task.id) else {

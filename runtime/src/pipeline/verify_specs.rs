@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use taskc_compiler::lower::LowerOptions;
 
 use super::{
-    open_session, verify, write_lock, CheckedSpec, PipelineError, SessionOptions, VerifyOptions,
-    VerifyOutcome,
+    open_session, verify, write_lock, CheckedSpec, PipelineError, Selection, SessionOptions,
+    VerifyOptions, VerifyOutcome,
 };
 use crate::canary::{summarise, CanarySummary};
 use crate::import::oracle::{self, Oracle, RepoAgreement};
@@ -32,6 +32,8 @@ pub struct VerifySpecsOptions {
     /// An imported oracle file (`taskc import` writes `<task>.oracle.toml`) every derived
     /// oracle is compared with.
     pub compare_oracle: Option<PathBuf>,
+    /// The tasks verified (`--task`, `--exclude-task`).
+    pub selection: Selection,
 }
 
 /// The derived oracle against the imported one, per repository.
@@ -45,6 +47,9 @@ pub struct OracleComparison {
 /// What happened, in the order it happened.
 #[derive(Debug)]
 pub enum VerifyEvent<'a> {
+    /// `--task` / `--exclude-task` kept `kept` of the `of` specs given (told only when a
+    /// selection was asked for; `kept == 0` means nothing is verified).
+    Selected { kept: usize, of: usize },
     /// How the backend was chosen (`--backend auto` fell back, or local is unsandboxed).
     BackendNote(&'a str),
     /// One spec verified (sound or not), with its canary record per repository and, when
@@ -155,6 +160,18 @@ pub async fn verify_specs(
     opts: &VerifySpecsOptions,
     on_event: &mut (dyn FnMut(VerifyEvent<'_>) + Send),
 ) -> Result<VerifyEnd, VerifySpecsError> {
+    let sel = &opts.selection;
+    let of = specs.len();
+    let specs: Vec<&CheckedSpec> = specs
+        .iter()
+        .filter(|s| sel.keeps_task(&s.task.id))
+        .collect();
+    if !sel.is_all() {
+        on_event(VerifyEvent::Selected {
+            kept: specs.len(),
+            of,
+        });
+    }
     if specs.is_empty() {
         return Ok(VerifyEnd::NothingToVerify);
     }
