@@ -1,0 +1,105 @@
+//! `verify`/`score` filters through the real binary (issue 23): `--task` / `--exclude-task`
+//! (ids or globs) and `score --model` select what runs; a selection that leaves nothing is a
+//! usage error before any backend opens. Local backend, `empty`-like predictions: cheap.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::root;
+use std::process::Command;
+
+const TASKS: &[&str] = &["cookie-split", "config-merge", "context-docs"];
+
+#[test]
+fn score_over_two_models_and_three_tasks_filtered_to_one_of_each_runs_only_that() {
+    let dir = tempfile::tempdir().unwrap();
+    let preds = dir.path().join("preds.jsonl");
+    let mut lines = String::new();
+    for model in ["m1", "m2"] {
+        for task in TASKS {
+            lines.push_str(&format!(
+                "{{\"task\": \"{task}\", \"model\": \"{model}\", \"patches\": {{}}}}\n"
+            ));
+        }
+    }
+    std::fs::write(&preds, lines).unwrap();
+    let out = dir.path().join("report");
+    let run = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .arg("score")
+        .args(TASKS.iter().map(|e| format!("examples/{e}/{e}.task")))
+        .arg("--predictions")
+        .arg(&preds)
+        .args(["--task", "cookie-*", "--model", "m2", "--backend", "local"])
+        .args(["--jobs", "2", "--color", "never", "--format", "json"])
+        .arg("--cache")
+        .arg(dir.path().join("cache"))
+        .arg("--out")
+        .arg(&out)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "taskc score failed:\n{stderr}");
+    assert!(
+        stderr.contains("note: 1 of 3 specs' tasks selected"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no spec given"), "{stderr}");
+    // stdout: one graded object per spec and mode, only cookie-split's.
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let graded: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(graded.len(), 1, "{stdout}");
+    assert_eq!(graded[0]["task"], "cookie-split");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let rows: Vec<(String, String)> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["task"].as_str().unwrap().to_string(),
+                r["model"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(rows, [("cookie-split".to_string(), "m2".to_string())]);
+}
+
+#[test]
+fn a_selection_that_leaves_nothing_is_a_usage_error_and_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report");
+    let report = report.to_str().unwrap();
+    for cmd in [
+        vec!["verify", "examples", "--exclude-task", "*"],
+        vec![
+            "score",
+            "examples",
+            "--predictions",
+            "empty",
+            "-t",
+            "nope",
+            "--out",
+            report,
+        ],
+    ] {
+        let run = Command::new(env!("CARGO_BIN_EXE_taskc"))
+            .args(&cmd)
+            .args(["--backend", "local", "--color", "never"])
+            .arg("--cache")
+            .arg(dir.path().join("cache"))
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{cmd:?}:\n{stderr}");
+        assert!(stderr.contains("left none of the"), "{cmd:?}:\n{stderr}");
+        assert!(!dir.path().join("report").exists(), "{cmd:?}");
+    }
+}
