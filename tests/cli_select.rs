@@ -103,3 +103,65 @@ fn a_selection_that_leaves_nothing_is_a_usage_error_and_runs_nothing() {
         assert!(!dir.path().join("report").exists(), "{cmd:?}");
     }
 }
+
+/// `taskc score examples/cookie-split --predictions empty` on the local backend with
+/// `extra` args in `cache`; (exit code, stderr, report.json).
+fn score_cookie(
+    cache: &std::path::Path,
+    extra: &[&str],
+) -> (Option<i32>, String, serde_json::Value) {
+    let out = cache.with_extension("report");
+    let run = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["score", "examples/cookie-split", "--predictions", "empty"])
+        .args(["--backend", "local", "--color", "never", "--jobs", "2"])
+        .args(extra)
+        .arg("--cache")
+        .arg(cache)
+        .arg("--out")
+        .arg(&out)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let report = std::fs::read_to_string(out.join("report.json"))
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or(serde_json::Value::Null);
+    let _ = std::fs::remove_dir_all(&out);
+    (
+        run.status.code(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+        report,
+    )
+}
+
+/// Runs the progress lines say were taken from the cache.
+fn cached_runs(stderr: &str) -> usize {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("run ") && l.ends_with(": cached"))
+        .count()
+}
+
+#[test]
+fn a_timeout_multiplier_is_recorded_and_never_reuses_a_result_computed_under_another_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let (code, stderr, report) = score_cookie(&cache, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(report.get("timeout_multiplier").is_none(), "{report}");
+
+    let (code, stderr, report) = score_cookie(&cache, &["--timeout-multiplier", "3"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        cached_runs(&stderr) == 0,
+        "a limit ×3 reused a run:\n{stderr}"
+    );
+    assert_eq!(report["timeout_multiplier"], 3.0, "{report}");
+
+    let (code, stderr, _) = score_cookie(&cache, &["--timeout-multiplier", "3"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(cached_runs(&stderr) > 0, "{stderr}");
+
+    let (code, stderr, _) = score_cookie(&cache, &["--timeout-multiplier", "0"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("not a number > 0"), "{stderr}");
+}

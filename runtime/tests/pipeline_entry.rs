@@ -126,6 +126,7 @@ impl Scoring {
             allow_stale_lock,
             out: self.out.clone(),
             selection: Default::default(),
+            timeout_multiplier: Default::default(),
         };
         let mut lines = Vec::new();
         let end = score_specs(std::slice::from_ref(spec), &source, &opts, &mut |e| {
@@ -232,6 +233,7 @@ async fn without_specs_nothing_opens_and_an_unreadable_predictions_file_is_an_er
         allow_stale_lock: false,
         out: tmp.path().join("report"),
         selection: Default::default(),
+        timeout_multiplier: Default::default(),
     };
     let mut events = Vec::new();
     let end = score_specs(&[], &PredictionSource::Gold, &opts, &mut |e| {
@@ -266,6 +268,7 @@ fn verify_opts(cache: &Path, compare_oracle: Option<PathBuf>) -> VerifySpecsOpti
         write_lock: true,
         compare_oracle,
         selection: Default::default(),
+        timeout_multiplier: Default::default(),
     }
 }
 

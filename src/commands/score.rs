@@ -62,6 +62,10 @@ pub struct ScoreArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub filter: TaskFilterArgs,
+    /// Scale every test step's time limit by F (> 0); runs under another limit are not
+    /// reused (the limit is part of a run's id).
+    #[arg(long, value_name = "F", default_value = "1")]
+    pub timeout_multiplier: pipeline::TimeoutMultiplier,
     /// Score only the prediction lines of this model (name or glob); repeatable or
     /// comma-separated.
     #[arg(long = "model", value_delimiter = ',', value_name = "NAME|GLOB")]
@@ -99,6 +103,7 @@ pub fn run(args: &ScoreArgs, ctx: &Context) -> Result<Exit, CliError> {
             models: args.models.clone(),
             ..args.filter.selection()
         },
+        timeout_multiplier: args.timeout_multiplier,
     };
     let source = PredictionSource::from_arg(&args.predictions);
     let scored = ctx.rt.block_on(pipeline::score_specs(

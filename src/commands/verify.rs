@@ -120,6 +120,10 @@ pub struct VerifyArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub filter: TaskFilterArgs,
+    /// Scale every test step's time limit by F (> 0); runs under another limit are not
+    /// reused (the limit is part of a run's id).
+    #[arg(long, value_name = "F", default_value = "1")]
+    pub timeout_multiplier: pipeline::TimeoutMultiplier,
     /// Run every run K times and report tests whose outcome changes (flaky).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
@@ -203,6 +207,7 @@ pub fn run(args: &VerifyArgs, ctx: &Context) -> Result<Exit, CliError> {
         write_lock: !args.no_lock,
         compare_oracle: args.compare_oracle.clone(),
         selection: args.filter.selection(),
+        timeout_multiplier: args.timeout_multiplier,
     };
     let verified = ctx
         .rt

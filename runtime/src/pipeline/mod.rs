@@ -19,6 +19,7 @@ mod score_specs;
 mod selection;
 mod session;
 mod site;
+mod timeout_multiplier;
 mod verify;
 mod verify_specs;
 mod workspace;
@@ -46,6 +47,7 @@ pub use score_specs::{
 pub use selection::{glob_match, Selection};
 pub use session::{cache_or_default, open_session, OpenSession, SessionOptions};
 pub use site::Site;
+pub use timeout_multiplier::TimeoutMultiplier;
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
 pub use verify_specs::{
     verify_specs, OracleComparison, OracleFileError, VerifyEnd, VerifyEvent, VerifySpecsError,

@@ -14,7 +14,7 @@ use taskc_compiler::plan::ScoreMode;
 
 use super::{
     load_oracle, open_session, read_predictions, score, write_reports, CheckedSpec, LockUseError,
-    PipelineError, PredictionSource, ScoreOptions, Selection, SessionOptions,
+    PipelineError, PredictionSource, ScoreOptions, Selection, SessionOptions, TimeoutMultiplier,
 };
 use crate::grade::PredictionGrade;
 use crate::predictions::{Duplicate, PredictionError};
@@ -36,6 +36,8 @@ pub struct ScoreSpecsOptions {
     pub out: PathBuf,
     /// The tasks and models scored (`--task`, `--exclude-task`, `--model`).
     pub selection: Selection,
+    /// Every test step's limit × this (`--timeout-multiplier`); recorded in the report.
+    pub timeout_multiplier: TimeoutMultiplier,
 }
 
 /// What happened, in the order it happened.
@@ -200,9 +202,10 @@ pub async fn score_specs(
             rerun_invalid: opts.rerun_invalid,
             site: spec.site.clone(),
         };
+        let task = opts.timeout_multiplier.apply(&spec.task);
         match score(
             &session,
-            &spec.task,
+            &task,
             &spec.dir,
             &locked.oracle,
             preds,
@@ -240,6 +243,7 @@ pub async fn score_specs(
     let mut report = Report::new(rows, input.skipped, None);
     report.duplicates = duplicates;
     report.locks = locks;
+    report.timeout_multiplier = Some(opts.timeout_multiplier.get()).filter(|m| *m != 1.0);
     let markdown = write_reports(&opts.out, &report).map_err(ScoreSpecsError::Reports)?;
     on_event(ScoreEvent::ReportsWritten {
         dir: &opts.out,

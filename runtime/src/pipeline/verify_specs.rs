@@ -11,7 +11,7 @@ use taskc_compiler::lower::LowerOptions;
 
 use super::{
     open_session, verify, write_lock, CheckedSpec, PipelineError, Selection, SessionOptions,
-    VerifyOptions, VerifyOutcome,
+    TimeoutMultiplier, VerifyOptions, VerifyOutcome,
 };
 use crate::canary::{summarise, CanarySummary};
 use crate::import::oracle::{self, Oracle, RepoAgreement};
@@ -34,6 +34,8 @@ pub struct VerifySpecsOptions {
     pub compare_oracle: Option<PathBuf>,
     /// The tasks verified (`--task`, `--exclude-task`).
     pub selection: Selection,
+    /// Every test step's limit × this (`--timeout-multiplier`).
+    pub timeout_multiplier: TimeoutMultiplier,
 }
 
 /// The derived oracle against the imported one, per repository.
@@ -197,7 +199,14 @@ pub async fn verify_specs(
             repeat: opts.repeat,
             site: spec.site.clone(),
         };
-        let outcome = match verify(&session, &spec.task, &spec.dir, &verify_opts).await {
+        let outcome = match verify(
+            &session,
+            &opts.timeout_multiplier.apply(&spec.task),
+            &spec.dir,
+            &verify_opts,
+        )
+        .await
+        {
             Ok(outcome) => outcome,
             Err(error) => {
                 let interrupted = error.is_interrupted();

@@ -71,6 +71,9 @@ pub struct Report {
     /// without a lock file).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub locks: BTreeMap<String, String>,
+    /// `--timeout-multiplier` when it was not 1: every test step's limit was scaled by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_multiplier: Option<f64>,
 }
 
 /// `joint` or `independent`.
@@ -117,6 +120,7 @@ impl Report {
             rows,
             duplicates: Vec::new(),
             locks: BTreeMap::new(),
+            timeout_multiplier: None,
         }
     }
 
