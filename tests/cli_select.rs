@@ -32,6 +32,7 @@ fn score_over_two_models_and_three_tasks_filtered_to_one_of_each_runs_only_that(
         .arg("--predictions")
         .arg(&preds)
         .args(["--task", "cookie-*", "--model", "m2", "--backend", "local"])
+        .args(["--run-id", "ops-select-1"])
         .args(["--jobs", "2", "--color", "never", "--format", "json"])
         .arg("--cache")
         .arg(dir.path().join("cache"))
@@ -69,6 +70,37 @@ fn score_over_two_models_and_three_tasks_filtered_to_one_of_each_runs_only_that(
         })
         .collect();
     assert_eq!(rows, [("cookie-split".to_string(), "m2".to_string())]);
+
+    // The run's identity: in report.json and in the cache's index of runs.
+    let run = &report["run"];
+    assert_eq!(run["run_id"], "ops-select-1", "{run}");
+    assert_eq!(run["command"], "score");
+    assert_eq!(run["backend"], "local");
+    assert_eq!(run["taskc"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(run["tasks"], serde_json::json!(["cookie-*"]));
+    assert_eq!(run["models"], serde_json::json!(["m2"]));
+    let sum = Command::new("sha256sum").arg(&preds).output().unwrap();
+    let sum = String::from_utf8_lossy(&sum.stdout);
+    assert_eq!(run["predictions"]["kind"], "file");
+    assert_eq!(
+        run["predictions"]["sha256"].as_str(),
+        sum.split_whitespace().next()
+    );
+    assert_eq!(
+        run["locks"]["cookie-split"],
+        report["locks"]["cookie-split"]
+    );
+    assert_eq!(run["locks"].as_object().unwrap().len(), 1);
+    assert!(
+        stderr.contains("run id: ops-select-1 (recorded in "),
+        "{stderr}"
+    );
+    let index = std::fs::read_to_string(dir.path().join("cache/runs/index.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = index
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines, [run.clone()]);
 }
 
 #[test]
@@ -160,6 +192,21 @@ fn a_timeout_multiplier_is_recorded_and_never_reuses_a_result_computed_under_ano
     let (code, stderr, _) = score_cookie(&cache, &["--timeout-multiplier", "3"]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(cached_runs(&stderr) > 0, "{stderr}");
+
+    // Three runs, three generated ids, three lines in the index; the second's limit ×3.
+    let index = std::fs::read_to_string(cache.join("runs/index.jsonl")).unwrap();
+    let runs: Vec<serde_json::Value> = index
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: std::collections::BTreeSet<&str> =
+        runs.iter().map(|r| r["run_id"].as_str().unwrap()).collect();
+    assert_eq!((runs.len(), ids.len()), (3, 3), "{index}");
+    assert_eq!(runs[1]["timeout_multiplier"], 3.0, "{index}");
+
+    let (code, stderr, _) = score_cookie(&cache, &["--run-id", "a/b"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("not a run id"), "{stderr}");
 
     let (code, stderr, _) = score_cookie(&cache, &["--timeout-multiplier", "0"]);
     assert_eq!(code, Some(2), "{stderr}");

@@ -110,6 +110,18 @@ pub fn render_selected(kept: usize, of: usize) -> Exit {
     Exit::Success
 }
 
+/// Tell the run's id and where it was recorded (a warning when the index could not be
+/// written: the run's results are kept all the same).
+pub fn render_recorded(id: &str, index: Result<PathBuf, pipeline::PipelineError>) {
+    match index {
+        Ok(path) => output::err(&format!(
+            "run id: {id} (recorded in {})\n",
+            crate::discover::display(&path)
+        )),
+        Err(e) => output::err(&format!("warning: run {id}: {e}\n")),
+    }
+}
+
 /// Arguments of `taskc verify`.
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
@@ -124,6 +136,10 @@ pub struct VerifyArgs {
     /// reused (the limit is part of a run's id).
     #[arg(long, value_name = "F", default_value = "1")]
     pub timeout_multiplier: pipeline::TimeoutMultiplier,
+    /// This run's id (default: generated), recorded in the index of runs
+    /// (`<cache>/runs/index.jsonl`) with the inputs' digests.
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<pipeline::RunId>,
     /// Run every run K times and report tests whose outcome changes (flaky).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
@@ -208,6 +224,7 @@ pub fn run(args: &VerifyArgs, ctx: &Context) -> Result<Exit, CliError> {
         compare_oracle: args.compare_oracle.clone(),
         selection: args.filter.selection(),
         timeout_multiplier: args.timeout_multiplier,
+        run_id: args.run_id.clone(),
     };
     let verified = ctx
         .rt
@@ -230,6 +247,9 @@ fn render(args: &VerifyArgs, event: VerifyEvent<'_>) -> Exit {
     match event {
         VerifyEvent::BackendNote(note) => output::err(&format!("note: {note}\n")),
         VerifyEvent::Selected { kept, of } => return render_selected(kept, of),
+        VerifyEvent::RunRecorded { record, index } => {
+            render_recorded(record.run_id.as_str(), index)
+        }
         VerifyEvent::Verified {
             spec,
             outcome,

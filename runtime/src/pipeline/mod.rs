@@ -14,6 +14,7 @@ mod lock_record;
 mod predictions_input;
 mod project;
 mod reports;
+mod run_record;
 mod score;
 mod score_specs;
 mod selection;
@@ -40,6 +41,7 @@ pub use lock_record::{lock_of, write_lock};
 pub use predictions_input::{read_predictions, PredictionSource, PredictionsInput};
 pub use project::{Project, ProjectError, ProjectWarning, PROJECT_FILE};
 pub use reports::write_reports;
+pub use run_record::{append_run, run_index_path, PredictionsRecord, RunCommand, RunId, RunRecord};
 pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use score_specs::{
     score_specs, ScoreEnd, ScoreEvent, ScoreSpecsError, ScoreSpecsOptions, SpecScoreError,

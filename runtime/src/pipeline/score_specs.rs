@@ -13,8 +13,9 @@ use taskc_compiler::model::Task;
 use taskc_compiler::plan::ScoreMode;
 
 use super::{
-    load_oracle, open_session, read_predictions, score, write_reports, CheckedSpec, LockUseError,
-    PipelineError, PredictionSource, ScoreOptions, Selection, SessionOptions, TimeoutMultiplier,
+    append_run, load_oracle, open_session, read_predictions, score, write_reports, CheckedSpec,
+    LockUseError, PipelineError, PredictionSource, PredictionsRecord, RunCommand, RunId, RunRecord,
+    ScoreOptions, Selection, SessionOptions, TimeoutMultiplier,
 };
 use crate::grade::PredictionGrade;
 use crate::predictions::{Duplicate, PredictionError};
@@ -38,6 +39,8 @@ pub struct ScoreSpecsOptions {
     pub selection: Selection,
     /// Every test step's limit × this (`--timeout-multiplier`); recorded in the report.
     pub timeout_multiplier: TimeoutMultiplier,
+    /// `--run-id`; `None`: one is generated.
+    pub run_id: Option<RunId>,
 }
 
 /// What happened, in the order it happened.
@@ -73,6 +76,12 @@ pub enum ScoreEvent<'a> {
     },
     /// Predictions for a task no spec was given for (not scored).
     UnknownTask { task: &'a str },
+    /// The run was recorded in `report.json` and appended to the index of runs at `index`
+    /// (or could not be: `index` is the error; the reports are written all the same).
+    RunRecorded {
+        record: &'a RunRecord,
+        index: Result<PathBuf, PipelineError>,
+    },
     /// The reports were written into `dir`; `markdown` is `report.md`'s text.
     ReportsWritten { dir: &'a Path, markdown: &'a str },
 }
@@ -157,6 +166,16 @@ pub async fn score_specs(
         on_event(ScoreEvent::BackendNote(note));
     }
     let session = opened.session;
+    let mut record = RunRecord::start(
+        opts.run_id.clone().unwrap_or_else(RunId::generate),
+        RunCommand::Score,
+        session.backend.name(),
+        &opts.selection,
+        opts.timeout_multiplier,
+    );
+    record.predictions =
+        Some(PredictionsRecord::of(predictions).map_err(ScoreSpecsError::Predictions)?);
+    record.report_dir = Some(opts.out.clone());
     let mut modes: Vec<ScoreMode> = Vec::new();
     for m in &opts.modes {
         if !modes.contains(m) {
@@ -244,6 +263,13 @@ pub async fn score_specs(
     report.duplicates = duplicates;
     report.locks = locks;
     report.timeout_multiplier = Some(opts.timeout_multiplier.get()).filter(|m| *m != 1.0);
+    record.locks = report.locks.clone();
+    let index = append_run(&session.cache, &record);
+    on_event(ScoreEvent::RunRecorded {
+        record: &record,
+        index,
+    });
+    report.run = Some(record.clone());
     let markdown = write_reports(&opts.out, &report).map_err(ScoreSpecsError::Reports)?;
     on_event(ScoreEvent::ReportsWritten {
         dir: &opts.out,

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use taskc_compiler::model::Task;
 
 /// A finite factor > 0; `1` leaves the spec's limits as they are.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct TimeoutMultiplier(f64);
 

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use taskc_compiler::lower::LowerOptions;
 
+use super::{append_run, RunCommand, RunId, RunRecord};
 use super::{
     open_session, verify, write_lock, CheckedSpec, PipelineError, Selection, SessionOptions,
     TimeoutMultiplier, VerifyOptions, VerifyOutcome,
@@ -36,6 +37,8 @@ pub struct VerifySpecsOptions {
     pub selection: Selection,
     /// Every test step's limit × this (`--timeout-multiplier`).
     pub timeout_multiplier: TimeoutMultiplier,
+    /// `--run-id`; `None`: one is generated.
+    pub run_id: Option<RunId>,
 }
 
 /// The derived oracle against the imported one, per repository.
@@ -71,6 +74,11 @@ pub enum VerifyEvent<'a> {
     LockFailed {
         spec: &'a CheckedSpec,
         error: PipelineError,
+    },
+    /// The run was appended to the index of runs at `index` (or could not be: the error).
+    RunRecorded {
+        record: &'a RunRecord,
+        index: Result<PathBuf, PipelineError>,
     },
     /// The verification of one spec could not run; the others go on (unless interrupted).
     SpecFailed {
@@ -188,6 +196,13 @@ pub async fn verify_specs(
         on_event(VerifyEvent::BackendNote(note));
     }
     let session = opened.session;
+    let mut record = RunRecord::start(
+        opts.run_id.clone().unwrap_or_else(RunId::generate),
+        RunCommand::Verify,
+        session.backend.name(),
+        sel,
+        opts.timeout_multiplier,
+    );
     let (mut unsound, mut oracle_differs) = (0, 0);
     for spec in specs {
         let verify_opts = VerifyOptions {
@@ -238,11 +253,24 @@ pub async fn verify_specs(
                 spec.base_image_override.clone(),
                 &outcome,
             ) {
-                Ok(path) => on_event(VerifyEvent::LockWritten { spec, path: &path }),
+                Ok(path) => {
+                    if let Ok(bytes) = std::fs::read(&path) {
+                        record.locks.insert(
+                            spec.task.id.clone(),
+                            taskc_compiler::plan::sha256_hex(&bytes),
+                        );
+                    }
+                    on_event(VerifyEvent::LockWritten { spec, path: &path })
+                }
                 Err(error) => on_event(VerifyEvent::LockFailed { spec, error }),
             }
         }
     }
+    let index = append_run(&session.cache, &record);
+    on_event(VerifyEvent::RunRecorded {
+        record: &record,
+        index,
+    });
     Ok(VerifyEnd::Done {
         unsound,
         oracle_differs,

@@ -74,6 +74,9 @@ pub struct Report {
     /// `--timeout-multiplier` when it was not 1: every test step's limit was scaled by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_multiplier: Option<f64>,
+    /// The run's id and inputs (`taskc score` sets it; absent in reports built otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<crate::pipeline::RunRecord>,
 }
 
 /// `joint` or `independent`.
@@ -121,6 +124,7 @@ impl Report {
             duplicates: Vec::new(),
             locks: BTreeMap::new(),
             timeout_multiplier: None,
+            run: None,
         }
     }
 
