@@ -212,3 +212,41 @@ fn a_timeout_multiplier_is_recorded_and_never_reuses_a_result_computed_under_ano
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("not a number > 0"), "{stderr}");
 }
+
+#[test]
+fn verify_records_its_run_in_the_index_of_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let run = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["verify", "examples", "-t", "cookie-split", "--no-lock"])
+        .args([
+            "--run-id",
+            "ops-verify-1",
+            "--backend",
+            "local",
+            "--color",
+            "never",
+        ])
+        .args(["--timeout-multiplier", "2"])
+        .arg("--cache")
+        .arg(&cache)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("note: 1 of 5 specs' tasks selected"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("verify examples/cookie-split/"), "{stdout}");
+    assert!(!stdout.contains("verify examples/config-merge/"), "{stdout}");
+    let index = std::fs::read_to_string(cache.join("runs/index.jsonl")).unwrap();
+    let record: serde_json::Value = serde_json::from_str(index.trim()).unwrap();
+    assert_eq!(record["run_id"], "ops-verify-1");
+    assert_eq!(record["command"], "verify");
+    assert_eq!(record["backend"], "local");
+    assert_eq!(record["timeout_multiplier"], 2.0);
+    assert_eq!(record["tasks"], serde_json::json!(["cookie-split"]));
+}
