@@ -100,7 +100,7 @@ fn score_over_two_models_and_three_tasks_filtered_to_one_of_each_runs_only_that(
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines, [run.clone()]);
+    assert_eq!(lines, std::slice::from_ref(run));
 }
 
 #[test]
@@ -241,7 +241,10 @@ fn verify_records_its_run_in_the_index_of_runs() {
     );
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(stdout.contains("verify examples/cookie-split/"), "{stdout}");
-    assert!(!stdout.contains("verify examples/config-merge/"), "{stdout}");
+    assert!(
+        !stdout.contains("verify examples/config-merge/"),
+        "{stdout}"
+    );
     let index = std::fs::read_to_string(cache.join("runs/index.jsonl")).unwrap();
     let record: serde_json::Value = serde_json::from_str(index.trim()).unwrap();
     assert_eq!(record["run_id"], "ops-verify-1");

@@ -22,7 +22,7 @@ impl RunId {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
-        let salt = (now.subsec_nanos() ^ std::process::id().rotate_left(16)) & 0xffff_ffff;
+        let salt = now.subsec_nanos() ^ std::process::id().rotate_left(16);
         RunId(format!("run-{}-{salt:08x}", now.as_secs()))
     }
 
