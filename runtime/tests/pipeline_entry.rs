@@ -67,6 +67,8 @@ fn line(event: ScoreEvent<'_>) -> Option<String> {
     Some(match event {
         // Whether local runs sandboxed depends on the machine.
         ScoreEvent::BackendNote(_) => return None,
+        ScoreEvent::Selected { kept, of } => format!("selected {kept} of {of}"),
+        ScoreEvent::RunRecorded { .. } => return None,
         ScoreEvent::SkippedLine(e) => format!("skipped line {}", e.line),
         ScoreEvent::NoPrediction { task } => format!("no prediction {task}"),
         ScoreEvent::StaleLockUsed { spec, lock, stale } => {
@@ -124,6 +126,9 @@ impl Scoring {
             rerun_invalid: false,
             allow_stale_lock,
             out: self.out.clone(),
+            selection: Default::default(),
+            timeout_multiplier: Default::default(),
+            run_id: None,
         };
         let mut lines = Vec::new();
         let end = score_specs(std::slice::from_ref(spec), &source, &opts, &mut |e| {
@@ -229,6 +234,9 @@ async fn without_specs_nothing_opens_and_an_unreadable_predictions_file_is_an_er
         rerun_invalid: false,
         allow_stale_lock: false,
         out: tmp.path().join("report"),
+        selection: Default::default(),
+        timeout_multiplier: Default::default(),
+        run_id: None,
     };
     let mut events = Vec::new();
     let end = score_specs(&[], &PredictionSource::Gold, &opts, &mut |e| {
@@ -262,6 +270,9 @@ fn verify_opts(cache: &Path, compare_oracle: Option<PathBuf>) -> VerifySpecsOpti
         repeat: 1,
         write_lock: true,
         compare_oracle,
+        selection: Default::default(),
+        timeout_multiplier: Default::default(),
+        run_id: None,
     }
 }
 
@@ -297,7 +308,9 @@ async fn verify_specs_tells_the_verdict_then_the_lock_and_refuses_an_unreadable_
         std::slice::from_ref(&spec),
         &verify_opts(&cache, None),
         &mut |e| match e {
-            VerifyEvent::BackendNote(_) => {}
+            VerifyEvent::BackendNote(_)
+            | VerifyEvent::Selected { .. }
+            | VerifyEvent::RunRecorded { .. } => {}
             VerifyEvent::Verified {
                 spec,
                 outcome,

@@ -10,7 +10,7 @@ use taskc_runtime::pipeline::{
 };
 
 use super::spec::load_checked;
-use super::verify::{RunArgs, NO_BACKEND};
+use super::verify::{render_recorded, render_selected, RunArgs, TaskFilterArgs, NO_BACKEND};
 use super::Context;
 use crate::discover::display;
 use crate::error::{report, CliError};
@@ -69,6 +69,20 @@ pub struct ScoreArgs {
     pub format: ScoreFormat,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub filter: TaskFilterArgs,
+    /// Scale every test step's time limit by F (> 0); runs under another limit are not
+    /// reused (the limit is part of a run's id).
+    #[arg(long, value_name = "F", default_value = "1")]
+    pub timeout_multiplier: pipeline::TimeoutMultiplier,
+    /// This run's id (default: generated), recorded in the index of runs
+    /// (`<cache>/runs/index.jsonl`) with the inputs' digests.
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<pipeline::RunId>,
+    /// Score only the prediction lines of this model (name or glob); repeatable or
+    /// comma-separated.
+    #[arg(long = "model", value_delimiter = ',', value_name = "NAME|GLOB")]
+    pub models: Vec<String>,
 }
 
 /// Run `taskc score`.
@@ -98,6 +112,12 @@ pub fn run(args: &ScoreArgs, ctx: &Context) -> Result<Exit, CliError> {
         rerun_invalid: args.rerun_invalid,
         allow_stale_lock: args.allow_stale_lock,
         out: args.out.clone(),
+        selection: pipeline::Selection {
+            models: args.models.clone(),
+            ..args.filter.selection()
+        },
+        timeout_multiplier: args.timeout_multiplier,
+        run_id: args.run_id.clone(),
     };
     let source = PredictionSource::from_arg(&args.predictions);
     let scored = ctx.rt.block_on(pipeline::score_specs(
@@ -126,6 +146,8 @@ fn render(args: &ScoreArgs, event: ScoreEvent<'_>) -> Exit {
             ));
         }
         ScoreEvent::BackendNote(note) => output::err(&format!("note: {note}\n")),
+        ScoreEvent::Selected { kept, of } => return render_selected(kept, of),
+        ScoreEvent::RunRecorded { record, index } => render_recorded(record.run_id.as_str(), index),
         ScoreEvent::NoPrediction { task } => {
             output::err(&format!("note: no prediction for task `{task}`\n"));
         }

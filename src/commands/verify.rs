@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use taskc_compiler::plan::VerifyStrategy;
 use taskc_runtime::canary::CanarySummary;
 use taskc_runtime::pipeline::{
-    self, BackendChoice, CheckedSpec, ProgressStyle, SessionOptions, VerifyEnd, VerifyEvent,
-    VerifyOutcome, VerifySpecsError, VerifySpecsOptions,
+    self, BackendChoice, CheckedSpec, ProgressStyle, Selection, SessionOptions, VerifyEnd,
+    VerifyEvent, VerifyOutcome, VerifySpecsError, VerifySpecsOptions,
 };
 use taskc_runtime::verify::truth;
 
@@ -64,6 +64,64 @@ pub struct RunArgs {
     pub cache: Option<PathBuf>,
 }
 
+/// `--task` / `--exclude-task`: which of the given specs' tasks run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TaskFilterArgs {
+    /// Only the tasks with this id or matching this glob (`*`, `?`); repeatable or
+    /// comma-separated (SWE-bench's `--instance_ids`, Harbor's `--task-names`).
+    #[arg(
+        long = "task",
+        short = 't',
+        visible_alias = "instance-ids",
+        value_delimiter = ',',
+        value_name = "ID|GLOB"
+    )]
+    pub tasks: Vec<String>,
+    /// Leave out the tasks with this id or matching this glob; wins over `--task`.
+    #[arg(
+        long = "exclude-task",
+        short = 'x',
+        value_delimiter = ',',
+        value_name = "ID|GLOB"
+    )]
+    pub exclude_tasks: Vec<String>,
+}
+
+impl TaskFilterArgs {
+    /// The selection, keeping every model.
+    pub fn selection(&self) -> Selection {
+        Selection {
+            tasks: self.tasks.clone(),
+            exclude_tasks: self.exclude_tasks.clone(),
+            models: Vec::new(),
+        }
+    }
+}
+
+/// The note for `kept` of `of` specs selected; the exit code (usage when none is left).
+pub fn render_selected(kept: usize, of: usize) -> Exit {
+    if kept == 0 {
+        output::error(&format!(
+            "--task/--exclude-task left none of the {of} specs' tasks\n  help: a task is selected by its `task` id (or a glob of it), not by its file name"
+        ));
+        return Exit::Usage;
+    }
+    output::err(&format!("note: {kept} of {of} specs' tasks selected\n"));
+    Exit::Success
+}
+
+/// Tell the run's id and where it was recorded (a warning when the index could not be
+/// written: the run's results are kept all the same).
+pub fn render_recorded(id: &str, index: Result<PathBuf, pipeline::PipelineError>) {
+    match index {
+        Ok(path) => output::err(&format!(
+            "run id: {id} (recorded in {})\n",
+            crate::discover::display(&path)
+        )),
+        Err(e) => output::err(&format!("warning: run {id}: {e}\n")),
+    }
+}
+
 /// Arguments of `taskc verify`.
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
@@ -72,6 +130,16 @@ pub struct VerifyArgs {
     pub specs: Vec<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub filter: TaskFilterArgs,
+    /// Scale every test step's time limit by F (> 0); runs under another limit are not
+    /// reused (the limit is part of a run's id).
+    #[arg(long, value_name = "F", default_value = "1")]
+    pub timeout_multiplier: pipeline::TimeoutMultiplier,
+    /// This run's id (default: generated), recorded in the index of runs
+    /// (`<cache>/runs/index.jsonl`) with the inputs' digests.
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<pipeline::RunId>,
     /// Run every run K times and report tests whose outcome changes (flaky).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
@@ -154,6 +222,9 @@ pub fn run(args: &VerifyArgs, ctx: &Context) -> Result<Exit, CliError> {
         repeat: args.repeat as usize,
         write_lock: !args.no_lock,
         compare_oracle: args.compare_oracle.clone(),
+        selection: args.filter.selection(),
+        timeout_multiplier: args.timeout_multiplier,
+        run_id: args.run_id.clone(),
     };
     let verified = ctx
         .rt
@@ -175,6 +246,10 @@ pub fn run(args: &VerifyArgs, ctx: &Context) -> Result<Exit, CliError> {
 fn render(args: &VerifyArgs, event: VerifyEvent<'_>) -> Exit {
     match event {
         VerifyEvent::BackendNote(note) => output::err(&format!("note: {note}\n")),
+        VerifyEvent::Selected { kept, of } => return render_selected(kept, of),
+        VerifyEvent::RunRecorded { record, index } => {
+            render_recorded(record.run_id.as_str(), index)
+        }
         VerifyEvent::Verified {
             spec,
             outcome,

@@ -14,10 +14,13 @@ mod lock_record;
 mod predictions_input;
 mod project;
 mod reports;
+mod run_record;
 mod score;
 mod score_specs;
+mod selection;
 mod session;
 mod site;
+mod timeout_multiplier;
 mod verify;
 mod verify_specs;
 mod workspace;
@@ -38,12 +41,15 @@ pub use lock_record::{lock_of, write_lock};
 pub use predictions_input::{read_predictions, PredictionSource, PredictionsInput};
 pub use project::{Project, ProjectError, ProjectWarning, PROJECT_FILE};
 pub use reports::write_reports;
+pub use run_record::{append_run, run_index_path, PredictionsRecord, RunCommand, RunId, RunRecord};
 pub use score::{score, ScoreOptions, ScoreOutcome};
 pub use score_specs::{
     score_specs, ScoreEnd, ScoreEvent, ScoreSpecsError, ScoreSpecsOptions, SpecScoreError,
 };
+pub use selection::{glob_match, Selection};
 pub use session::{cache_or_default, open_session, OpenSession, SessionOptions};
 pub use site::Site;
+pub use timeout_multiplier::TimeoutMultiplier;
 pub use verify::{verify, VerifyOptions, VerifyOutcome};
 pub use verify_specs::{
     verify_specs, OracleComparison, OracleFileError, VerifyEnd, VerifyEvent, VerifySpecsError,

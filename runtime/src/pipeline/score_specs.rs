@@ -13,8 +13,9 @@ use taskc_compiler::model::Task;
 use taskc_compiler::plan::ScoreMode;
 
 use super::{
-    load_oracle, open_session, read_predictions, score, write_reports, CheckedSpec, LockUseError,
-    PipelineError, PredictionSource, ScoreOptions, SessionOptions,
+    append_run, load_oracle, open_session, read_predictions, score, write_reports, CheckedSpec,
+    LockUseError, PipelineError, PredictionSource, PredictionsRecord, RunCommand, RunId, RunRecord,
+    ScoreOptions, Selection, SessionOptions, TimeoutMultiplier,
 };
 use crate::grade::PredictionGrade;
 use crate::predictions::{Duplicate, PredictionError};
@@ -34,11 +35,20 @@ pub struct ScoreSpecsOptions {
     pub allow_stale_lock: bool,
     /// Folder of `report.json`, `report.md` and `report.html`.
     pub out: PathBuf,
+    /// The tasks and models scored (`--task`, `--exclude-task`, `--model`).
+    pub selection: Selection,
+    /// Every test step's limit × this (`--timeout-multiplier`); recorded in the report.
+    pub timeout_multiplier: TimeoutMultiplier,
+    /// `--run-id`; `None`: one is generated.
+    pub run_id: Option<RunId>,
 }
 
 /// What happened, in the order it happened.
 #[derive(Debug)]
 pub enum ScoreEvent<'a> {
+    /// `--task` / `--exclude-task` kept `kept` of the `of` specs given (told only when a
+    /// selection was asked for; `kept == 0` means nothing is scored).
+    Selected { kept: usize, of: usize },
     /// A line of the predictions file that cannot be used; the rest is scored.
     SkippedLine(&'a PredictionError),
     /// How the backend was chosen (`--backend auto` fell back, or local is unsandboxed).
@@ -66,6 +76,12 @@ pub enum ScoreEvent<'a> {
     },
     /// Predictions for a task no spec was given for (not scored).
     UnknownTask { task: &'a str },
+    /// The run was recorded in `report.json` and appended to the index of runs at `index`
+    /// (or could not be: `index` is the error; the reports are written all the same).
+    RunRecorded {
+        record: &'a RunRecord,
+        index: Result<PathBuf, PipelineError>,
+    },
     /// The reports were written into `dir`; `markdown` is `report.md`'s text.
     ReportsWritten { dir: &'a Path, markdown: &'a str },
 }
@@ -118,11 +134,28 @@ pub async fn score_specs(
     opts: &ScoreSpecsOptions,
     on_event: &mut (dyn FnMut(ScoreEvent<'_>) + Send),
 ) -> Result<ScoreEnd, ScoreSpecsError> {
-    let tasks: Vec<&Task> = specs.iter().map(|s| &s.task).collect();
-    let input = read_predictions(predictions, &tasks).map_err(ScoreSpecsError::Predictions)?;
+    let all: Vec<&Task> = specs.iter().map(|s| &s.task).collect();
+    let mut input = read_predictions(predictions, &all).map_err(ScoreSpecsError::Predictions)?;
     for e in &input.skipped {
         on_event(ScoreEvent::SkippedLine(e));
     }
+    let sel = &opts.selection;
+    let specs: Vec<&CheckedSpec> = specs
+        .iter()
+        .filter(|s| sel.keeps_task(&s.task.id))
+        .collect();
+    if !sel.is_all() {
+        on_event(ScoreEvent::Selected {
+            kept: specs.len(),
+            of: all.len(),
+        });
+    }
+    let tasks: Vec<&Task> = specs.iter().map(|s| &s.task).collect();
+    // Predictions of tasks left out by the selection are neither scored nor "unknown".
+    input.by_task.retain(|task, preds| {
+        preds.retain(|p| sel.keeps_model(&p.model));
+        !preds.is_empty() && (sel.keeps_task(task) || !all.iter().any(|t| &t.id == task))
+    });
     if specs.is_empty() {
         return Ok(ScoreEnd::NothingToScore);
     }
@@ -133,6 +166,16 @@ pub async fn score_specs(
         on_event(ScoreEvent::BackendNote(note));
     }
     let session = opened.session;
+    let mut record = RunRecord::start(
+        opts.run_id.clone().unwrap_or_else(RunId::generate),
+        RunCommand::Score,
+        session.backend.name(),
+        &opts.selection,
+        opts.timeout_multiplier,
+    );
+    record.predictions =
+        Some(PredictionsRecord::of(predictions).map_err(ScoreSpecsError::Predictions)?);
+    record.report_dir = Some(opts.out.clone());
     let mut modes: Vec<ScoreMode> = Vec::new();
     for m in &opts.modes {
         if !modes.contains(m) {
@@ -144,6 +187,7 @@ pub async fn score_specs(
     let mut locks = BTreeMap::new();
     for (spec, mode) in specs
         .iter()
+        .copied()
         .flat_map(|s| modes.iter().map(move |m| (s, *m)))
     {
         let Some(preds) = input.by_task.get(&spec.task.id) else {
@@ -177,9 +221,10 @@ pub async fn score_specs(
             rerun_invalid: opts.rerun_invalid,
             site: spec.site.clone(),
         };
+        let task = opts.timeout_multiplier.apply(&spec.task);
         match score(
             &session,
-            &spec.task,
+            &task,
             &spec.dir,
             &locked.oracle,
             preds,
@@ -217,6 +262,14 @@ pub async fn score_specs(
     let mut report = Report::new(rows, input.skipped, None);
     report.duplicates = duplicates;
     report.locks = locks;
+    report.timeout_multiplier = Some(opts.timeout_multiplier.get()).filter(|m| *m != 1.0);
+    record.locks = report.locks.clone();
+    let index = append_run(&session.cache, &record);
+    on_event(ScoreEvent::RunRecorded {
+        record: &record,
+        index,
+    });
+    report.run = Some(record.clone());
     let markdown = write_reports(&opts.out, &report).map_err(ScoreSpecsError::Reports)?;
     on_event(ScoreEvent::ReportsWritten {
         dir: &opts.out,

@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 
 use taskc_compiler::lower::LowerOptions;
 
+use super::{append_run, RunCommand, RunId, RunRecord};
 use super::{
-    open_session, verify, write_lock, CheckedSpec, PipelineError, SessionOptions, VerifyOptions,
-    VerifyOutcome,
+    open_session, verify, write_lock, CheckedSpec, PipelineError, Selection, SessionOptions,
+    TimeoutMultiplier, VerifyOptions, VerifyOutcome,
 };
 use crate::canary::{summarise, CanarySummary};
 use crate::import::oracle::{self, Oracle, RepoAgreement};
@@ -32,6 +33,12 @@ pub struct VerifySpecsOptions {
     /// An imported oracle file (`taskc import` writes `<task>.oracle.toml`) every derived
     /// oracle is compared with.
     pub compare_oracle: Option<PathBuf>,
+    /// The tasks verified (`--task`, `--exclude-task`).
+    pub selection: Selection,
+    /// Every test step's limit × this (`--timeout-multiplier`).
+    pub timeout_multiplier: TimeoutMultiplier,
+    /// `--run-id`; `None`: one is generated.
+    pub run_id: Option<RunId>,
 }
 
 /// The derived oracle against the imported one, per repository.
@@ -45,6 +52,9 @@ pub struct OracleComparison {
 /// What happened, in the order it happened.
 #[derive(Debug)]
 pub enum VerifyEvent<'a> {
+    /// `--task` / `--exclude-task` kept `kept` of the `of` specs given (told only when a
+    /// selection was asked for; `kept == 0` means nothing is verified).
+    Selected { kept: usize, of: usize },
     /// How the backend was chosen (`--backend auto` fell back, or local is unsandboxed).
     BackendNote(&'a str),
     /// One spec verified (sound or not), with its canary record per repository and, when
@@ -64,6 +74,11 @@ pub enum VerifyEvent<'a> {
     LockFailed {
         spec: &'a CheckedSpec,
         error: PipelineError,
+    },
+    /// The run was appended to the index of runs at `index` (or could not be: the error).
+    RunRecorded {
+        record: &'a RunRecord,
+        index: Result<PathBuf, PipelineError>,
     },
     /// The verification of one spec could not run; the others go on (unless interrupted).
     SpecFailed {
@@ -155,6 +170,18 @@ pub async fn verify_specs(
     opts: &VerifySpecsOptions,
     on_event: &mut (dyn FnMut(VerifyEvent<'_>) + Send),
 ) -> Result<VerifyEnd, VerifySpecsError> {
+    let sel = &opts.selection;
+    let of = specs.len();
+    let specs: Vec<&CheckedSpec> = specs
+        .iter()
+        .filter(|s| sel.keeps_task(&s.task.id))
+        .collect();
+    if !sel.is_all() {
+        on_event(VerifyEvent::Selected {
+            kept: specs.len(),
+            of,
+        });
+    }
     if specs.is_empty() {
         return Ok(VerifyEnd::NothingToVerify);
     }
@@ -169,6 +196,13 @@ pub async fn verify_specs(
         on_event(VerifyEvent::BackendNote(note));
     }
     let session = opened.session;
+    let mut record = RunRecord::start(
+        opts.run_id.clone().unwrap_or_else(RunId::generate),
+        RunCommand::Verify,
+        session.backend.name(),
+        sel,
+        opts.timeout_multiplier,
+    );
     let (mut unsound, mut oracle_differs) = (0, 0);
     for spec in specs {
         let verify_opts = VerifyOptions {
@@ -180,7 +214,14 @@ pub async fn verify_specs(
             repeat: opts.repeat,
             site: spec.site.clone(),
         };
-        let outcome = match verify(&session, &spec.task, &spec.dir, &verify_opts).await {
+        let outcome = match verify(
+            &session,
+            &opts.timeout_multiplier.apply(&spec.task),
+            &spec.dir,
+            &verify_opts,
+        )
+        .await
+        {
             Ok(outcome) => outcome,
             Err(error) => {
                 let interrupted = error.is_interrupted();
@@ -212,11 +253,24 @@ pub async fn verify_specs(
                 spec.base_image_override.clone(),
                 &outcome,
             ) {
-                Ok(path) => on_event(VerifyEvent::LockWritten { spec, path: &path }),
+                Ok(path) => {
+                    if let Ok(bytes) = std::fs::read(&path) {
+                        record.locks.insert(
+                            spec.task.id.clone(),
+                            taskc_compiler::plan::sha256_hex(&bytes),
+                        );
+                    }
+                    on_event(VerifyEvent::LockWritten { spec, path: &path })
+                }
                 Err(error) => on_event(VerifyEvent::LockFailed { spec, error }),
             }
         }
     }
+    let index = append_run(&session.cache, &record);
+    on_event(VerifyEvent::RunRecorded {
+        record: &record,
+        index,
+    });
     Ok(VerifyEnd::Done {
         unsound,
         oracle_differs,

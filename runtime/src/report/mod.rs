@@ -71,6 +71,12 @@ pub struct Report {
     /// without a lock file).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub locks: BTreeMap<String, String>,
+    /// `--timeout-multiplier` when it was not 1: every test step's limit was scaled by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_multiplier: Option<f64>,
+    /// The run's id and inputs (`taskc score` sets it; absent in reports built otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<crate::pipeline::RunRecord>,
 }
 
 /// `joint` or `independent`.
@@ -117,6 +123,8 @@ impl Report {
             rows,
             duplicates: Vec::new(),
             locks: BTreeMap::new(),
+            timeout_multiplier: None,
+            run: None,
         }
     }
 

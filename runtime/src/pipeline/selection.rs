@@ -1,0 +1,94 @@
+//! Which tasks and models a `verify` / `score` run covers: `--task ID|GLOB` (repeatable; none
+//! means every task), `--exclude-task ID|GLOB` and, for `score`, `--model NAME|GLOB` (which
+//! prediction lines are scored). A glob knows `*` (any run of characters) and `?` (one).
+
+/// The tasks and models a run keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Task ids or globs to keep; empty: every task.
+    pub tasks: Vec<String>,
+    /// Task ids or globs to drop (wins over `tasks`).
+    pub exclude_tasks: Vec<String>,
+    /// Model names or globs whose predictions are scored; empty: every model.
+    pub models: Vec<String>,
+}
+
+impl Selection {
+    /// Whether the task `id` is part of the run.
+    pub fn keeps_task(&self, id: &str) -> bool {
+        (self.tasks.is_empty() || self.tasks.iter().any(|p| glob_match(p, id)))
+            && !self.exclude_tasks.iter().any(|p| glob_match(p, id))
+    }
+
+    /// Whether the predictions of `model` are scored.
+    pub fn keeps_model(&self, model: &str) -> bool {
+        self.models.is_empty() || self.models.iter().any(|p| glob_match(p, model))
+    }
+
+    /// Whether it keeps everything.
+    pub fn is_all(&self) -> bool {
+        self.tasks.is_empty() && self.exclude_tasks.is_empty() && self.models.is_empty()
+    }
+}
+
+/// `text` matches `pattern` (`*`: any run of characters, `?`: one character).
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    // The last `*` seen and the text position it was tried at.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(c) if *c == '?' || *c == t[ti] => {
+                pi += 1;
+                ti += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    pi = sp + 1;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("cookie-split", "cookie-split"));
+        assert!(!glob_match("cookie", "cookie-split"));
+        assert!(glob_match("cookie*", "cookie-split"));
+        assert!(glob_match("*-s*t", "cookie-split"));
+        assert!(glob_match("c?nfig-*", "config-merge"));
+        assert!(!glob_match("c?nfig-*", "context-docs"));
+        assert!(glob_match("*", ""));
+        assert!(!glob_match("?", ""));
+    }
+
+    #[test]
+    fn exclude_wins_and_empty_keeps_all() {
+        let s = Selection {
+            tasks: vec!["c*".into()],
+            exclude_tasks: vec!["context-*".into()],
+            models: vec!["gpt-?".into()],
+        };
+        assert!(s.keeps_task("cookie-split"));
+        assert!(!s.keeps_task("context-docs"));
+        assert!(!s.keeps_task("sdk-retry"));
+        assert!(s.keeps_model("gpt-4"));
+        assert!(!s.keeps_model("claude"));
+        assert!(Selection::default().keeps_task("x") && Selection::default().keeps_model("y"));
+    }
+}
