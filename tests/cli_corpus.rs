@@ -44,7 +44,7 @@ fn shown(bytes: &[u8]) -> String {
 const LOCK_CODES: &[Code] = &[Code::StaleLock, Code::InvalidLock];
 /// `taskc import` codes are produced by tests/import_wideswe.rs and tests/import_swebench.rs.
 fn is_import_code(c: &Code) -> bool {
-    c.as_str()[1..].starts_with("11")
+    c.as_str()[1..].starts_with("11") || c.as_str()[1..].starts_with("14")
 }
 /// `taskc export harbor` / `collect --from harbor` codes are about locks and job folders:
 /// tests/export_harbor.rs (E1200, E1201, E1202, E1205).

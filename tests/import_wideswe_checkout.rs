@@ -149,7 +149,7 @@ fn a_runner_without_a_parser_is_refused_naming_the_parser() {
         .join("environment/run_profile.sh");
     let text = read(&script).replace(
         "npx vitest run test/reverse.test.js",
-        "bundle exec rspec spec/reverse_spec.rb",
+        "dotnet test Reverse.Tests",
     );
     std::fs::write(&script, text).expect("write");
     let (code, log) = import(dir.path(), &["wideswe", "--report", "report.md"]);
@@ -158,7 +158,7 @@ fn a_runner_without_a_parser_is_refused_naming_the_parser() {
     assert!(!dir.path().join("out").join(CASE).exists());
     let md = read(&dir.path().join("report.md"));
     assert!(
-        md.contains("web: rspec → none (needs `rspec-json`)"),
+        md.contains("web: dotnet test → none (needs `dotnet`)"),
         "{md}"
     );
     // The other repository's profile is still read and reported.
