@@ -226,7 +226,9 @@ fn an_interrupted_verify_on_swarm_resumes_from_the_results_it_stored() {
         cached >= kept,
         "{cached} cached, {kept} were stored:\n{stdout}"
     );
-    assert_eq!(executed + cached, 8, "{stdout}");
+    // Targeted verification: 7 runs (the gateway-only configuration is already failed by
+    // proxy's base run, so its gateway cell is not run).
+    assert_eq!(executed + cached, 7, "{stdout}");
     let body = |t: &str| t.lines().skip(1).collect::<Vec<_>>().join("\n");
     assert_eq!(
         body(&redact(&stdout)).trim_end(),

@@ -172,7 +172,7 @@ fn check(lang: &str, extra: &[&str], min_exact: usize) {
     }
     assert!(narrowed >= 2, "{narrowed} narrowed runs");
     assert!(
-        exact >= min_exact,
+        exact >= min_exact.min(narrowed),
         "{exact} of {narrowed} narrowed runs reported their whole selection"
     );
 }
@@ -189,7 +189,8 @@ fn go_subtests_verify_targeted_like_full() {
 
 #[test]
 fn a_select_template_narrows_a_tap_runner_with_awkward_names() {
-    check("tap", &["--template"], 4);
+    // Every template run reports its whole selection (none stops early).
+    check("tap", &["--template"], usize::MAX);
 }
 
 #[test]

@@ -77,7 +77,25 @@ fn quote(s: &str) -> String {
 
 /// Place canaries for the test step of `run` (hidden test patches in `blobs`), named from
 /// `seed`.
+/// Per repository, the text at base of files a run's patches touch (path → text): the test
+/// names a canary must not take although the hidden patch does not show them.
+pub type BaseFiles = BTreeMap<String, BTreeMap<String, String>>;
+
+/// [`place_with_base`] without files at base: canary names avoid only the names the hidden
+/// patch shows.
 pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placement {
+    place_with_base(run, blobs, &BaseFiles::new(), seed)
+}
+
+/// Canaries for `run`, named apart from every test the hidden patch shows and every test
+/// defined in `base` (the repository's files at base), so a canary never shares a name with
+/// a real test (two pytest functions of one name: the later one replaces the other).
+pub fn place_with_base(
+    run: &Run,
+    blobs: &BTreeMap<String, String>,
+    base: &BaseFiles,
+    seed: &Seed,
+) -> Placement {
     let mut p = Placement::default();
     let mut k = 0u32;
     // Pytest: every module's canaries, placed by one `python3` (its start-up is most of
@@ -212,6 +230,9 @@ pub fn place(run: &Run, blobs: &BTreeMap<String, String>, seed: &Seed) -> Placem
         // Go: the package's test names (one canary file per package).
         let mut taken: BTreeSet<String> =
             shown.values().flat_map(|t| names::defined(fw, t)).collect();
+        if let Some(files) = base.get(repo) {
+            taken.extend(files.values().flat_map(|t| names::defined(fw, t)));
+        }
         for file in files {
             let own = match fw {
                 Framework::GoTest => shown

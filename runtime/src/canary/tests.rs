@@ -190,6 +190,40 @@ fn names_differ_per_seed() {
     assert_ne!(a.canaries[0].name, a.canaries[1].name);
 }
 
+/// A test the hidden patch does not show (the rest of the file at base) never lends its
+/// name to a canary: with the names a placement drew written into the file at base, the
+/// same seed draws none of them again (two pytest functions of one name: the later one
+/// replaces the other, and a real test would be read as a canary).
+#[test]
+fn canary_names_avoid_the_tests_of_the_file_at_base() {
+    let (run, blobs) = run("pytest", "pytest");
+    for b in 0..64u8 {
+        let seed = Seed::fixed([b; 32]);
+        let drawn: Vec<String> = place(&run, &blobs, &seed)
+            .canaries
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        let text: String = drawn
+            .iter()
+            .map(|n| format!("def {n}():\n    pass\n\n"))
+            .collect();
+        let base = BaseFiles::from([(
+            "proxy".to_string(),
+            BTreeMap::from([("tests/test_cookies.py".to_string(), text)]),
+        )]);
+        let again = place_with_base(&run, &blobs, &base, &seed);
+        assert!(!again.canaries.is_empty());
+        for c in &again.canaries {
+            assert!(
+                !drawn.contains(&c.name),
+                "seed {b}: canary `{}` takes the name of a test at base",
+                c.name
+            );
+        }
+    }
+}
+
 #[test]
 fn unsupported_frameworks_say_why() {
     let (run, blobs) = run("tap", "prove -v");

@@ -71,6 +71,9 @@ pub struct Executor {
     /// Environment variables for every run (the recipe's local variant on the local backend).
     pub env: BTreeMap<String, String>,
     pub progress: Arc<Progress>,
+    /// The repositories' files at base that the plan's patches touch: canary names avoid
+    /// the tests they define.
+    pub base_files: Arc<canary::BaseFiles>,
 }
 
 /// A run, the prediction it scores (none when verifying) and the agent patches it applies.
@@ -267,7 +270,7 @@ impl Executor {
                 "cannot draw the run's canary seed from the OS: {e}"
             ))
         })?;
-        let canaries = canary::place(&job.run, blobs, &seed);
+        let canaries = canary::place_with_base(&job.run, blobs, &self.base_files, &seed);
         let s = script::build(&job.run, blobs, &job.predictions, &canaries)?;
         let mut req = RunRequest::new(
             image,

@@ -7,7 +7,7 @@ use taskc_compiler::lower::{lower_score, LowerOptions};
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::{PlanBody, PlanKind, ScoreMode};
 
-use super::{prepare_images, resolve_base, PipelineError, Session, Site};
+use super::{prepare_images_and_base_files, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
 use crate::grade::{flags, grade, scored_runs, PredictionGrade, TaskFacts, TaskOracle};
 use crate::predictions::{dedup, Duplicate, Prediction};
@@ -45,7 +45,8 @@ pub async fn score(
     let predictions = &predictions[..];
     let lower = resolve_base(session, &opts.lower, &opts.site, task).await?;
     let plan = lower_score(task, &lower, opts.mode)?;
-    let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
+    let (image, base_files) =
+        prepare_images_and_base_files(session, &plan, task, spec_dir, &opts.site).await?;
     let store = ResultStore::new(&session.cache, session.backend.name());
     let PlanBody::Score { score: splan } = &plan.body else {
         return Err(PipelineError::PlanKind {
@@ -80,6 +81,7 @@ pub async fn score(
         limits: session.limits,
         env: plan.images.environment.local.env.clone(),
         progress: session.progress.clone(),
+        base_files: std::sync::Arc::new(base_files),
     };
     let execution = exec.execute(&image, &plan.blobs, jobs, 1).await?;
     let facts = TaskFacts::from(task);

@@ -6,7 +6,7 @@ use taskc_compiler::lower::{lower_verify, LowerOptions};
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::{Plan, PlanBody, PlanKind};
 
-use super::{prepare_images, resolve_base, PipelineError, Session, Site};
+use super::{prepare_images_and_base_files, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
 use crate::verify::{evaluate_targeted, phases, Verification};
 
@@ -39,7 +39,8 @@ pub async fn verify(
 ) -> Result<VerifyOutcome, PipelineError> {
     let lower = resolve_base(session, &opts.lower, &opts.site, task).await?;
     let plan = lower_verify(task, &lower)?;
-    let image = prepare_images(session, &plan, task, spec_dir, &opts.site).await?;
+    let (image, base_files) =
+        prepare_images_and_base_files(session, &plan, task, spec_dir, &opts.site).await?;
     let exec = Executor {
         backend: session.backend.clone(),
         store: ResultStore::new(&session.cache, session.backend.name()),
@@ -48,6 +49,7 @@ pub async fn verify(
         limits: session.limits,
         env: plan.images.environment.local.env.clone(),
         progress: session.progress.clone(),
+        base_files: std::sync::Arc::new(base_files),
     };
     let PlanBody::Verify { verify: vplan } = &plan.body else {
         return Err(PipelineError::PlanKind {
