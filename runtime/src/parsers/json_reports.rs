@@ -4,6 +4,7 @@
 use serde::de::DeserializeOwned;
 
 use super::lines::line_number;
+use super::parsed_log::ParsedLog;
 
 /// What the scan found at one `{` line.
 pub(crate) enum Found<T> {
@@ -11,6 +12,40 @@ pub(crate) enum Found<T> {
     Report(T, usize),
     /// A report that is cut off (the log ends inside it), starting at this line.
     CutOff(usize),
+}
+
+/// A log holding `runner`'s JSON reports of type `T` (found by [`scan`] with `marker`),
+/// each handed to `read` with its line: a report cut off, or none at all (then `missing`
+/// says how to get one), leaves the log incomplete.
+pub(crate) fn parse_reports<T: DeserializeOwned>(
+    log: &[u8],
+    marker: &[u8],
+    runner: &str,
+    missing: &str,
+    mut read: impl FnMut(&mut ParsedLog, T, usize),
+) -> ParsedLog {
+    let mut parsed = ParsedLog::new();
+    let mut reports = 0;
+    for found in scan::<T>(log, marker) {
+        match found {
+            Found::Report(report, line) => {
+                reports += 1;
+                read(&mut parsed, report, line);
+            }
+            Found::CutOff(line) => {
+                parsed.complete = false;
+                parsed.warn(format!(
+                    "the {runner} report starting at line {line} is cut off: the run ended early"
+                ));
+            }
+        }
+    }
+    if reports == 0 && parsed.complete {
+        parsed.complete = false;
+        parsed.warn(missing);
+    }
+    parsed.finish();
+    parsed
 }
 
 /// Every report of type `T` in `log`, in order. `marker` is a key only a report

@@ -21,7 +21,7 @@
 
 use serde::Deserialize;
 
-use super::json_reports::{scan, Found};
+use super::json_reports::parse_reports;
 use super::parsed_log::{Outcome, ParsedLog};
 
 #[derive(Deserialize)]
@@ -50,31 +50,14 @@ struct Test {
 
 /// Parses a log or report file holding mocha JSON reports.
 pub fn parse(log: &[u8]) -> ParsedLog {
-    let mut parsed = ParsedLog::new();
-    let mut reports = 0;
-    for found in scan::<Report>(log, b"\"stats\"") {
-        match found {
-            Found::Report(report, line) => {
-                reports += 1;
-                read(&mut parsed, report, line);
-            }
-            Found::CutOff(line) => {
-                parsed.complete = false;
-                parsed.warn(format!(
-                    "the mocha report starting at line {line} is cut off: the run ended early"
-                ));
-            }
-        }
-    }
-    if reports == 0 && parsed.complete {
-        parsed.complete = false;
-        parsed.warn(
-            "no mocha JSON report (an object with `stats`, `passes`, `failures`, `pending`): \
+    parse_reports(
+        log,
+        b"\"stats\"",
+        "mocha",
+        "no mocha JSON report (an object with `stats`, `passes`, `failures`, `pending`): \
              run mocha with `--reporter json`",
-        );
-    }
-    parsed.finish();
-    parsed
+        read,
+    )
 }
 
 fn read(parsed: &mut ParsedLog, report: Report, line: usize) {

@@ -22,7 +22,7 @@
 
 use serde::Deserialize;
 
-use super::json_reports::{scan, Found};
+use super::json_reports::parse_reports;
 use super::parsed_log::{Outcome, ParsedLog};
 
 #[derive(Deserialize)]
@@ -52,31 +52,14 @@ struct Summary {
 
 /// Parses a log or report file holding rspec JSON reports.
 pub fn parse(log: &[u8]) -> ParsedLog {
-    let mut parsed = ParsedLog::new();
-    let mut reports = 0;
-    for found in scan::<Report>(log, b"\"examples\"") {
-        match found {
-            Found::Report(report, line) => {
-                reports += 1;
-                read(&mut parsed, report, line);
-            }
-            Found::CutOff(line) => {
-                parsed.complete = false;
-                parsed.warn(format!(
-                    "the rspec report starting at line {line} is cut off: the run ended early"
-                ));
-            }
-        }
-    }
-    if reports == 0 && parsed.complete {
-        parsed.complete = false;
-        parsed.warn(
-            "no rspec JSON report (an object with `examples` and `summary`): \
+    parse_reports(
+        log,
+        b"\"examples\"",
+        "rspec",
+        "no rspec JSON report (an object with `examples` and `summary`): \
              run rspec with `--format json --out <file>`",
-        );
-    }
-    parsed.finish();
-    parsed
+        read,
+    )
 }
 
 fn read(parsed: &mut ParsedLog, report: Report, line: usize) {
