@@ -312,11 +312,27 @@ pub fn environment(
         }
         rows.push(ImageRow {
             name: graph.upstream.clone(),
-            from: match &opts.base_image {
-                Some(b) => format!("stood in for by `{b}` (--base-image)"),
-                None => "upstream: must exist locally or be pulled".into(),
+            from: match (&opts.base_image, graph.unbuilt) {
+                (Some(b), _) => format!("stood in for by `{b}` (--base-image)"),
+                (None, true) => {
+                    "no recipe in benchmark/images/: named as the case names it, for `[images.map]`"
+                        .into()
+                }
+                (None, false) => "upstream: must exist locally or be pulled".into(),
             },
         });
+        if graph.unbuilt && opts.base_image.is_none() {
+            note(
+                files,
+                df,
+                0,
+                format!(
+                    "`{}` has no recipe in the checkout's benchmark/images/ (WideSWE builds it outside the case, and it is not published); the environment starts `FROM {}` as the case names it",
+                    graph.upstream, graph.upstream
+                ),
+                "name a local image for it in `[images.map]` of taskc.toml (or pass --base-image) before building",
+            );
+        }
         out.insert("environment/Dockerfile".into(), text.into_bytes());
         let chain: Vec<String> = stages
             .iter()
@@ -353,10 +369,50 @@ pub fn environment(
             )])
             .comment(&comment)
     } else {
-        let (text, rebased) = match &opts.base_image {
-            Some(b) => rebase(&df.text, b),
-            None => (df.text.clone(), Vec::new()),
+        // The image the case's own Dockerfile starts from, rebuilt from its recipes first.
+        let parents = match (opts.root.as_deref(), agent) {
+            (Some(root), false) if from.starts_with("ecosyncbench/") => {
+                graph::resolve(root, from).ok()
+            }
+            _ => None,
         };
+        let chained = parents.as_ref().and_then(|g| {
+            g.under(&df.text, opts.base_image.as_deref())
+                .map(|t| (g, t))
+        });
+        let (text, rebased) = match (&chained, &opts.base_image) {
+            (Some((_, t)), _) => (t.clone(), Vec::new()),
+            (None, Some(b)) => rebase(&df.text, b),
+            (None, None) => (df.text.clone(), Vec::new()),
+        };
+        if let Some((g, _)) = &chained {
+            for st in &g.stages {
+                rows.push(ImageRow {
+                    name: st.image.clone(),
+                    from: st.recipe.clone(),
+                });
+            }
+            rows.push(ImageRow {
+                name: g.upstream.clone(),
+                from: match (&opts.base_image, g.unbuilt) {
+                    (Some(b), _) => format!("stood in for by `{b}` (--base-image)"),
+                    (None, true) => "no recipe in benchmark/images/: named as the case names it, for `[images.map]`".into(),
+                    (None, false) => "upstream: must exist locally or be pulled".into(),
+                },
+            });
+            if g.unbuilt && opts.base_image.is_none() {
+                note(
+                    files,
+                    df,
+                    0,
+                    format!(
+                        "`{}` has no recipe in the checkout's benchmark/images/; the environment's root stage starts `FROM {}` as the case names it",
+                        g.upstream, g.upstream
+                    ),
+                    "name a local image for it in `[images.map]` of taskc.toml (or pass --base-image) before building",
+                );
+            }
+        }
         if df.text.lines().any(|l| {
             let l = l.trim_start().to_ascii_uppercase();
             l.starts_with("COPY ") || l.starts_with("ADD ")
@@ -378,7 +434,10 @@ pub fn environment(
         if rebased.is_empty() && !from.is_empty() {
             rows.push(ImageRow {
                 name: from.to_string(),
-                from: format!("named by the case's {}", df.rel),
+                from: match &chained {
+                    Some(_) => format!("built from its recipes, under the case's {}", df.rel),
+                    None => format!("named by the case's {}", df.rel),
+                },
             });
         }
         out.insert("environment/Dockerfile".into(), text.into_bytes());
@@ -398,7 +457,22 @@ pub fn environment(
                 .or_default()
                 .insert(0, format!("python -m pip install {}", words.join(" ")));
         }
-        let mut comment = format!("from the case's {}", df.rel);
+        let mut comment = match &chained {
+            Some((g, _)) => {
+                let chain: Vec<String> = g
+                    .stages
+                    .iter()
+                    .map(|s| format!("{} ({})", s.image, s.recipe))
+                    .collect();
+                format!(
+                    "from the case's {} over its image's recipes, parents first: {}\nroot FROM {}",
+                    df.rel,
+                    chain.join(" <- "),
+                    g.upstream
+                )
+            }
+            None => format!("from the case's {}", df.rel),
+        };
         for (old, new) in rebased {
             comment.push_str(&format!("\nFROM {old} rebased onto {new} (--base-image)"));
         }

@@ -27,6 +27,9 @@ pub struct Stage {
 pub struct Graph {
     pub stages: Vec<Stage>,
     pub upstream: String,
+    /// The root is an `ecosyncbench/` image the checkout has no recipe for: it is named as
+    /// the case names it, to be stood in for by `[images.map]` (or `--base-image`).
+    pub unbuilt: bool,
 }
 
 /// The `FROM` image of `text` with `ARG` defaults declared before it substituted, and the
@@ -144,6 +147,7 @@ fn chain(root: &Path, mut stages: Vec<Stage>, image: String) -> Result<Graph, St
             return Ok(Graph {
                 stages,
                 upstream: current,
+                unbuilt: false,
             });
         }
         let found = recipe_candidates(&current).into_iter().find_map(|rel| {
@@ -152,7 +156,13 @@ fn chain(root: &Path, mut stages: Vec<Stage>, image: String) -> Result<Graph, St
                 .map(|t| (rel, t))
         });
         let Some((recipe, text)) = found else {
-            return Err(current);
+            // No recipe: the chain stops at the image as the case names it.
+            stages.reverse();
+            return Ok(Graph {
+                stages,
+                upstream: current,
+                unbuilt: true,
+            });
         };
         let Some((parent, _)) = from_of(&text) else {
             return Err(current);
@@ -212,7 +222,35 @@ impl Graph {
             }
             parent = name;
         }
+        if self.stages.is_empty() {
+            out.push_str(&format!("\nFROM {parent}\n"));
+        }
         (out, self.stages.clone())
+    }
+}
+
+impl Graph {
+    /// The case's own Dockerfile `child` (whose `FROM` names this chain's last image) over
+    /// the chain: the parents' stages first, then `child` `FROM` the last of them. `None`
+    /// when there is no recipe to put under it.
+    pub fn under(&self, child: &str, base: Option<&str>) -> Option<String> {
+        let last = self.stages.last()?;
+        let (_, range) = from_of(child)?;
+        let (mut out, _) = self.dockerfile(base);
+        out.push_str("\n# the case's own Dockerfile\n");
+        let before: String = child[..range.start]
+            .lines()
+            .filter(|l| !l.trim_start().to_ascii_uppercase().starts_with("ARG "))
+            .filter(|l| !l.trim_start().starts_with("# syntax="))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        out.push_str(&before);
+        out.push_str(&format!("FROM {}\n", stage_name(&last.image)));
+        out.push_str(&child[range.end..]);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        Some(out)
     }
 }
 
@@ -247,6 +285,7 @@ mod tests {
                 },
             ],
             upstream: "golang:1".into(),
+            unbuilt: false,
         };
         let (text, _) = g.dockerfile(Some("local/go:1"));
         assert!(text.contains("FROM local/go:1 AS ecosyncbench-base-go-1\nENV A=1\n"));

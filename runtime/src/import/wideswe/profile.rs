@@ -111,7 +111,7 @@ pub fn read(
             Ok(done(run, "go-test-json"))
         }
         Runner::CargoTest => Ok(done(text.clone(), "cargo")),
-        other => match runner::choose(other, &text, known) {
+        other => match runner::choose(other, &without_report_options(&words), known) {
             Choice::Chosen {
                 parser,
                 run,
@@ -128,6 +128,42 @@ pub fn read(
             }),
         },
     }
+}
+
+/// The command without the options that make a runner write WideSWE's own report
+/// (`--reporter=junit`, `--outputFile=…`, `--log-junit FILE`, `--logger trx…`): taskc adds
+/// the option its parser reads.
+fn without_report_options(words: &[&str]) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let mut skip = false;
+    for w in words {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if matches!(
+            *w,
+            "--reporter" | "--outputFile" | "--log-junit" | "--logger" | "--results-directory"
+        ) {
+            skip = true;
+            continue;
+        }
+        if [
+            "--reporter=",
+            "--outputFile=",
+            "--outputFile.",
+            "--log-junit=",
+            "--logger=",
+            "--results-directory=",
+        ]
+        .iter()
+        .any(|p| w.starts_with(p))
+        {
+            continue;
+        }
+        out.push(w);
+    }
+    out.join(" ")
 }
 
 #[cfg(test)]

@@ -97,27 +97,27 @@ impl Runner {
                 ("junit-xml", Some("--log-junit php://stdout")),
             ],
             Runner::Playwright => &[
-                ("playwright", None),
+                ("playwright-json", Some("--reporter=json")),
                 ("junit-xml", Some("--reporter=junit")),
             ],
             Runner::Mocha => &[
                 ("mocha-json", Some("--reporter json")),
                 ("tap", Some("--reporter tap")),
             ],
-            Runner::NodeTest => &[("node-test", None), ("tap", Some("--test-reporter=tap"))],
+            Runner::NodeTest => &[("tap", Some("--test-reporter=tap"))],
             Runner::NodeTap => &[("tap", None)],
             Runner::Gradle => &[("gradle", None)],
             Runner::Maven => &[("surefire", None)],
-            Runner::Dotnet => &[("dotnet", None)],
+            Runner::Dotnet => &[("dotnet-trx", None)],
             Runner::Minitest => &[("minitest", Some("-v"))],
             Runner::Rspec => &[("rspec-json", Some("--format json"))],
             Runner::Phpt => &[("phpt", None)],
             Runner::Unittest => &[("unittest", Some("-v"))],
             Runner::Django => &[("unittest", Some("--verbosity 2"))],
-            Runner::Tcl => &[("tcl", None)],
+            Runner::Tcl => &[("tcltest", None)],
             Runner::Bun => &[("bun", None)],
-            Runner::Dart => &[("dart", None)],
-            Runner::Flutter => &[("flutter", None)],
+            Runner::Dart => &[("dart-json", Some("--reporter json"))],
+            Runner::Flutter => &[("dart-json", Some("--machine"))],
         }
     }
 

@@ -245,9 +245,19 @@ pub fn test_command(
                 .iter()
                 .any(|r| r == repo)
         };
-        if runs && !line.contains('$') && mine() {
-            found = Some((*at, line.trim().to_string()));
-            continue;
+        if runs && mine() {
+            // What only writes WideSWE's own report (`| tee "$log"`, `2>&1`) is not the
+            // command; a test list handed to the function around the line is substituted.
+            let line = without_report_plumbing(line);
+            let line = if line.contains('$') {
+                with_call_arguments(&lines, i, &line, profiles, repo)
+            } else {
+                line
+            };
+            if !line.contains('$') {
+                found = Some((*at, line.trim().to_string()));
+                continue;
+            }
         }
         // A script handed to a function as one quoted argument
         // (`run_go_profile "dir" "report" 1800 'go build ./x && go test -json ./x'`): the
@@ -264,6 +274,114 @@ pub fn test_command(
         }
     }
     found
+}
+
+/// `line` without what only copies its output to WideSWE's report files: a trailing
+/// `| tee …`, `2>&1`, and options naming a report file through a shell variable
+/// (`--outputFile=/workspace/…/$report`).
+fn without_report_plumbing(line: &str) -> String {
+    let head = match line.find("| tee ").or_else(|| line.find("|tee ")) {
+        Some(k) => &line[..k],
+        None => line,
+    };
+    head.split_whitespace()
+        .filter(|w| *w != "2>&1")
+        .filter(|w| !(w.starts_with("--") && w.contains('=') && w.contains('$')))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `line` (logical line `i`, inside a shell function) with the variable that holds the
+/// function's remaining arguments (`local tests=("$@")`, `printf -v test_args '%q '
+/// "${tests[@]}"`, after `shift N`) replaced by the arguments the `case "$profile"` arm of
+/// `repo`'s profile passes. `line` unchanged when it is not that shape.
+fn with_call_arguments(
+    lines: &[(usize, String)],
+    i: usize,
+    line: &str,
+    profiles: &[(String, String)],
+    repo: &str,
+) -> String {
+    // The function around line i and its body.
+    let Some(start) = lines[..i].iter().rposition(|(_, l)| {
+        let t = l.trim_start().trim_start_matches("function ").trim();
+        t.contains("()") && t.ends_with('{')
+    }) else {
+        return line.to_string();
+    };
+    let head = lines[start].1.trim_start().trim_start_matches("function ");
+    let name = head.split("()").next().unwrap_or("").trim().to_string();
+    if name.is_empty() {
+        return line.to_string();
+    }
+    let body = &lines[start + 1..i];
+    let mut shifted = 0usize;
+    let mut vars: Vec<String> = Vec::new();
+    for (_, l) in body {
+        let ws = words(l);
+        if ws.first().map(String::as_str) == Some("shift") {
+            shifted += ws.get(1).and_then(|n| n.parse().ok()).unwrap_or(1);
+        }
+        let derived =
+            l.contains("\"$@\"") || vars.iter().any(|v| l.contains(&format!("${{{v}[@]}}")));
+        if derived {
+            let assigned = ws.iter().find_map(|w| {
+                let w = w.trim_start_matches("local ");
+                w.split_once('=').map(|(k, _)| k.to_string())
+            });
+            let printed = ws.windows(2).find(|w| w[0] == "-v").map(|w| w[1].clone());
+            for v in assigned.into_iter().chain(printed) {
+                if v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !vars.contains(&v) {
+                    vars.push(v);
+                }
+            }
+        }
+    }
+    if vars.is_empty() && !line.contains("\"$@\"") {
+        return line.to_string();
+    }
+    // The call in the arm of one of `repo`'s profiles.
+    let mut arm: Option<&str> = None;
+    let mut args: Option<Vec<String>> = None;
+    for (_, l) in lines {
+        let t = l.trim();
+        if let Some(pattern) = t.strip_suffix(')').filter(|p| !p.contains(' ')) {
+            arm = Some(pattern);
+            continue;
+        }
+        let Some(pattern) = arm else { continue };
+        let ours = pattern
+            .split('|')
+            .any(|p| profiles.iter().any(|(n, r)| n == p && r == repo));
+        let ws = words(t);
+        if ours && ws.first() == Some(&name) {
+            args = Some(ws.into_iter().skip(1 + shifted).collect());
+            break;
+        }
+    }
+    let Some(args) = args else {
+        return line.to_string();
+    };
+    if args.iter().any(|a| a.contains('$')) {
+        return line.to_string();
+    }
+    let quoted: Vec<String> = args
+        .iter()
+        .map(|a| taskc_compiler::lower::shell_quote(a))
+        .collect();
+    let list = quoted.join(" ");
+    let mut out = line.replace("\"$@\"", &list);
+    for v in &vars {
+        for form in [
+            format!("\"${{{v}[@]}}\""),
+            format!("${{{v}[@]}}"),
+            format!("${{{v}}}"),
+            format!("${v}"),
+        ] {
+            out = out.replace(&form, &list);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -318,5 +436,39 @@ mod tests {
             cmd,
             "/usr/local/go/bin/go build ./x && /usr/local/go/bin/go test -count=1 -json ./x"
         );
+    }
+
+    #[test]
+    fn a_test_list_passed_to_the_function_and_its_report_plumbing() {
+        let script = "run_vitest() {\n  local workdir=\"$1\"\n  local report=\"$2\"\n  shift 2\n  local tests=(\"$@\")\n  printf -v test_args '%q ' \"${tests[@]}\"\n  docker run img bash -c \"\n    yarn install --immutable\n    yarn vitest run $test_args --reporter=junit --outputFile=/w/$report\n  \"\n}\ncase \"$profile\" in\n  a-hidden)\n    run_vitest \"repos/o/a\" \"a.xml\" \"t/x.test.ts\" \"t/y.test.ts\"\n    ;;\n  b-hidden)\n    run_vitest \"repos/o/b\" \"b.xml\" \"t/z.test.ts\"\n    ;;\nesac\n";
+        let repos = [
+            ScriptRepo {
+                name: "a",
+                local_path: "repos/o/a",
+            },
+            ScriptRepo {
+                name: "b",
+                local_path: "repos/o/b",
+            },
+        ];
+        let profiles = vec![
+            ("a-hidden".to_string(), "a".to_string()),
+            ("b-hidden".to_string(), "b".to_string()),
+        ];
+        let (_, a) = test_command(script, &repos, &profiles, "a").expect("a's command");
+        assert_eq!(
+            a,
+            "yarn vitest run t/x.test.ts t/y.test.ts --reporter=junit"
+        );
+        let (_, b) = test_command(script, &repos, &profiles, "b").expect("b's command");
+        assert_eq!(b, "yarn vitest run t/z.test.ts --reporter=junit");
+        let django = "case \"$profile\" in\n  d-hidden)\n    python tests/runtests.py signals --verbosity 2 2>&1 | tee \"$log\"\n    ;;\nesac\n";
+        let repos = [ScriptRepo {
+            name: "d",
+            local_path: "repos/o/d",
+        }];
+        let profiles = vec![("d-hidden".to_string(), "d".to_string())];
+        let (_, d) = test_command(django, &repos, &profiles, "d").expect("d's command");
+        assert_eq!(d, "python tests/runtests.py signals --verbosity 2");
     }
 }
