@@ -19,7 +19,7 @@ use std::path::Path;
 use taskc_compiler::patch::parse_patch;
 use taskc_compiler::{Code, Diagnostic};
 
-use super::build::{call, ident, list, render, string, Stmt};
+use super::build::{call, ident, int, list, render, string, Stmt};
 use super::files::{CaseFiles, Text};
 use super::names::{repo_name, task_id};
 use super::output::{write, TaskFolder, WriteError};
@@ -186,6 +186,37 @@ fn convert(
         .collect();
 
     let environment = env::environment(case, files, opts, &mut out, &mut summary.images);
+    // Containers started beside the tests from a named image become `service`s every
+    // repository's runs get, each image as the case names it.
+    let sidecars = services::sidecars(case, files);
+    let mut service_stmts = Vec::new();
+    for sc in &sidecars {
+        let shown = format!("{} ({}, declared)", sc.name, sc.image);
+        summary
+            .services
+            .retain(|s| s != &sc.name && !s.starts_with(&format!("{} (", sc.name)));
+        summary.services.push(shown);
+        let rel = format!("services/{}/Dockerfile", sc.name);
+        out.insert(
+            rel.clone(),
+            format!(
+                "# {} as {} names it (written by `taskc import wideswe`)\nFROM {}\n",
+                sc.image, sc.from, sc.image
+            )
+            .into_bytes(),
+        );
+        let mut body = vec![Stmt::new("image", vec![ident("dockerfile")])
+            .block(vec![Stmt::new("dockerfile", vec![call("file", &rel)])])];
+        for p in &sc.ports {
+            body.push(Stmt::new("port", vec![int(u64::from(*p))]));
+        }
+        service_stmts.push(
+            Stmt::new("service", vec![ident(&sc.name)])
+                .block(body)
+                .comment(&format!("`{}`, started by {}", sc.image, sc.from))
+                .spaced(),
+        );
+    }
 
     let mut repo_stmts = Vec::new();
     let mut relax_stmts = Vec::new();
@@ -197,6 +228,10 @@ fn convert(
             Stmt::new("source", vec![call("git", &r.url)]),
             Stmt::new("base", vec![string(&r.base)]),
         ];
+        if r.target && !sidecars.is_empty() {
+            let names: Vec<_> = sidecars.iter().map(|s| ident(&s.name)).collect();
+            body.push(Stmt::new("services", names));
+        }
         if let Some(e) = &environment {
             for cmd in e.setup.get(&r.name).into_iter().flatten() {
                 body.push(
@@ -304,6 +339,7 @@ fn convert(
         ));
     }
     fields.push(env.spaced());
+    fields.extend(service_stmts);
     fields.extend(repo_stmts);
     fields.extend(relax_stmts);
 

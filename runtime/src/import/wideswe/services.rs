@@ -1,9 +1,10 @@
 //! Services a WideSWE case needs beside its test process: the services of the docker-compose
 //! files it ships, and the servers its `run_profile.sh` starts (Postgres, Redis, MongoDB, …).
 //!
-//! taskc's language has no service declaration yet, so the importer records them (the
-//! per-case report's `services`) and says so in a W1108 note on the file that names them:
-//! the spec does not start them, and a test that needs one fails when verified.
+//! Each is listed in the per-case report's `services` and a W1108 note on the file that names
+//! it. Those started from a named image (a compose service with `image:`, a `docker run -d
+//! <image>` of the script) become the spec's `service` declarations ([`sidecars`]), the image
+//! as the case names it; servers started inside the test container stay a note.
 
 use taskc_compiler::{Code, Diagnostic};
 
@@ -89,12 +90,12 @@ pub fn needed(case: &Case, files: &mut CaseFiles) -> Vec<String> {
                 Diagnostic::new(
                     Code::ImportNote,
                     format!(
-                        "`{rel}` starts services beside the tests: {}; the spec does not start them",
+                        "`{rel}` starts services beside the tests: {}",
                         here.join(", ")
                     ),
                     label,
                 )
-                .with_help("declare them when taskc has service declarations; until then a test that needs one fails when verified"),
+                .with_help("the spec declares those started from a named image as `service`s (each image as the case names it, for `[images.map]`); a service the case builds itself is not started, and a test that needs one fails when verified"),
             );
         }
         for s in here {
@@ -142,4 +143,239 @@ pub fn needed(case: &Case, files: &mut CaseFiles) -> Vec<String> {
         }
     }
     found
+}
+
+/// A service the spec declares: a named image started beside the tests (a compose service
+/// with `image:`, or a container `run_profile.sh` starts with `docker run -d <image>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sidecar {
+    /// The service's name and hostname (a DNS label).
+    pub name: String,
+    /// The image as the case names it (`mongo:7`); stood in for by `[images.map]`.
+    pub image: String,
+    pub ports: Vec<u16>,
+    /// Where it was found (`environment/docker-compose.yml`, `environment/run_profile.sh`).
+    pub from: String,
+}
+
+/// The ports well-known server images listen on, by image name.
+const PORTS: &[(&str, u16)] = &[
+    ("mongo", 27017),
+    ("postgres", 5432),
+    ("redis", 6379),
+    ("mysql", 3306),
+    ("mariadb", 3306),
+    ("elasticsearch", 9200),
+    ("clickhouse", 8123),
+    ("redpanda", 9092),
+    ("kafka", 9092),
+    ("zookeeper", 2181),
+    ("etcd", 2379),
+];
+
+/// A DNS label for a service name (`redis_cluster` → `redis-cluster`); `None` when nothing is left.
+fn label(name: &str) -> Option<String> {
+    let l: String = name
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let l = l.trim_matches('-').to_string();
+    let l: String = l.chars().take(63).collect();
+    l.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase())
+        .then_some(l)
+}
+
+/// The well-known port of `image` (`docker.io/library/mongo:7` → 27017).
+fn known_port(image: &str) -> Option<u16> {
+    let base = image.rsplit('/').next().unwrap_or(image);
+    let base = base.split([':', '@']).next().unwrap_or(base);
+    PORTS
+        .iter()
+        .find(|(n, _)| base == *n || base.starts_with(&format!("{n}-")))
+        .map(|(_, p)| *p)
+}
+
+/// The image of a `docker run` line that starts a container in the background.
+fn detached_image(words: &[String]) -> Option<String> {
+    let run = words
+        .windows(2)
+        .position(|w| w[0] == "docker" && w[1] == "run")?;
+    let rest = &words[run + 2..];
+    if !rest.iter().any(|w| {
+        w == "-d"
+            || w == "--detach"
+            || w.starts_with("-d")
+                && w.len() > 2
+                && !w.starts_with("--")
+                && w.chars().skip(1).all(|c| c.is_ascii_alphabetic())
+    }) {
+        return None;
+    }
+    // Options that take a value as the next word.
+    const VALUED: &[&str] = &[
+        "--name",
+        "-e",
+        "--env",
+        "--network",
+        "--net",
+        "-p",
+        "--publish",
+        "-v",
+        "--volume",
+        "-w",
+        "--workdir",
+        "-u",
+        "--user",
+        "--entrypoint",
+        "--label",
+        "-l",
+        "--mount",
+        "--platform",
+        "--health-cmd",
+        "--memory",
+        "-m",
+        "--cpus",
+        "--hostname",
+        "-h",
+    ];
+    let mut skip = false;
+    for w in rest {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if w.starts_with('-') {
+            skip = VALUED.contains(&w.as_str());
+            continue;
+        }
+        return (!w.contains('$')).then(|| w.clone());
+    }
+    None
+}
+
+/// The services the spec declares for `case`, each once.
+pub fn sidecars(case: &Case, files: &mut CaseFiles) -> Vec<Sidecar> {
+    let mut out: Vec<Sidecar> = Vec::new();
+    let own: Vec<String> = case
+        .profiles
+        .first()
+        .and_then(|p| p.doc.root.get("profiles"))
+        .map(|ps| {
+            ps.entries()
+                .iter()
+                .filter_map(|(_, _, p)| p.get("docker_service").and_then(yaml::Node::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let own: Vec<String> = own
+        .into_iter()
+        .chain(case.profiles.iter().map(|p| p.name.clone()))
+        .collect();
+    let mut push = |s: Sidecar| {
+        if !out.iter().any(|o| o.name == s.name) {
+            out.push(s);
+        }
+    };
+    for rel in COMPOSE {
+        if !files.exists(rel) {
+            continue;
+        }
+        let Some(t) = files.text(rel, "compose file") else {
+            continue;
+        };
+        let Ok(doc) = yaml::parse(&t.text) else {
+            continue;
+        };
+        let Some(services) = doc.get("services") else {
+            continue;
+        };
+        for (name, _, body) in services.entries() {
+            if own.contains(name) {
+                continue;
+            }
+            let (Some(image), Some(label)) =
+                (body.get("image").and_then(yaml::Node::as_str), label(name))
+            else {
+                continue;
+            };
+            if image.contains('$') || image.starts_with("ecosyncbench/") {
+                continue;
+            }
+            let mut ports: Vec<u16> = Vec::new();
+            for key in ["ports", "expose"] {
+                for item in body.get(key).map(yaml::Node::items).unwrap_or(&[]) {
+                    let Some(s) = item.as_str() else { continue };
+                    let inner = s.rsplit(':').next().unwrap_or(s);
+                    let inner = inner.split('/').next().unwrap_or(inner);
+                    if let Ok(p) = inner.trim_matches('"').parse::<u16>() {
+                        if p > 0 && !ports.contains(&p) {
+                            ports.push(p);
+                        }
+                    }
+                }
+            }
+            if ports.is_empty() {
+                ports.extend(known_port(image));
+            }
+            push(Sidecar {
+                name: label,
+                image: image.to_string(),
+                ports,
+                from: rel.to_string(),
+            });
+        }
+    }
+    if let Some(script) = &case.run_profile {
+        for (at, line) in super::script::logical_lines(&script.text) {
+            let words = super::script::words(&line);
+            let Some(image) = detached_image(&words) else {
+                continue;
+            };
+            let base = image.rsplit('/').next().unwrap_or(&image);
+            let base = base.split([':', '@']).next().unwrap_or(base);
+            let Some(name) = label(base) else { continue };
+            let label_at = files.at(script.source, at, "starts a container");
+            files.emit(
+                Diagnostic::new(
+                    Code::ImportNote,
+                    format!(
+                        "`{}` starts `{image}` beside the tests (`docker run -d`); the spec declares it as `service {name}`, which the tests reach by the hostname `{name}`, not through a shared network namespace",
+                        script.rel
+                    ),
+                    label_at,
+                )
+                .with_help("check the address the tests use (an environment variable naming 127.0.0.1 becomes the service's hostname)"),
+            );
+            push(Sidecar {
+                name,
+                ports: known_port(&image).into_iter().collect(),
+                image,
+                from: script.rel.clone(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detached_containers_and_their_ports() {
+        let w = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            detached_image(&w("docker run -d --rm --name $m mongo:7 --quiet")),
+            Some("mongo:7".into())
+        );
+        assert_eq!(detached_image(&w("docker run --rm $image bash")), None);
+        assert_eq!(known_port("mongo:7"), Some(27017));
+        assert_eq!(known_port("docker.io/library/postgres:16"), Some(5432));
+        assert_eq!(label("redis_cluster").as_deref(), Some("redis-cluster"));
+        assert_eq!(label("9x"), None);
+    }
 }
