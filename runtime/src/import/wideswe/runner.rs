@@ -203,7 +203,8 @@ pub fn detect(words: &[&str]) -> Option<Runner> {
     if has(&["dart", "test"]) {
         return Some(Runner::Dart);
     }
-    if (word(&|w| base(w, "ruby")) && words.iter().any(|w| w.contains("test")))
+    if word(&|w| w == "bin/test" || w.ends_with("/bin/test"))
+        || (word(&|w| base(w, "ruby")) && words.iter().any(|w| w.contains("test")))
         || (word(&|w| base(w, "rake") || base(w, "rails")) && word(&|w| w == "test"))
     {
         return Some(Runner::Minitest);

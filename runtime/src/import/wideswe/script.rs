@@ -254,6 +254,7 @@ pub fn test_command(
             } else {
                 line
             };
+            let line = with_defaults(script, &line);
             if !line.contains('$') {
                 found = Some((*at, line.trim().to_string()));
                 continue;
@@ -289,6 +290,36 @@ fn without_report_plumbing(line: &str) -> String {
         .filter(|w| !(w.starts_with("--") && w.contains('=') && w.contains('$')))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `line` with each `${NAME}` / `$NAME` the script gives a default (`${NAME:-420}`)
+/// anywhere replaced by that default.
+fn with_defaults(script: &str, line: &str) -> String {
+    let mut out = line.to_string();
+    let mut rest = script;
+    while let Some(k) = rest.find("${") {
+        let after = &rest[k + 2..];
+        let Some(end) = after.find('}') else { break };
+        let inner = &after[..end];
+        rest = &after[end..];
+        let Some((name, default)) = inner.split_once(":-") else {
+            continue;
+        };
+        let plain = !default.is_empty()
+            && !default.contains(['$', '"', '\'', ' ', '`'])
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if plain {
+            for form in [
+                format!("\"${{{name}}}\""),
+                format!("${{{name}}}"),
+                format!("\"${{{name}:-{default}}}\""),
+                format!("${{{name}:-{default}}}"),
+            ] {
+                out = out.replace(&form, default);
+            }
+        }
+    }
+    out
 }
 
 /// `line` (logical line `i`, inside a shell function) with the variable that holds the
