@@ -1,7 +1,8 @@
 //! `taskc import wideswe ROOT [CASE…]` on a WideSWE checkout the project writes itself
 //! (tests/fixtures/wideswe-checkout: `cases/`, `benchmark/images/`): the image recipes become
 //! one multi-stage Dockerfile, parents first; each runner gets a parser (an existing one
-//! through a reporter option, with a note); services and the data problems are notes; the
+//! through a reporter option, with a note); a compose service with a named image is a
+//! `service` declaration; the data problems are notes; the
 //! per-case report is written as JSON and Markdown. A runner no parser reads is E1400.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
@@ -99,13 +100,21 @@ fn a_checkout_imports_with_its_image_graph_and_report() {
     assert_eq!(case["profiles"][1]["parser"], "jest-json");
     assert_eq!(case["profiles"][1]["needs"], "vitest");
     // The profiles' own test containers (`docker_service`, a service named after a profile)
-    // are not services beside the tests.
-    assert_eq!(case["services"][0], "cache (redis:7-bookworm)");
+    // are not services beside the tests; a compose service with a named image is declared.
+    assert_eq!(case["services"][0], "cache (redis:7-bookworm, declared)");
     assert_eq!(case["services"].as_array().map(Vec::len), Some(1));
     // The deps image as the case's compose file builds it, its build arguments pinned.
     assert_eq!(
         case["images"][1]["name"],
         "ecosyncbench/deps/demo-lib-go:1a2b3c4d5e6f"
+    );
+    // … as a `service` every target's runs get, its image as the case names it.
+    let spec = read(&out.join(format!("{CASE}.task")));
+    assert!(spec.contains("service cache {"), "{spec}");
+    assert!(spec.contains("services cache"), "{spec}");
+    assert_eq!(
+        read(&out.join("services/cache/Dockerfile")).lines().last(),
+        Some("FROM redis:7-bookworm")
     );
     let dockerfile = read(&out.join("environment/Dockerfile"));
     assert!(
@@ -158,7 +167,7 @@ fn a_runner_without_a_parser_is_refused_naming_the_parser() {
     assert!(!dir.path().join("out").join(CASE).exists());
     let md = read(&dir.path().join("report.md"));
     assert!(
-        md.contains("web: dotnet test → none (needs `dotnet`)"),
+        md.contains("web: dotnet test → none (needs `dotnet-trx`)"),
         "{md}"
     );
     // The other repository's profile is still read and reported.

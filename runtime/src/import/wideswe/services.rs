@@ -108,6 +108,10 @@ pub fn needed(case: &Case, files: &mut CaseFiles) -> Vec<String> {
         let mut here: Vec<(&str, usize)> = Vec::new();
         for (at, line) in super::script::logical_lines(&script.text) {
             let words = super::script::words(&line);
+            // A container started from a named image is a declared service (`sidecars`).
+            if detached_image(&words).is_some() {
+                continue;
+            }
             for (word, service) in SERVERS {
                 let runs = words
                     .iter()
