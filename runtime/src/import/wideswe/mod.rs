@@ -162,6 +162,18 @@ fn error(files: &mut CaseFiles, code: Code, text: &Text, at: usize, message: Str
     files.emit(Diagnostic::new(code, message, label).with_help(help.to_string()));
 }
 
+/// The quoted `-run` pattern of a `go test` command when it is written as prose (holds a
+/// space: no test name has one).
+fn prose_run_pattern(run: &str) -> Option<String> {
+    let at = run.find("-run ")? + "-run ".len();
+    let rest = &run[at..];
+    let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let inner = &rest[1..];
+    let end = inner.find(quote)?;
+    let pattern = &inner[..end];
+    pattern.contains(' ').then(|| pattern.to_string())
+}
+
 /// The case as a task folder (spec, prompt, patches, environment, oracle).
 fn convert(
     case: &Case,
@@ -676,6 +688,18 @@ fn test_block(
             "the importer ran the command after `then`; make sure the environment or a `setup` step does what the prose says",
         );
     }
+    if let Some(pattern) = prose_run_pattern(&cmd.run) {
+        note(
+            files,
+            &doc_text,
+            profile.command_at,
+            format!(
+                "test profile `{}` selects its tests with `-run '{pattern}'`, which is prose: go test reads it as a regular expression, and a pattern with spaces matches no test name",
+                profile.name
+            ),
+            "write the test names as a `-run` regular expression (`'^(TestA|TestB)$'`) in the spec's `run`",
+        );
+    }
     let mut test = vec![
         Stmt::new("patch", stack.iter().map(|p| call("file", p)).collect()),
         Stmt::new("run", vec![string(&cmd.run)]),
@@ -789,6 +813,18 @@ mod tests {
             "FROM taskc/base:bookworm AS build\nRUN make\nFROM build\nFROM --platform=linux/amd64 taskc/base:bookworm\n"
         );
         assert_eq!(changed.len(), 2);
+    }
+
+    #[test]
+    fn a_go_test_run_pattern_written_as_prose() {
+        assert_eq!(
+            prose_run_pattern("go test -json -run 'all Test* functions in a_test.go' ./pkg"),
+            Some("all Test* functions in a_test.go".into())
+        );
+        assert_eq!(
+            prose_run_pattern("go test -json -run 'TestA|TestB' ./pkg"),
+            None
+        );
     }
 
     #[test]
