@@ -77,11 +77,8 @@ pub fn copies_out_of_order(
         return Vec::new();
     }
     let order = run_order(log);
-    let position = |package: &str, test: &str| {
-        order
-            .iter()
-            .position(|(p, t)| p == package && t == test)
-    };
+    let position =
+        |package: &str, test: &str| order.iter().position(|(p, t)| p == package && t == test);
     let mut evidence = Vec::new();
     for pair in mine.chunks(2) {
         let Some(original) = pair.iter().find_map(|c| match &c.expected {
@@ -177,7 +174,9 @@ mod tests {
         let evidence = copies_out_of_order(&p, "sdk-go", "go test -json ./...", &forged);
         assert_eq!(evidence.len(), 1, "{evidence:?}");
         assert!(
-            evidence[0].contains("`acme/TestRetryAfterEdge` was reported as run after `acme/TestRetryAfterSeconds`"),
+            evidence[0].contains(
+                "`acme/TestRetryAfterEdge` was reported as run after `acme/TestRetryAfterSeconds`"
+            ),
             "{evidence:?}"
         );
         // Another repository's canaries, or a shuffled run: nothing to say.

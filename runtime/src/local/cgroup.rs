@@ -77,10 +77,18 @@ fn settings(limits: &Limits) -> Vec<(Controller, &'static str, String)> {
     if let Some(cpus) = limits.cpus.filter(|c| *c > 0.0) {
         let quota = (cpus * PERIOD_US as f64).round() as u64;
         out.push((Controller::Cpu, "cpu.cfs_period_us", PERIOD_US.to_string()));
-        out.push((Controller::Cpu, "cpu.cfs_quota_us", quota.max(1000).to_string()));
+        out.push((
+            Controller::Cpu,
+            "cpu.cfs_quota_us",
+            quota.max(1000).to_string(),
+        ));
     }
     if let Some(bytes) = limits.memory_bytes {
-        out.push((Controller::Memory, "memory.limit_in_bytes", bytes.to_string()));
+        out.push((
+            Controller::Memory,
+            "memory.limit_in_bytes",
+            bytes.to_string(),
+        ));
         // Optional: only where the kernel accounts swap (`swapaccount=1`).
         out.push((
             Controller::Memory,
@@ -226,11 +234,18 @@ mod tests {
             cpus: Some(1.5),
             pids: Some(4096),
         });
-        let get = |f: &str| s.iter().find(|(_, k, _)| *k == f).map(|(_, _, v)| v.clone());
+        let get = |f: &str| {
+            s.iter()
+                .find(|(_, k, _)| *k == f)
+                .map(|(_, _, v)| v.clone())
+        };
         assert_eq!(get("cpu.cfs_quota_us").as_deref(), Some("150000"));
         assert_eq!(get("cpu.cfs_period_us").as_deref(), Some("100000"));
         assert_eq!(get("memory.limit_in_bytes").as_deref(), Some("4294967296"));
-        assert_eq!(get("memory.memsw.limit_in_bytes").as_deref(), Some("4294967296"));
+        assert_eq!(
+            get("memory.memsw.limit_in_bytes").as_deref(),
+            Some("4294967296")
+        );
         assert_eq!(get("pids.max").as_deref(), Some("4096"));
         assert!(settings(&Limits::default()).is_empty());
     }

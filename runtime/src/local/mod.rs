@@ -43,8 +43,8 @@ use futures_util::future::BoxFuture;
 use sha2::{Digest, Sha256};
 
 use crate::backend::{
-    Backend, BackendError, GcReport, ImageBuild, KeepImages, Limits, LogBuffer, RunOutcome, RunRequest,
-    LOG_CAP,
+    Backend, BackendError, GcReport, ImageBuild, KeepImages, Limits, LogBuffer, RunOutcome,
+    RunRequest, LOG_CAP,
 };
 use fs_tree::{collect, copy_tree, map_path, write_file};
 use sandbox::{Mounts, Sandbox};
