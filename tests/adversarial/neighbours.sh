@@ -5,6 +5,7 @@
 # honest run's verdict and wall time and the hostile run's failure. The figures in
 # docs/performance.md come from:
 #   tests/adversarial/neighbours.sh target/debug/taskc /work/scratch/<you>/neighbours docker
+# CASES="alone neighbour-memory-hog" runs only those.
 # Needs a `sdk-retry-python` spec: sdk-retry with the Python repository alone (made here).
 set -euo pipefail
 taskc=$(realpath "$1")
@@ -31,7 +32,7 @@ line() { # model, patch file
   python3 -c 'import json,sys; print(json.dumps({"task":"sdk-retry-python","model":sys.argv[1],"patches":{"sdk-python":open(sys.argv[2]).read()}}))' "$1" "$2"
 }
 gold="$root/examples/sdk-retry/gold/sdk-python.patch"
-for case in alone neighbour-cpu-hog neighbour-memory-hog neighbour-fork-loop; do
+for case in ${CASES:-alone neighbour-cpu-hog neighbour-memory-hog neighbour-fork-loop}; do
   out="$work/$case"
   rm -rf "$out" "$work/cache/results"
   {
@@ -60,6 +61,6 @@ print(f"{case:24} honest: {honest['status']:8} failures={json.dumps(honest.get('
       + (f" | hostile: {hostile['status']} {json.dumps(hostile.get('failures'))[:160]}" if hostile else ""))
 for run, (wall, test, fail) in sorted(walls.items()):
     kind = "fail:" + (list(fail)[0] if isinstance(fail, dict) else str(fail)) if fail else "ok"
-    print(f"  run {run[:12]} wall_ms={wall} test_ms={test} {kind}")
+    print(f"  run …{run[-12:]} wall_ms={wall} test_ms={test} {kind}")
 EOF
 done
