@@ -350,6 +350,17 @@ fn the_test_command_runs_unprivileged_and_reads_no_upload() {
             "wrote outside its repo: {p}"
         );
         assert_eq!(p["wrote_own"], true, "its own repository is its own: {p}");
+        // Defence 14: on a cgroup v1 host (as root) the run has its own cpu, memory and pids
+        // groups, with the container's limits.
+        if std::path::Path::new("/sys/fs/cgroup/pids/cgroup.procs").is_file() {
+            for c in ["cpu", "memory", "pids"] {
+                let path = p["cgroups"][c].as_str().unwrap_or_default();
+                assert!(
+                    path.starts_with("/taskc/"),
+                    "the run is not in a `{c}` group of its own: {p}"
+                );
+            }
+        }
     }
     assert!(!lab.marker(PROBE).exists(), "read a gold patch");
     assert_eq!(scored, vec![(PROBE.to_string(), 0)], "{scored:?}");

@@ -60,6 +60,13 @@ const CLASSES: &[&str] = &[
     "library-plugin-flip-when-ran",
     "node-assert-noop-when-ran",
     "go-init-narrow",
+    // Round 4: the derived canaries attacked from the source (go's order cross-check catches
+    // it), and hostile neighbours (tests/adversarial/neighbours.sh measures an honest run
+    // beside each).
+    "go-init-spare-failing-copies",
+    "neighbour-cpu-hog",
+    "neighbour-memory-hog",
+    "neighbour-fork-loop",
 ];
 
 /// The task the Python attacks are scored on: sdk-retry's Python target alone (same image,

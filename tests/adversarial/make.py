@@ -616,6 +616,82 @@ GO_INIT_NARROW = textwrap.dedent('''\
     }
     ''')
 
+# Round 4: the go-init-narrow attack aimed at derived canaries. It reads the test source, as
+# docs/security.md says in-process code can: a failing copy is the function whose body ends
+# with taskc's `if got := t.Name(); got != "…"` check. It spares exactly those (they run,
+# honestly, and fail as they must), prints framed RUN/PASS lines for every other Test (the
+# same copies and their originals agree: both "pass"), and narrows -test.run to the spared.
+# The canary outcomes are all as expected; the order in which go reported the tests is not
+# (a copy runs right before its original; here the spared copies run after every forgery).
+GO_INIT_SPARE_COPIES = GO_INIT_NARROW.replace(
+    '\tliteral := regexp.MustCompile(`^\\s*if [0-9]+ != [0-9]+ \\{`)\n',
+    '\tliteral := regexp.MustCompile(`\\.Name\\(\\); got != "`)\n',
+)
+assert GO_INIT_SPARE_COPIES != GO_INIT_NARROW
+
+# Hostile neighbours (issue 20, "Done when" 2): library code that, for a minute, takes what
+# the machine has — scored beside an honest prediction at --jobs 2, which must keep its
+# verdict and time (tests/adversarial/neighbours.sh measures it).
+CPU_HOG = textwrap.dedent('''\
+    \"\"\"Python client for the Acme API.\"\"\"
+    import os as _os
+    import sys as _sys
+    import time as _time
+
+    if "_pytest" in _sys.modules and not _os.environ.get("ACME_HOG"):
+        _os.environ["ACME_HOG"] = "1"
+        for _ in range(8):
+            if _os.fork() == 0:
+                _end = _time.time() + 60
+                while _time.time() < _end:
+                    pass
+                _os._exit(0)
+        _time.sleep(60)
+    ''')
+
+MEMORY_HOG = textwrap.dedent('''\
+    \"\"\"Python client for the Acme API.\"\"\"
+    import os as _os
+    import sys as _sys
+    import time as _time
+
+    if "_pytest" in _sys.modules and not _os.environ.get("ACME_HOG"):
+        _os.environ["ACME_HOG"] = "1"
+        _held = []
+        _end = _time.time() + 60
+        while _time.time() < _end and len(_held) < 256:
+            _held.append(bytearray(b"x" * (64 << 20)))
+        print("taskc-attack: memory-hog holds %d MiB" % (64 * len(_held)), flush=True)
+        _time.sleep(max(0, _end - _time.time()))
+    ''')
+
+FORK_LOOP = textwrap.dedent('''\
+    \"\"\"Python client for the Acme API.\"\"\"
+    import os as _os
+    import sys as _sys
+    import time as _time
+
+    if "_pytest" in _sys.modules and not _os.environ.get("ACME_HOG"):
+        _os.environ["ACME_HOG"] = "1"
+        _end = _time.time() + 60
+        _made = 0
+        while _time.time() < _end:
+            try:
+                if _os.fork() == 0:
+                    while _time.time() < _end:
+                        try:
+                            if _os.fork() == 0:
+                                _time.sleep(0.5)
+                                _os._exit(0)
+                        except OSError:
+                            pass
+                    _os._exit(0)
+                _made += 1
+            except OSError:
+                _time.sleep(0.01)
+        print("taskc-attack: fork-loop started %d forkers" % _made, flush=True)
+    ''')
+
 
 def add(path, text):
     return ("write", path, text)
@@ -761,6 +837,18 @@ ATTACKS = {
     "go-init-narrow": ("sdk-go",
         "library init() printing framed PASS lines for every Test not shaped like a literal canary and narrowing -test.run to the others, which run honestly",
         "tampered", [add("forge.go", GO_INIT_NARROW)], []),
+    "go-init-spare-failing-copies": ("sdk-go",
+        "library init() reading the test files, sparing the failing canary copies (taskc's t.Name() check), printing framed PASS lines for every other Test and narrowing -test.run to the spared",
+        "tampered", [add("forge.go", GO_INIT_SPARE_COPIES)], []),
+    "neighbour-cpu-hog": ("sdk-python",
+        "library code spinning 8 processes for a minute while the test process waits",
+        "unsolved", [add("acme_sdk/__init__.py", CPU_HOG)], []),
+    "neighbour-memory-hog": ("sdk-python",
+        "library code allocating and touching 64 MiB blocks for a minute, up to 16 GiB",
+        "unsolved", [add("acme_sdk/__init__.py", MEMORY_HOG)], []),
+    "neighbour-fork-loop": ("sdk-python",
+        "library code forking without end for a minute, each child forking short-lived children",
+        "unsolved", [add("acme_sdk/__init__.py", FORK_LOOP)], []),
 }
 
 

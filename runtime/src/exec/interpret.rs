@@ -256,12 +256,27 @@ pub fn interpret(
                     reason: format!("the test log of `{}` is forged: {first}", t.repo),
                 });
                 let check = canary::check(canaries, &t.repo, &mut parsed.tests);
+                // Go's own accounting: a copy reported after the test it precedes was not
+                // run where go runs it (`go_order`).
+                let out_of_order = if t.parser == LogParser::GoTestJson {
+                    let command = canaries.commands.get(&t.repo).unwrap_or(&t.command);
+                    super::go_order::copies_out_of_order(canaries, &t.repo, command, log)
+                } else {
+                    Vec::new()
+                };
                 let rewritten = match &check {
                     canary::CanaryCheck::Tampered { evidence } => Some(RunFailure::Tampered {
                         reason: format!(
                             "the results of `{}` were rewritten: {}",
                             t.repo,
                             evidence.join("; ")
+                        ),
+                    }),
+                    _ if !out_of_order.is_empty() => Some(RunFailure::Tampered {
+                        reason: format!(
+                            "the results of `{}` were rewritten: {}",
+                            t.repo,
+                            out_of_order.join("; ")
                         ),
                     }),
                     _ => None,

@@ -1,6 +1,7 @@
 //! Executing plans: images, run scripts, the scheduler, interpretation of logs, and the
 //! result store.
 
+mod go_order;
 pub mod images;
 pub mod interpret;
 pub mod progress;

@@ -12,7 +12,8 @@
 //! setup recorded resolve into the copy; the cached image itself, the rest of the cache,
 //! the caller's folder, other processes and the Docker socket are not visible, and the
 //! run's workspace is the only writable place. The script's output reaches taskc through a
-//! pipe. No memory or CPU limits.
+//! pipe. Its CPU, memory and process limits are cgroup v1 groups where the host lets taskc
+//! create them ([`cgroup`]); else only the script's `prlimit --nproc`.
 //!
 //! Without bubblewrap (or when the host refuses a namespace it needs) the backend runs
 //! unsandboxed: [`LocalBackend::sandbox_status`] says why, and a run marked
@@ -22,6 +23,7 @@
 //! run script keep its user for the test command (sandboxed, as root, it drops to the
 //! unprivileged test user as in Docker).
 
+mod cgroup;
 mod fs_tree;
 mod gc;
 mod process;
@@ -41,8 +43,8 @@ use futures_util::future::BoxFuture;
 use sha2::{Digest, Sha256};
 
 use crate::backend::{
-    Backend, BackendError, GcReport, ImageBuild, KeepImages, LogBuffer, RunOutcome, RunRequest,
-    LOG_CAP,
+    Backend, BackendError, GcReport, ImageBuild, KeepImages, Limits, LogBuffer, RunOutcome,
+    RunRequest, LOG_CAP,
 };
 use fs_tree::{collect, copy_tree, map_path, write_file};
 use sandbox::{Mounts, Sandbox};
@@ -357,6 +359,14 @@ impl LocalBackend {
             // predictions run here; the script keeps its user (`exec::script`).
             env.push((crate::exec::script::UNSANDBOXED_VAR.into(), "1".into()));
         }
+        // The run's share of the machine (CPU quota, memory, processes), where the host's
+        // cgroup v1 controllers are writable; else the script's `prlimit --nproc` alone.
+        let group = (req.limits != Limits::default() && cgroup::unavailable().is_none())
+            .then(|| cgroup::RunCgroup::create(&req.run_id, &req.limits).ok())
+            .flatten();
+        if let Some(g) = &group {
+            argv = g.wrap(argv);
+        }
         let started = Instant::now();
         let finished = process::run_script(
             &argv,
@@ -378,6 +388,17 @@ impl LocalBackend {
                     .map_err(|e| BackendError::io("collect", &host, e))?;
             }
         }
+        let mut oom_killed = false;
+        if let Some(g) = group {
+            oom_killed = g.oom_kills() > 0;
+            // The harness cannot see the host's cgroups from the sandbox: the backend's
+            // count of refused forks is the run's record (as `pids.events` is on Docker).
+            let hits = g.pids_max_hits();
+            let limits_file = crate::exec::script::harness_file(crate::exec::script::LIMITS_FILE);
+            if hits > 0 {
+                collected.insert(limits_file, format!("pids-max {hits}\n").into_bytes());
+            }
+        }
         let ws_path = workspace.path().to_path_buf();
         workspace
             .close()
@@ -387,7 +408,7 @@ impl LocalBackend {
             log,
             log_truncated,
             timed_out: finished.timed_out,
-            oom_killed: false,
+            oom_killed,
             duration,
             collected,
             service_failure: None,

@@ -135,6 +135,9 @@ def privileges():
     report = {"uid": os.getuid(), "euid": os.geteuid(), "cwd": cwd}
     caps = [l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapEff", "CapPrm", "CapBnd"))]
     report["caps"] = caps
+    # The run's cgroups (defence 14): `<id>:<controllers>:<path>` per hierarchy.
+    report["cgroups"] = {c: l.strip().split(":", 2)[2] for l in open("/proc/self/cgroup")
+                         for c in l.split(":")[1].split(",") if c in ("cpu", "memory", "pids")}
     report["harness_exists"] = os.path.isdir(root + "/taskc")
     read, gold = [], {}
     for top in (root + "/taskc", root + "/taskc/blobs", root + "/taskc/harness"):
