@@ -22,9 +22,9 @@
 //! run script keep its user for the test command (sandboxed, as root, it drops to the
 //! unprivileged test user as in Docker).
 
-mod fs_tree;
+pub(crate) mod fs_tree;
 mod gc;
-mod process;
+pub(crate) mod process;
 mod sandbox;
 
 pub use sandbox::{SandboxStatus, BWRAP_VAR};
