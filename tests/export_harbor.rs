@@ -522,6 +522,7 @@ fn a_stale_lock_or_an_unreadable_job_is_an_error_with_its_code() {
 
 /// One attack tried through Harbor: what `solve.sh` does in the agent's container.
 struct Attack {
+    /// At most 20 characters (Harbor cuts trial names at 32, with [`PREFIX`]).
     name: &'static str,
     task: &'static str,
     /// Repositories that get their gold patch (the attack alone decides the score).
@@ -604,7 +605,7 @@ const ATTACKS: &[Attack] = &[
         expect_failure: Some("tampered"),
     },
     Attack {
-        name: "sdk-node-assert-noop-when-ran",
+        name: "sdk-node-assert-ran",
         task: "sdk-retry",
         gold: &["sdk-python", "sdk-go"],
         corpus: &[("sdk-node", "node-assert-noop-when-ran")],
@@ -633,7 +634,11 @@ fn harbor_rewards_the_adversarial_corpus_0() {
         &spec("cookie-split"),
         &spec("sdk-retry"),
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     std::fs::create_dir_all(&tasks).unwrap();
     for a in ATTACKS {
         let dir = tasks.join(format!("{PREFIX}{}", a.name));
@@ -670,9 +675,11 @@ fn harbor_rewards_the_adversarial_corpus_0() {
     );
     assert_eq!(rewards.len(), ATTACKS.len(), "{rewards:?}");
     for (trial, r) in &rewards {
+        // Harbor names a trial `<task folder, cut at 32 characters>__<random>`.
+        let task = trial.split("__").next().unwrap();
         let a = ATTACKS
             .iter()
-            .find(|a| trial.starts_with(&format!("{PREFIX}{}__", a.name)))
+            .find(|a| format!("{PREFIX}{}", a.name).starts_with(task))
             .unwrap();
         let grade =
             std::fs::read_to_string(jobs.join("oracle").join(trial).join("verifier/grade.json"))

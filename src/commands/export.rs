@@ -170,7 +170,9 @@ fn harbor_grade(args: &HarborGradeArgs, ctx: &Context) -> Result<Exit, CliError>
             Ok(Exit::Success)
         }
         Err(e) => {
-            output::err(&format!("error: the exported grader could not grade: {e}\n"));
+            output::err(&format!(
+                "error: the exported grader could not grade: {e}\n"
+            ));
             if let Err(w) = write_zero_reward(&args.logs) {
                 output::err(&format!("error: {w}\n"));
             }

@@ -23,9 +23,9 @@ use taskc_compiler::plan::{Plan, PlanBody, Run, ScoreMode};
 
 pub use bundle::{Bundle, BundleRepo, BUNDLE_SCHEMA};
 pub use dockerfile::REPOS_DIR;
-pub use verifier::{grade_here, write_zero_reward, Verdict, VerifierError, VerifierPaths};
 pub use error::ExportError;
 pub use task_toml::SCHEMA_VERSION;
+pub use verifier::{grade_here, write_zero_reward, Verdict, VerifierError, VerifierPaths};
 use write::{Entry, Tree};
 
 use crate::exec::script::SETUP_ALLOWANCE;
@@ -366,9 +366,9 @@ fn tests(
                 .filter(|(p, _)| {
                     files.contains(*p)
                         || (p.ends_with("_test.go")
-                            && files.iter().any(|f| {
-                                Path::new(f).parent() == Path::new(p.as_str()).parent()
-                            }))
+                            && files
+                                .iter()
+                                .any(|f| Path::new(f).parent() == Path::new(p.as_str()).parent()))
                 })
                 .map(|(p, t)| (p.clone(), t.clone()))
                 .collect();
@@ -416,10 +416,7 @@ fn tests(
         "tests/test.sh".into(),
         Entry::exec(TEST_SH.as_bytes().to_vec()),
     );
-    tree.insert(
-        format!("tests/{GRADER_FILE}"),
-        Entry::exec(grader.to_vec()),
-    );
+    tree.insert(format!("tests/{GRADER_FILE}"), Entry::exec(grader.to_vec()));
     tree.insert(
         "tests/taskc_record.py".into(),
         Entry::file(RECORDER.as_bytes().to_vec()),

@@ -154,7 +154,9 @@ pub async fn grade_here(paths: &VerifierPaths) -> Result<Verdict, VerifierError>
         model: "harbor".into(),
         patches: diffs
             .into_iter()
-            .filter(|(repo, text)| bundle.prediction_repos.contains(repo) && !text.trim().is_empty())
+            .filter(|(repo, text)| {
+                bundle.prediction_repos.contains(repo) && !text.trim().is_empty()
+            })
             .collect(),
     };
     // Root-only: the results and logs of the runs, out of the test user's reach.
@@ -199,7 +201,13 @@ pub async fn grade_here(paths: &VerifierPaths) -> Result<Verdict, VerifierError>
         runs: bundle.runs.clone(),
     };
     let runs = scored_runs(&plan, &prediction, &execution.results);
-    let g = grade(&bundle.facts, &bundle.oracle, &prediction, bundle.mode, &runs);
+    let g = grade(
+        &bundle.facts,
+        &bundle.oracle,
+        &prediction,
+        bundle.mode,
+        &runs,
+    );
     // Each target's test log beside the reward.
     for r in &runs {
         for t in &r.under_test {
