@@ -2,7 +2,9 @@
 //! and, on Docker, the real Harbor (installed by `scripts/harbor/setup.sh`): Harbor's oracle
 //! agent scores 1 on every sound example and its no-op agent 0; the environment images
 //! Harbor built hold no added line of any gold or hidden-test patch; `collect --from
-//! harbor` on the oracle job, scored by `taskc score`, solves every task too.
+//! harbor` on the oracle job, scored by `taskc score`, solves every task too; and the
+//! project's adversarial attacks, run through Harbor as an agent would (the oracle agent's
+//! `solve.sh` replaced by the attack), get reward 0 from the exported grader (`taskc` itself).
 //!
 //! The Harbor test FAILS when the engine or Harbor is missing, unless `TASKC_SKIP_DOCKER=1`
 //! or `TASKC_SKIP_HARBOR=1`.
@@ -124,7 +126,7 @@ fn export_is_deterministic_leaks_nothing_into_environment_and_refuses_clobbering
             "instruction.md",
             "environment/Dockerfile",
             "tests/test.sh",
-            "tests/taskc_grade.py",
+            "tests/taskc",
             "tests/grading.json",
             "solution/solve.sh",
         ] {
@@ -516,4 +518,181 @@ fn a_stale_lock_or_an_unreadable_job_is_an_error_with_its_code() {
     let err = String::from_utf8_lossy(&job.stderr);
     assert_ne!(job.status.code(), Some(0), "{err}");
     assert!(err.contains("E1205"), "{err}");
+}
+
+/// One attack tried through Harbor: what `solve.sh` does in the agent's container.
+struct Attack {
+    /// At most 20 characters (Harbor cuts trial names at 32, with [`PREFIX`]).
+    name: &'static str,
+    task: &'static str,
+    /// Repositories that get their gold patch (the attack alone decides the score).
+    gold: &'static [&'static str],
+    /// `(repo, class)`: `git apply` of `tests/adversarial/<class>/<repo>.patch`.
+    corpus: &'static [(&'static str, &'static str)],
+    /// Shell lines run after, in `/work`.
+    shell: &'static str,
+    /// What `taskc score` concludes for the same change (`grade.json`'s failures say it).
+    expect_failure: Option<&'static str>,
+}
+
+/// Library code registering a pytest plugin that rewrites every report to passed (round 2's
+/// `library-plugin-makereport`, in cookie-split's packages): reward 1.0 through the former
+/// Python grader, which had no canaries.
+const LIBRARY_RIG: &str = r#"
+for pkg in proxy/proxy gateway/gateway; do cat >> "$pkg/__init__.py" <<'PY'
+import gc as _gc
+import sys as _sys
+
+
+class _Rig:
+    def pytest_runtest_logreport(self, report):
+        report.outcome = "passed"
+        report.longrepr = None
+
+
+def _install():
+    if "_pytest" not in _sys.modules:
+        return
+    for o in _gc.get_objects():
+        if type(o).__name__ == "Config" and hasattr(o, "pluginmanager"):
+            if not o.pluginmanager.has_plugin("acme-rig"):
+                o.pluginmanager.register(_Rig(), "acme-rig")
+
+
+_install()
+PY
+done
+"#;
+
+const CONFTEST_ROOT: &str = r#"
+for r in proxy gateway; do cat > "$r/conftest.py" <<'PY'
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    report.outcome = "passed"
+    report.longrepr = None
+PY
+done
+"#;
+
+const ATTACKS: &[Attack] = &[
+    Attack {
+        name: "cookie-library-rig",
+        task: "cookie-split",
+        gold: &[],
+        corpus: &[],
+        shell: LIBRARY_RIG,
+        expect_failure: Some("tampered"),
+    },
+    Attack {
+        name: "cookie-conftest-root",
+        task: "cookie-split",
+        gold: &[],
+        corpus: &[],
+        shell: CONFTEST_ROOT,
+        expect_failure: None,
+    },
+    Attack {
+        name: "sdk-go-init-forgery",
+        task: "sdk-retry",
+        gold: &["sdk-python", "sdk-node"],
+        corpus: &[("sdk-go", "go-init-forgery")],
+        shell: "",
+        expect_failure: Some("tampered"),
+    },
+    Attack {
+        name: "sdk-node-assert-ran",
+        task: "sdk-retry",
+        gold: &["sdk-python", "sdk-go"],
+        corpus: &[("sdk-node", "node-assert-noop-when-ran")],
+        shell: "",
+        expect_failure: Some("tampered"),
+    },
+];
+
+/// Every attack of [`ATTACKS`] as its own Harbor task (the exported task with `solve.sh`
+/// replaced), run by Harbor's oracle agent in one job: every reward is 0, and the grade
+/// the exported grader wrote says why.
+#[test]
+fn harbor_rewards_the_adversarial_corpus_0() {
+    let Some(bin) = harbor() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (out, tasks, jobs) = (
+        tmp.path().join("out"),
+        tmp.path().join("tasks"),
+        tmp.path().join("jobs"),
+    );
+    let run = taskc(&[
+        "export",
+        "harbor",
+        "--out",
+        out.to_str().unwrap(),
+        &spec("cookie-split"),
+        &spec("sdk-retry"),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::fs::create_dir_all(&tasks).unwrap();
+    for a in ATTACKS {
+        let dir = tasks.join(format!("{PREFIX}{}", a.name));
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(out.join(a.task))
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let mut sh = String::from(
+            "#!/bin/bash\nset -euo pipefail\nhere=$(cd \"$(dirname \"$0\")\" && pwd)\ncd /work\n",
+        );
+        for g in a.gold {
+            sh.push_str(&format!("git -C /work/{g} apply \"$here/{g}.patch\"\n"));
+        }
+        for (repo, class) in a.corpus {
+            let patch = root().join(format!("tests/adversarial/{class}/{repo}.patch"));
+            std::fs::copy(&patch, dir.join(format!("solution/attack-{repo}.patch"))).unwrap();
+            sh.push_str(&format!(
+                "git -C /work/{repo} apply \"$here/attack-{repo}.patch\"\n"
+            ));
+        }
+        sh.push_str(a.shell);
+        std::fs::write(dir.join("solution/solve.sh"), sh).unwrap();
+    }
+    let _guard = HarborGuard;
+    let start = std::time::Instant::now();
+    let rewards = harbor_run(&bin, &tasks, &jobs, "oracle");
+    eprintln!(
+        "{} attacks through Harbor in {:.0} s",
+        ATTACKS.len(),
+        start.elapsed().as_secs_f64()
+    );
+    assert_eq!(rewards.len(), ATTACKS.len(), "{rewards:?}");
+    for (trial, r) in &rewards {
+        // Harbor names a trial `<task folder, cut at 32 characters>__<random>`.
+        let task = trial.split("__").next().unwrap();
+        let a = ATTACKS
+            .iter()
+            .find(|a| format!("{PREFIX}{}", a.name).starts_with(task))
+            .unwrap();
+        let grade =
+            std::fs::read_to_string(jobs.join("oracle").join(trial).join("verifier/grade.json"))
+                .unwrap_or_default();
+        assert_eq!(r["reward"], 0, "{}: rewarded {r}; grade: {grade}", a.name);
+        let g: serde_json::Value = serde_json::from_str(&grade).unwrap();
+        assert_eq!(g["status"], "unsolved", "{}: {grade}", a.name);
+        if let Some(f) = a.expect_failure {
+            assert!(
+                g["failures"].to_string().contains(f),
+                "{}: expected `{f}` among the failures: {grade}",
+                a.name
+            );
+        }
+    }
 }

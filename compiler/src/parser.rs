@@ -86,9 +86,7 @@ impl LogParser {
                 surface: surface::CARGO,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::GoTestJson => Descriptor {
                 narrowing: Narrowing::GoRun,
@@ -106,9 +104,7 @@ impl LogParser {
                 surface: surface::NODE,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::JunitXml => Descriptor {
                 narrowing: Narrowing::Template {
@@ -125,9 +121,7 @@ impl LogParser {
                 surface: surface::JUNIT,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::Minitest => Descriptor {
                 narrowing: Narrowing::Template {
@@ -140,9 +134,7 @@ impl LogParser {
                 surface: surface::RUBY,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::MochaJson => Descriptor {
                 narrowing: Narrowing::Template {
@@ -155,9 +147,7 @@ impl LogParser {
                 surface: surface::NODE,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::PhpunitJunit => Descriptor {
                 narrowing: Narrowing::Template {
@@ -170,9 +160,7 @@ impl LogParser {
                 surface: surface::PHPUNIT,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::Pytest => Descriptor {
                 narrowing: Narrowing::PytestPlugin,
@@ -193,9 +181,7 @@ impl LogParser {
                 surface: surface::RUBY,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::Tap => Descriptor {
                 narrowing: Narrowing::Template {
@@ -222,9 +208,7 @@ impl LogParser {
                 surface: surface::UNITTEST,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
         }
     }

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use taskc_compiler::plan::ScoreMode;
-use taskc_runtime::export::{export_harbor, ExportOptions};
+use taskc_runtime::export::{
+    export_harbor, grade_here, write_zero_reward, ExportOptions, VerifierPaths,
+};
 use taskc_runtime::pipeline;
 
 use super::spec::{load_checked, spec_files};
@@ -28,6 +30,25 @@ pub struct ExportArgs {
 pub enum ExportFormat {
     /// Harbor task folders (task.toml, instruction.md, environment/, tests/, solution/).
     Harbor(HarborArgs),
+    /// The exported task's grader, run by Harbor's verifier inside the task container
+    /// (`tests/test.sh`): grades the agent's recorded change as `taskc score` does and
+    /// writes Harbor's reward.
+    #[command(hide = true)]
+    HarborGrade(HarborGradeArgs),
+}
+
+/// Arguments of `taskc export harbor-grade`.
+#[derive(Debug, clap::Args)]
+pub struct HarborGradeArgs {
+    /// The uploaded `tests/` folder (holding grading.json).
+    #[arg(long, default_value = "/tests")]
+    pub tests: PathBuf,
+    /// Harbor's verifier log folder (reward.json, grade.json, logs).
+    #[arg(long, default_value = "/logs/verifier")]
+    pub logs: PathBuf,
+    /// Where the collect hook recorded the agent's diffs.
+    #[arg(long, default_value = "/logs/artifacts/taskc")]
+    pub artifacts: PathBuf,
 }
 
 /// `--mode`.
@@ -63,7 +84,10 @@ pub struct HarborArgs {
 
 /// Run `taskc export`.
 pub fn run(args: &ExportArgs, ctx: &Context) -> Result<Exit, CliError> {
-    let ExportFormat::Harbor(args) = &args.format;
+    let args = match &args.format {
+        ExportFormat::Harbor(a) => a,
+        ExportFormat::HarborGrade(a) => return harbor_grade(a, ctx),
+    };
     let (files, exit) = spec_files(&args.specs);
     if exit != Exit::Success {
         return Err(CliError::Shown(exit));
@@ -83,6 +107,12 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Result<Exit, CliError> {
         cache,
         agent_timeout_secs: args.agent_timeout,
         version: env!("CARGO_PKG_VERSION").to_string(),
+        grader: std::env::current_exe().map_err(|e| {
+            output::err(&format!(
+                "error: cannot find the running taskc executable to ship as the grader: {e}\n"
+            ));
+            CliError::Shown(Exit::Usage)
+        })?,
     };
     match export_harbor(&loaded, &opts) {
         Ok(tasks) => {
@@ -105,6 +135,47 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Result<Exit, CliError> {
                 e.code().as_str(),
                 e.hint()
             ));
+            Err(CliError::Shown(Exit::Usage))
+        }
+    }
+}
+
+/// `taskc export harbor-grade`: grade in this container, write the reward (0 when grading
+/// itself fails: never a pass by default).
+fn harbor_grade(args: &HarborGradeArgs, ctx: &Context) -> Result<Exit, CliError> {
+    let paths = VerifierPaths {
+        tests: args.tests.clone(),
+        logs: args.logs.clone(),
+        artifacts: args.artifacts.clone(),
+    };
+    match ctx.rt.block_on(grade_here(&paths)) {
+        Ok(v) => {
+            for (t, g) in &v.grade.targets {
+                let why = g
+                    .failure
+                    .as_ref()
+                    .map(|f| format!(" ({f})"))
+                    .unwrap_or_default();
+                let verdict = if g.resolved() { "pass" } else { "fail" };
+                output::out(&format!("taskc: {t}: {verdict}{why}\n"));
+            }
+            for line in v.grade.invalid.iter().chain(&v.grade.failures) {
+                output::out(&format!("taskc: {line}\n"));
+            }
+            output::out(&format!(
+                "taskc: {} — reward {}\n",
+                v.grade.status.as_str(),
+                v.reward
+            ));
+            Ok(Exit::Success)
+        }
+        Err(e) => {
+            output::err(&format!(
+                "error: the exported grader could not grade: {e}\n"
+            ));
+            if let Err(w) = write_zero_reward(&args.logs) {
+                output::err(&format!("error: {w}\n"));
+            }
             Err(CliError::Shown(Exit::Usage))
         }
     }

@@ -6,10 +6,12 @@
 //! exported grader, `grading.json`, the relaxed hidden tests) and `solution/` (`solve.sh`
 //! and the gold patches). Same spec and lock → same bytes.
 
+mod bundle;
 mod dockerfile;
 mod error;
-mod grading;
 mod task_toml;
+mod verifier;
+mod verifier_backend;
 mod write;
 
 use std::collections::BTreeMap;
@@ -19,17 +21,19 @@ use taskc_compiler::lower::{lower_score, LowerOptions};
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::{Plan, PlanBody, Run, ScoreMode};
 
+pub use bundle::{Bundle, BundleRepo, BUNDLE_SCHEMA};
 pub use dockerfile::REPOS_DIR;
 pub use error::ExportError;
 pub use task_toml::SCHEMA_VERSION;
+pub use verifier::{grade_here, write_zero_reward, Verdict, VerifierError, VerifierPaths};
 use write::{Entry, Tree};
 
 use crate::exec::script::SETUP_ALLOWANCE;
 use crate::pipeline::{load_oracle, CheckedSpec, PipelineError, DEFAULT_LIMITS};
 use crate::repo::{materialize, RepoSource};
 
-/// The exported grader shipped in every task's `tests/`.
-pub const GRADER: &str = include_str!("harbor/taskc_grade.py");
+/// The exported grader's file under `tests/`: the `taskc` binary that exported the task.
+pub const GRADER_FILE: &str = "taskc";
 /// The change recorder, in the image (the collect hook runs it) and beside the grader.
 pub const RECORDER: &str = include_str!("harbor/taskc_record.py");
 const TEST_SH: &str = include_str!("harbor/test.sh");
@@ -49,6 +53,10 @@ pub struct ExportOptions {
     pub agent_timeout_secs: u64,
     /// taskc's version, recorded in the files.
     pub version: String,
+    /// The `taskc` executable shipped as the grader (`tests/taskc`): the running one. It
+    /// runs in the task image, so it must be linked against a glibc no newer than the
+    /// image's (taskc's base images are Debian bookworm, glibc 2.36).
+    pub grader: PathBuf,
 }
 
 /// One exported task folder.
@@ -74,9 +82,10 @@ pub fn export_harbor(
             what: "cannot create a temporary folder".into(),
             source,
         })?;
+    let grader = grader_bytes(&opts.grader, staging.path())?;
     let mut trees = Vec::new();
     for spec in specs {
-        trees.extend(build_spec(spec, opts, staging.path())?);
+        trees.extend(build_spec(spec, opts, staging.path(), &grader)?);
     }
     write::write_all(&opts.out, &trees, opts.force)?;
     Ok(trees
@@ -86,6 +95,35 @@ pub fn export_harbor(
             ..t
         })
         .collect())
+}
+
+/// The grader shipped in `tests/`: the taskc executable at `exe`, without its debug
+/// information when `strip` is on `PATH` (a debug build is ~250 MB, ~40 MB stripped).
+fn grader_bytes(exe: &Path, staging: &Path) -> Result<Vec<u8>, ExportError> {
+    let stripped = staging.join("taskc-grader");
+    let read = |path: &Path| {
+        std::fs::read(path).map_err(|source| ExportError::Write {
+            what: format!(
+                "cannot read the taskc executable {} to ship it as the grader",
+                path.display()
+            ),
+            source,
+        })
+    };
+    let ok = std::process::Command::new("strip")
+        .arg("--strip-debug")
+        .arg("-o")
+        .arg(&stripped)
+        .arg(exe)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        read(&stripped)
+    } else {
+        read(exe)
+    }
 }
 
 fn pipeline_err<'a>(spec: &'a CheckedSpec) -> impl Fn(PipelineError) -> ExportError + 'a {
@@ -99,6 +137,7 @@ fn build_spec(
     spec: &CheckedSpec,
     opts: &ExportOptions,
     staging: &Path,
+    grader: &[u8],
 ) -> Result<Vec<(ExportedTask, Tree)>, ExportError> {
     let name = spec.path.display().to_string();
     let lower = LowerOptions {
@@ -121,13 +160,18 @@ fn build_spec(
         }));
     };
     let all: Vec<&Run> = score.runs.iter().collect();
-    grading::check_supported(&plan, &all).map_err(|what| ExportError::Unsupported {
+    bundle::check_supported(&plan, &all).map_err(|what| ExportError::Unsupported {
         spec: name.clone(),
         what,
     })?;
     // The repositories at base, materialised once for every folder of this spec.
     let repos_dir = staging.join(&spec.task.id);
     let (environment, commits) = environment(spec, &plan, &repos_dir, opts)?;
+    let base_files = crate::pipeline::base_files(
+        &plan,
+        &repos_dir,
+        plan.images.task.repos.iter().map(|r| &r.name),
+    );
     let prompt = spec.task.prompt.text.clone();
     let groups: Vec<(String, Vec<&Run>, Option<&str>)> = match opts.mode {
         ScoreMode::Joint => vec![(spec.task.id.clone(), all.clone(), None)],
@@ -155,11 +199,11 @@ fn build_spec(
         );
         tests(
             spec,
-            (&plan, opts.mode),
+            (&plan, opts),
             &runs,
-            &commits,
+            (&commits, &base_files),
             &locked,
-            &mut tree,
+            (grader, &mut tree),
         )?;
         solution(&spec.task, &targets, &mut tree);
         let verifier_secs: u64 = runs
@@ -277,32 +321,66 @@ fn environment(
     Ok((files, commits))
 }
 
-/// `tests/`: test.sh, the grader, grading.json and the patches the runs apply.
+/// `tests/`: test.sh, the grader (the running `taskc`), grading.json, the recorder.
 fn tests(
     spec: &CheckedSpec,
-    (plan, mode): (&Plan, ScoreMode),
+    (plan, opts): (&Plan, &ExportOptions),
     runs: &[&Run],
-    commits: &[(String, String)],
+    (commits, base_files): (&[(String, String)], &crate::canary::BaseFiles),
     locked: &crate::pipeline::LockedOracle,
-    tree: &mut Tree,
+    (grader, tree): (&[u8], &mut Tree),
 ) -> Result<(), ExportError> {
     let name = spec.path.display().to_string();
-    let oracle =
-        grading::oracle(&locked.oracle, runs).map_err(|what| ExportError::Unsupported {
-            spec: name.clone(),
-            what,
-        })?;
+    let unsupported = |what: String| ExportError::Unsupported {
+        spec: name.clone(),
+        what,
+    };
+    let oracle = bundle::oracle(&locked.oracle, runs).map_err(unsupported)?;
+    let blobs = bundle::blobs(plan, runs).map_err(unsupported)?;
     let mut prediction_repos: Vec<String> = runs
         .iter()
         .flat_map(|r| r.prediction.iter().cloned())
         .collect();
     prediction_repos.sort();
     prediction_repos.dedup();
-    let g = grading::Grading {
-        schema: "taskc.harbor-grading/1",
-        task: &plan.task.id,
-        mode: mode.as_str(),
-        lock_digest: &locked.digest,
+    let mut facts = crate::grade::TaskFacts::from(&spec.task);
+    facts
+        .targets
+        .retain(|t| runs.iter().any(|r| &r.under_test == t));
+    // Only the files the folder's patches touch.
+    let files: std::collections::BTreeSet<String> = blobs
+        .values()
+        .flat_map(|text| {
+            taskc_compiler::patch::parse_patch_lenient(text)
+                .files
+                .into_iter()
+                .flat_map(|f| [f.old_path, f.new_path])
+                .flatten()
+        })
+        .collect();
+    let base_files: crate::canary::BaseFiles = base_files
+        .iter()
+        .map(|(repo, fs)| {
+            let kept = fs
+                .iter()
+                .filter(|(p, _)| {
+                    files.contains(*p)
+                        || (p.ends_with("_test.go")
+                            && files
+                                .iter()
+                                .any(|f| Path::new(f).parent() == Path::new(p.as_str()).parent()))
+                })
+                .map(|(p, t)| (p.clone(), t.clone()))
+                .collect();
+            (repo.clone(), kept)
+        })
+        .collect();
+    let b = bundle::Bundle {
+        schema: bundle::BUNDLE_SCHEMA.into(),
+        version: opts.version.clone(),
+        facts,
+        mode: opts.mode,
+        lock_digest: locked.digest.clone(),
         repos: plan
             .images
             .task
@@ -312,7 +390,7 @@ fn tests(
                 commits
                     .iter()
                     .find(|(n, _)| n == &r.name)
-                    .map(|(_, c)| grading::GradingRepo {
+                    .map(|(_, c)| bundle::BundleRepo {
                         name: r.name.clone(),
                         path: r.path.clone(),
                         commit: c.clone(),
@@ -320,17 +398,13 @@ fn tests(
             })
             .collect(),
         prediction_repos,
-        runs: runs
-            .iter()
-            .map(|r| grading::GradingRun {
-                run: &r.id,
-                steps: grading::steps(r),
-                test: &r.test,
-            })
-            .collect(),
+        runs: runs.iter().map(|r| (*r).clone()).collect(),
+        blobs,
+        env: plan.images.environment.local.env.clone(),
         oracle,
+        base_files,
     };
-    let json = serde_json::to_string_pretty(&g).map_err(|e| ExportError::Write {
+    let json = serde_json::to_string_pretty(&b).map_err(|e| ExportError::Write {
         what: "cannot encode grading.json".into(),
         source: std::io::Error::other(e),
     })?;
@@ -342,26 +416,11 @@ fn tests(
         "tests/test.sh".into(),
         Entry::exec(TEST_SH.as_bytes().to_vec()),
     );
-    tree.insert(
-        "tests/taskc_grade.py".into(),
-        Entry::file(GRADER.as_bytes().to_vec()),
-    );
+    tree.insert(format!("tests/{GRADER_FILE}"), Entry::exec(grader.to_vec()));
     tree.insert(
         "tests/taskc_record.py".into(),
         Entry::file(RECORDER.as_bytes().to_vec()),
     );
-    for blob in grading::blobs(runs) {
-        let Some(text) = plan.blobs.get(blob) else {
-            return Err(ExportError::Unsupported {
-                spec: name,
-                what: format!("the plan names blob {blob} but does not hold it"),
-            });
-        };
-        tree.insert(
-            format!("tests/{}", grading::patch_file(blob)),
-            Entry::file(text.as_bytes().to_vec()),
-        );
-    }
     Ok(())
 }
 

@@ -24,9 +24,9 @@
 //! unprivileged test user as in Docker).
 
 mod cgroup;
-mod fs_tree;
+pub(crate) mod fs_tree;
 mod gc;
-mod process;
+pub(crate) mod process;
 mod sandbox;
 
 pub use sandbox::{SandboxStatus, BWRAP_VAR};

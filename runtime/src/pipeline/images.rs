@@ -100,7 +100,7 @@ const BASE_FILE_CAP: u64 = 4 << 20;
 
 /// Per repository, the text at base of every file a patch of `plan` names that exists in
 /// the materialised repository under `root` (UTF-8 files up to [`BASE_FILE_CAP`]).
-fn base_files<'a>(
+pub(crate) fn base_files<'a>(
     plan: &Plan,
     root: &Path,
     repos: impl Iterator<Item = &'a String>,

@@ -35,6 +35,7 @@ pub use build_log::build_log_path;
 pub use checked_spec::CheckedSpec;
 pub use gc::{gc, GcKeep};
 pub use gc_keep::{collect_garbage, keep_set, GcOptions, GcOutcome, KeepError};
+pub(crate) use images::base_files;
 pub use images::{prepare_images, prepare_images_and_base_files};
 pub use lock::{load_oracle, lock_diagnostics, LockUseError, LockedOracle};
 pub use lock_record::{lock_of, write_lock};
