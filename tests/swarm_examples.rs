@@ -315,3 +315,99 @@ fn stock_value_with_its_services_is_sound_and_scores_100_and_0_on_docker_and_swa
     }
     assert_eq!(tables[0], tables[1], "the swarm's truth table is Docker's");
 }
+
+/// The swarm objects of the taskc process `pid` (its session is `s<pid>-…`) still there:
+/// services, configs, overlay networks and containers of swarm tasks.
+fn swarm_leftovers(pid: u32) -> Vec<String> {
+    let prefix = format!("s{pid}-");
+    let kinds: [(&[&str], &str); 4] = [
+        (
+            &["service", "ls", "-q"],
+            "{{index .Spec.Labels \"taskc.session\"}}",
+        ),
+        (
+            &["config", "ls", "-q"],
+            "{{index .Spec.Labels \"taskc.session\"}}",
+        ),
+        (
+            &["network", "ls", "-q", "--filter", "driver=overlay"],
+            "{{index .Labels \"taskc.session\"}}",
+        ),
+        (
+            &[
+                "container",
+                "ls",
+                "-aq",
+                "--filter",
+                "label=com.docker.swarm.task",
+            ],
+            "{{index .Config.Labels \"taskc.session\"}}",
+        ),
+    ];
+    let mut left = Vec::new();
+    for (list, format) in kinds {
+        let out = Command::new("docker")
+            .args(list)
+            .args(["--filter", "label=taskc.session"])
+            .output()
+            .expect("docker");
+        for id in String::from_utf8_lossy(&out.stdout).lines() {
+            let inspect = Command::new("docker")
+                .args([list[0], "inspect", "--format", format, id])
+                .output()
+                .expect("docker");
+            // Gone meanwhile: not left.
+            if String::from_utf8_lossy(&inspect.stdout).starts_with(&prefix) {
+                left.push(format!("{} {id}", list[0]));
+            }
+        }
+    }
+    left
+}
+
+#[test]
+fn a_ctrl_c_on_swarm_while_services_run_leaves_nothing() {
+    if !swarm_or_skip() {
+        return;
+    }
+    let cache = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["verify", STOCK, "--no-lock", "--cache"])
+        .arg(cache.path())
+        .args(["--color", "never", "--jobs", "2", "--backend", "swarm"])
+        .current_dir(root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the taskc binary runs");
+    // Interrupt once one of its runs has a service network (and so services starting).
+    let pid = child.id();
+    let start = std::time::Instant::now();
+    while !swarm_leftovers(pid)
+        .iter()
+        .any(|o| o.starts_with("network"))
+    {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(900),
+            "no service started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let status = child.wait().expect("taskc ends");
+    assert_eq!(status.code(), Some(130), "interrupted");
+    let mut left = swarm_leftovers(pid);
+    for _ in 0..100 {
+        if left.is_empty() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        left = swarm_leftovers(pid);
+    }
+    panic!("left after Ctrl-C: {left:?}");
+}
