@@ -236,3 +236,182 @@ fn an_interrupted_verify_on_swarm_resumes_from_the_results_it_stored() {
         "the resumed verdict is the Docker backend's"
     );
 }
+
+/// `taskc` on `backend` (the helper above is the swarm's).
+fn taskc_on(backend: &str, args: &[String], cache: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(args)
+        .arg("--cache")
+        .arg(cache)
+        .args(["--color", "never", "--jobs", "2", "--backend", backend])
+        .current_dir(root())
+        .output()
+        .expect("the taskc binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const STOCK: &str = "examples/stock-value/stock-value.task";
+
+/// The example whose tests talk to a real Postgres and a mock HTTP server (issue 19):
+/// sound on Docker and on the swarm, with one truth table, and `gold` / `empty` scoring
+/// 100 % / 0 % on both. One cache per backend is shared by its verify and scores (the
+/// images and the gold runs are built and run once per backend).
+#[test]
+fn stock_value_with_its_services_is_sound_and_scores_100_and_0_on_docker_and_swarm() {
+    if !swarm_or_skip() {
+        return;
+    }
+    let mut tables = Vec::new();
+    for backend in ["docker", "swarm"] {
+        let cache = tempfile::tempdir().expect("temp dir");
+        let args = [
+            "verify".to_string(),
+            STOCK.to_string(),
+            "--no-lock".to_string(),
+        ];
+        let (code, stdout, stderr) = taskc_on(backend, &args, cache.path());
+        assert_eq!(
+            code, 0,
+            "verify stock-value on {backend}:\n{stdout}\n{stderr}"
+        );
+        tables.push(
+            redact(&stdout)
+                .lines()
+                .skip(1)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        for (predictions, solved) in [("gold", 1), ("empty", 0)] {
+            let out = cache.path().join(format!("report-{predictions}"));
+            let args = [
+                "score",
+                STOCK,
+                "--predictions",
+                predictions,
+                "--mode",
+                "joint",
+                "--out",
+            ]
+            .map(String::from)
+            .into_iter()
+            .chain([out.display().to_string()])
+            .collect::<Vec<_>>();
+            let (code, _, stderr) = taskc_on(backend, &args, cache.path());
+            assert_eq!(code, 0, "score {predictions} on {backend}:\n{stderr}");
+            let text = std::fs::read_to_string(out.join("report.json")).expect("report.json");
+            let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            let m = &report["summaries"][0]["metrics"];
+            let n = |k: &str| m[k].as_u64().unwrap_or(u64::MAX);
+            assert_eq!(
+                (n("solved"), n("predictions"), n("invalid")),
+                (solved, 1, 0),
+                "{predictions} on {backend}: {m}"
+            );
+        }
+    }
+    assert_eq!(tables[0], tables[1], "the swarm's truth table is Docker's");
+}
+
+/// The engine objects of the taskc process `pid` (its session is `s<pid>-…`) still there:
+/// swarm services and configs, networks, containers.
+fn leftovers(pid: u32) -> Vec<String> {
+    let prefix = format!("s{pid}-");
+    let kinds: [(&[&str], &str); 4] = [
+        (
+            &["service", "ls", "-q"],
+            "{{index .Spec.Labels \"taskc.session\"}}",
+        ),
+        (
+            &["config", "ls", "-q"],
+            "{{index .Spec.Labels \"taskc.session\"}}",
+        ),
+        (
+            &["network", "ls", "-q"],
+            "{{index .Labels \"taskc.session\"}}",
+        ),
+        (
+            &[
+                "container",
+                "ls",
+                "-aq",
+                "--filter",
+                "label=com.docker.swarm.task",
+            ],
+            "{{index .Config.Labels \"taskc.session\"}}",
+        ),
+    ];
+    let mut left = Vec::new();
+    for (list, format) in kinds {
+        let out = Command::new("docker")
+            .args(list)
+            .args(["--filter", "label=taskc.session"])
+            .output()
+            .expect("docker");
+        for id in String::from_utf8_lossy(&out.stdout).lines() {
+            let inspect = Command::new("docker")
+                .args([list[0], "inspect", "--format", format, id])
+                .output()
+                .expect("docker");
+            // Gone meanwhile: not left.
+            if String::from_utf8_lossy(&inspect.stdout).starts_with(&prefix) {
+                left.push(format!("{} {id}", list[0]));
+            }
+        }
+    }
+    left
+}
+
+/// `verify` of stock-value on `backend`, interrupted (SIGINT) once a run's services start:
+/// exit 130 and nothing of its session left (containers, networks, services, configs).
+fn ctrl_c_while_services_run_leaves_nothing(backend: &str) {
+    let cache = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["verify", STOCK, "--no-lock", "--cache"])
+        .arg(cache.path())
+        .args(["--color", "never", "--jobs", "2", "--backend", backend])
+        .current_dir(root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the taskc binary runs");
+    // Interrupt once one of its runs has a service network (and so services starting).
+    let pid = child.id();
+    let start = std::time::Instant::now();
+    while !leftovers(pid).iter().any(|o| o.starts_with("network")) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(900),
+            "no service started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let status = child.wait().expect("taskc ends");
+    assert_eq!(status.code(), Some(130), "interrupted on {backend}");
+    let mut left = leftovers(pid);
+    for _ in 0..100 {
+        if left.is_empty() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        left = leftovers(pid);
+    }
+    panic!("left after Ctrl-C on {backend}: {left:?}");
+}
+
+#[test]
+fn a_ctrl_c_while_services_run_leaves_nothing_on_docker_and_swarm() {
+    if !swarm_or_skip() {
+        return;
+    }
+    ctrl_c_while_services_run_leaves_nothing("docker");
+    ctrl_c_while_services_run_leaves_nothing("swarm");
+}

@@ -1,4 +1,5 @@
-//! The per-run cost of a service on the Docker backend: start to ready.
+//! The per-run cost of a service on the Docker backend (or, with
+//! `TASKC_BENCH_BACKEND=swarm`, on the swarm this engine manages): start to ready.
 //!
 //! `cargo bench -p taskc-runtime --bench service_start` runs the trivial script `true` N
 //! times (default 10, `TASKC_BENCH_N`) in `taskc/base:bookworm`, interleaved round-robin:
@@ -21,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use taskc_runtime::backend::{Backend, Limits, RunRequest, ServiceReady, ServiceSpec};
 use taskc_runtime::docker::DockerBackend;
+use taskc_runtime::swarm::SwarmBackend;
 
 const IMAGE: &str = "taskc/base:bookworm";
 
@@ -79,12 +81,23 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let backend = match rt.block_on(DockerBackend::connect()) {
-        Ok(b) => b,
-        Err(e) => {
-            println!("service_start bench: Docker is not reachable ({e}); skipped");
-            return;
-        }
+    // `TASKC_BENCH_BACKEND=swarm`: the same on the swarm this engine manages.
+    let swarm = std::env::var("TASKC_BENCH_BACKEND").as_deref() == Ok("swarm");
+    let backend: Box<dyn Backend> = match swarm {
+        true => match rt.block_on(SwarmBackend::connect(None, Default::default())) {
+            Ok(b) => Box::new(b),
+            Err(e) => {
+                println!("service_start bench: no swarm manager ({e}); skipped");
+                return;
+            }
+        },
+        false => match rt.block_on(DockerBackend::connect()) {
+            Ok(b) => Box::new(b),
+            Err(e) => {
+                println!("service_start bench: Docker is not reachable ({e}); skipped");
+                return;
+            }
+        },
     };
     let mut variants: Vec<(&str, Vec<ServiceSpec>)> =
         vec![("no service", vec![]), ("tcp service", vec![tcp_service()])];
@@ -107,7 +120,10 @@ fn main() {
             times[k].push(started.elapsed());
         }
     }
-    println!("service_start: {n} runs per variant, interleaved");
+    println!(
+        "service_start ({}): {n} runs per variant, interleaved",
+        backend.name()
+    );
     let base = median(&mut times[0].clone());
     for (k, (name, _)) in variants.iter().enumerate() {
         let m = median(&mut times[k]);

@@ -104,6 +104,8 @@ pub(crate) fn refuse_services(backend: &'static str, req: &RunRequest) -> Option
             req.run_id,
             names.join(", ")
         ),
-        help: "services run on `--backend docker`, each on a network private to its run".into(),
+        help: "services run on `--backend docker` or `--backend swarm`, each on a network \
+               private to its run"
+            .into(),
     })
 }

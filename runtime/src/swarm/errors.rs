@@ -54,6 +54,33 @@ pub(super) fn task_rejected(run_id: &str, node: &str, image: &str, reason: &str)
     }
 }
 
+/// `[cluster] network = "none"` (nodes sharing one kernel, where an overlay network cannot
+/// exist twice): a run's services need a private overlay network, so a run with services is
+/// refused, naming them. `None` when the run has none.
+pub(super) fn refuse_services_without_overlay(
+    req: &crate::backend::RunRequest,
+) -> Option<BackendError> {
+    let first = req.services.first()?;
+    let names: Vec<String> = req
+        .services
+        .iter()
+        .map(|s| format!("`{}`", s.name))
+        .collect();
+    Some(BackendError::Unsupported {
+        backend: "swarm",
+        op: format!(
+            "start service `{}` beside run `{}` without an overlay network (the task's \
+             services: {}; `[cluster] network = \"none\"`)",
+            first.name,
+            req.run_id,
+            names.join(", ")
+        ),
+        help: "a run's services share a private overlay network with it: remove `network = \
+               \"none\"` from `[cluster]` in taskc.toml, or use `--backend docker`"
+            .into(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! Ctrl-C cleanup and gc on the swarm: services and configs carry `taskc.session`, so a
 //! session's objects (or those of sessions that no longer run) are found by label. Images
-//! are the engine's ([`super::SwarmBackend::engine`]).
+//! are the engine's ([`super::SwarmBackend::engine`]), and so is the gc of the runs'
+//! private networks to their services (labelled like the Docker backend's).
 
 use std::collections::HashMap;
 
@@ -68,6 +69,18 @@ impl SwarmBackend {
                 Err(_) if round < 3 => continue,
                 Err(e) => return Err(e),
             }
+        }
+        // The runs' private networks to their services, once their tasks left them.
+        let networks = self
+            .engine
+            .client()
+            .list_networks(Some(bollard::network::ListNetworksOptions {
+                filters: HashMap::from([("label".to_string(), vec![label.clone()])]),
+            }))
+            .await
+            .map_err(|e| crate::docker::docker_error("swarm: list networks", &label, e))?;
+        for id in networks.into_iter().filter_map(|n| n.id) {
+            super::services::remove_network(self.engine.client(), &id).await?;
         }
         Ok(removed)
     }

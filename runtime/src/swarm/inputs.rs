@@ -35,7 +35,8 @@ pub(super) fn parts(req: &RunRequest, nonce: &str) -> Result<Vec<Vec<u8>>, Backe
             mtime: UPLOAD_MTIME,
         });
     }
-    if !req.network {
+    // A run with services keeps its one interface: the run's internal network to them.
+    if !req.network && req.services.is_empty() {
         files.push(TarFile {
             path: offline_file.trim_start_matches('/'),
             bytes: b"",

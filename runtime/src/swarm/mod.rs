@@ -21,6 +21,7 @@ mod gc;
 mod images;
 mod inputs;
 mod run;
+mod services;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -225,8 +226,10 @@ impl Backend for SwarmBackend {
     }
 
     fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>> {
-        if let Some(refused) = crate::backend::refuse_services("swarm", req) {
-            return Box::pin(async move { Err(refused) });
+        if self.offline == OfflineNetwork::None {
+            if let Some(refused) = errors::refuse_services_without_overlay(req) {
+                return Box::pin(async move { Err(refused) });
+            }
         }
         Box::pin(self.run_inner(req))
     }

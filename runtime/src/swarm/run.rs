@@ -24,6 +24,7 @@ use tokio::io::AsyncWriteExt;
 
 use super::api::{percent_encode, Api};
 use super::frame::{Demux, Splitter, WRAPPER, WRAPPER_FAILED};
+use super::services::{ServiceSet, Started};
 use super::{errors, inputs, SwarmBackend, OFFLINE_NETWORK};
 use crate::backend::{
     BackendError, LogBuffer, RunOutcome, RunRequest, LOG_CAP, RUN_LABEL, SESSION_LABEL,
@@ -92,6 +93,46 @@ impl SwarmBackend {
         let nonce = random_hex()?;
         let short = &nonce[..16];
         let parts = inputs::parts(req, &nonce)?;
+        // Services first, on the attempt's private network; the run joins it once they
+        // are ready (a service that never is: the script does not run).
+        let services = if req.services.is_empty() {
+            None
+        } else {
+            match self
+                .start_services(&req.session, &req.run_id, short, &req.services)
+                .await?
+            {
+                Started::Ready(set) => Some(set),
+                Started::NotReady(set, failure) => {
+                    set.remove().await?;
+                    return Ok(Attempt::Done(RunOutcome {
+                        service_failure: Some(failure),
+                        ..RunOutcome::default()
+                    }));
+                }
+            }
+        };
+        let result = self
+            .attempt_with(req, image, &nonce, parts, services.as_ref())
+            .await;
+        if let Some(set) = services {
+            let removal = set.remove().await;
+            let attempt = result?;
+            removal?;
+            return Ok(attempt);
+        }
+        result
+    }
+
+    async fn attempt_with(
+        &self,
+        req: &RunRequest,
+        image: &str,
+        nonce: &str,
+        parts: Vec<Vec<u8>>,
+        services: Option<&ServiceSet>,
+    ) -> Result<Attempt, BackendError> {
+        let short = &nonce[..16];
         let labels = HashMap::from([
             (RUN_LABEL.to_string(), req.run_id.clone()),
             (SESSION_LABEL.to_string(), req.session.clone()),
@@ -131,14 +172,19 @@ impl SwarmBackend {
                 config_name: Some(name),
             });
         }
-        let internal = self.offline == super::OfflineNetwork::Internal;
+        let network = match services {
+            Some(set) => RunNetwork::Services(&set.network),
+            None if req.network => RunNetwork::Open,
+            None if self.offline == super::OfflineNetwork::Internal => RunNetwork::Offline,
+            None => RunNetwork::NoneOfTheSwarm,
+        };
         let spec = service_spec(
             req,
             image,
             &format!("taskc-{short}"),
             labels,
             mounts,
-            internal,
+            network,
         );
         let created: ServiceCreateResponse = self
             .api
@@ -154,9 +200,7 @@ impl SwarmBackend {
             });
         };
         objects.service = Some(service.clone());
-        let result = self
-            .follow(&service, req, image, &nonce, &mut objects)
-            .await;
+        let result = self.follow(&service, req, image, nonce, &mut objects).await;
         let removal = objects.remove_now().await;
         let attempt = result?;
         removal?;
@@ -359,6 +403,20 @@ impl SwarmBackend {
     }
 }
 
+/// What a run's task is attached to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunNetwork<'a> {
+    /// The engine's default (a run that may use the network: setup).
+    Open,
+    /// [`OFFLINE_NETWORK`]; the wrapper takes its interface down.
+    Offline,
+    /// No network of the swarm; the wrapper takes the default bridge down.
+    NoneOfTheSwarm,
+    /// Only the attempt's private network to its services (internal: no route out), by id;
+    /// left up for the tests to reach them.
+    Services(&'a str),
+}
+
 /// The job's service: one task, no restart, the wrapper as its command, limits as service
 /// resources, no network unless asked.
 fn service_spec(
@@ -367,7 +425,7 @@ fn service_spec(
     name: &str,
     labels: HashMap<String, String>,
     mounts: Vec<TaskSpecContainerSpecConfigs>,
-    internal_network: bool,
+    network: RunNetwork<'_>,
 ) -> ServiceSpec {
     // `TASKC_ROOT` is the mapped `/` of the local backend; empty here, as on Docker.
     let env: Vec<String> = std::iter::once("TASKC_ROOT=".to_string())
@@ -393,12 +451,18 @@ fn service_spec(
         stop_signal: Some("SIGKILL".into()),
         stop_grace_period: Some(1_000_000_000),
         // The wrapper (root) takes the interface down; the test user never has it.
-        capability_add: (!req.network).then(|| vec!["CAP_NET_ADMIN".to_string()]),
+        capability_add: matches!(network, RunNetwork::Offline | RunNetwork::NoneOfTheSwarm)
+            .then(|| vec!["CAP_NET_ADMIN".to_string()]),
         ..Default::default()
     };
-    let networks = (!req.network && internal_network).then(|| {
+    let target = match network {
+        RunNetwork::Offline => Some(OFFLINE_NETWORK),
+        RunNetwork::Services(id) => Some(id),
+        RunNetwork::Open | RunNetwork::NoneOfTheSwarm => None,
+    };
+    let networks = target.map(|t| {
         vec![NetworkAttachmentConfig {
-            target: Some(OFFLINE_NETWORK.to_string()),
+            target: Some(t.to_string()),
             ..Default::default()
         }]
     });
