@@ -1,7 +1,8 @@
-//! `taskc gc [--backend …] [--dry-run] [--keep SPEC...]`: remove stale taskc containers,
-//! taskc images and local image folders no kept spec's plans reference (the base image
-//! `taskc/base:*` always stays), and stored results of runs no kept spec has. Prints what
-//! was (or, with `--dry-run`, would be) removed.
+//! `taskc gc [--backend …] [--dry-run] [--keep SPEC...]`: remove this cache's stale taskc
+//! containers, taskc images and local image folders no kept spec's plans reference (the
+//! base image `taskc/base:*` always stays), and stored results of runs no kept spec has.
+//! Objects of other caches and of running sessions stay. Prints what was (or, with
+//! `--dry-run`, would be) removed, and what was left alone.
 
 use std::path::PathBuf;
 
@@ -73,6 +74,9 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Result<Exit, CliError> {
     }
     for (item, why) in &done.skipped {
         text.push_str(&format!("kept {item}: {why}\n"));
+    }
+    for what in &done.left_alone {
+        text.push_str(&format!("left alone {what}\n"));
     }
     text.push_str(&format!(
         "{verb} {} object(s){}\n",
