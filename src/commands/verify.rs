@@ -85,6 +85,10 @@ pub struct TaskFilterArgs {
         value_name = "ID|GLOB"
     )]
     pub exclude_tasks: Vec<String>,
+    /// Only the first N tasks `--task`/`--exclude-task` keep, in the order the specs are
+    /// given (Harbor's `--n-tasks`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
 }
 
 impl TaskFilterArgs {
@@ -94,6 +98,7 @@ impl TaskFilterArgs {
             tasks: self.tasks.clone(),
             exclude_tasks: self.exclude_tasks.clone(),
             models: Vec::new(),
+            limit: self.limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         }
     }
 }
