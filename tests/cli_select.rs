@@ -135,6 +135,39 @@ fn limit_scores_only_the_first_n_selected_tasks_in_the_order_given() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(report["run"]["limit"], 1, "{report}");
+    // -q: the same run, cached, prints no progress line; without it, a line per run.
+    let again = |extra: &[&str]| {
+        let run = Command::new(env!("CARGO_BIN_EXE_taskc"))
+            .arg("score")
+            .args(TASKS.iter().map(|e| format!("examples/{e}/{e}.task")))
+            .args(["--predictions", "empty", "--exclude-task", "cookie-split"])
+            .args([
+                "--limit",
+                "1",
+                "--backend",
+                "local",
+                "--color",
+                "never",
+                "--cache",
+            ])
+            .arg(dir.path().join("cache"))
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{run:?}");
+        String::from_utf8_lossy(&run.stderr).into_owned()
+    };
+    let loud = again(&["-v"]);
+    assert!(loud.contains("cached"), "{loud}");
+    let quiet = again(&["-q"]);
+    assert!(!quiet.contains("cached"), "{quiet}");
+    assert!(
+        loud.lines().count() > quiet.lines().count(),
+        "{loud}\n---\n{quiet}"
+    );
     // 0 is refused by the parser.
     let zero = Command::new(env!("CARGO_BIN_EXE_taskc"))
         .args([

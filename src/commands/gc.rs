@@ -27,7 +27,7 @@ pub struct GcArgs {
     /// Print what would be removed; remove nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Specs whose images and verification results stay.
+    /// Specs (or folders of specs) whose images and verification results stay.
     #[arg(long, num_args = 1..)]
     pub keep: Vec<PathBuf>,
 }
@@ -36,7 +36,13 @@ pub struct GcArgs {
 pub fn run(args: &GcArgs, ctx: &Context) -> Result<Exit, CliError> {
     let cache = pipeline::cache_or_default(args.cache.as_deref());
     let mut kept = Vec::new();
-    for spec in &args.keep {
+    // Folders of specs keep every spec below them.
+    let (files, exit) = super::spec::spec_files(&args.keep);
+    if !args.keep.is_empty() && exit != Exit::Success {
+        output::error("cannot tell what the kept specs need; nothing was removed");
+        return Err(CliError::Shown(exit));
+    }
+    for spec in &files {
         let loaded = load_checked(spec, &cache, ctx).map_err(|e| {
             let exit = report(&e);
             output::error(&format!(

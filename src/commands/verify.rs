@@ -137,6 +137,8 @@ pub struct VerifyArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub filter: TaskFilterArgs,
+    #[command(flatten)]
+    pub verbosity: super::verbosity::VerbosityArgs,
     /// Scale every test step's time limit by F (> 0); runs under another limit are not
     /// reused (the limit is part of a run's id).
     #[arg(long, value_name = "F", default_value = "1")]
@@ -200,7 +202,7 @@ pub fn human_progress() -> ProgressStyle {
 /// Run `taskc verify`.
 pub fn run(args: &VerifyArgs, ctx: &Context) -> Result<Exit, CliError> {
     let style = match args.format {
-        VerifyFormat::Human => human_progress(),
+        VerifyFormat::Human => args.verbosity.human_progress(),
         VerifyFormat::Json => ProgressStyle::Json,
     };
     let (files, mut exit) = super::spec::spec_files(&args.specs);
