@@ -1,5 +1,6 @@
-//! `verify`, `score` and `plan` accept folders like `check`: a folder stands for the specs
-//! under it (`plan`, which writes one plan, takes a folder holding exactly one).
+//! `verify`, `score`, `plan`, `diff`, `workspace` and `gc --keep` accept folders like
+//! `check`: a folder stands for the specs under it (`plan`, `diff` and `workspace`, which
+//! take one spec, take a folder holding exactly one).
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -40,6 +41,54 @@ fn plan_takes_a_folder_with_one_spec_and_names_the_specs_of_a_fuller_one() {
         stderr.contains("specs (") && stderr.contains("name one of them"),
         "{stderr}"
     );
+}
+
+#[test]
+fn diff_and_gc_keep_take_folders() {
+    // diff: a folder holding one spec is that spec; the same spec twice differs in nothing.
+    let same = Command::new(TASKC)
+        .arg("diff")
+        .arg(example("cookie-split"))
+        .arg(example("cookie-split/cookie-split.task"))
+        .output()
+        .unwrap();
+    assert_eq!(same.status.code(), Some(0), "{same:?}");
+    let many = Command::new(TASKC)
+        .arg("diff")
+        .arg(example(""))
+        .arg(example("cookie-split"))
+        .output()
+        .unwrap();
+    assert_eq!(many.status.code(), Some(2), "{many:?}");
+    // gc --keep FOLDER keeps every spec below it: the stored results of a verified example
+    // under the folder stay.
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let verify = Command::new(TASKC)
+        .args(["verify", "--no-lock", "--backend", "local", "--cache"])
+        .arg(&cache)
+        .arg(example("cookie-split"))
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(0), "{verify:?}");
+    let gc = Command::new(TASKC)
+        .args(["gc", "--backend", "local", "--dry-run", "--cache"])
+        .arg(&cache)
+        .arg("--keep")
+        .arg(example(""))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&gc.stdout);
+    assert_eq!(gc.status.code(), Some(0), "{gc:?}");
+    assert!(!text.contains("would remove result"), "{text}");
+    let missing = Command::new(TASKC)
+        .args(["gc", "--backend", "local", "--dry-run", "--cache"])
+        .arg(&cache)
+        .arg("--keep")
+        .arg(tmp.path().join("no-such-folder"))
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2), "{missing:?}");
 }
 
 #[test]

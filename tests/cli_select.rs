@@ -104,6 +104,85 @@ fn score_over_two_models_and_three_tasks_filtered_to_one_of_each_runs_only_that(
 }
 
 #[test]
+fn limit_scores_only_the_first_n_selected_tasks_in_the_order_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let run = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .arg("score")
+        .args(TASKS.iter().map(|e| format!("examples/{e}/{e}.task")))
+        .args(["--predictions", "empty", "--exclude-task", "cookie-split"])
+        .args(["--limit", "1", "--backend", "local", "--jobs", "2"])
+        .args(["--color", "never", "--format", "json", "--cache"])
+        .arg(dir.path().join("cache"))
+        .arg("--out")
+        .arg(&out)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "taskc score failed:\n{stderr}");
+    assert!(
+        stderr.contains("note: 1 of 3 specs' tasks selected"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let tasks: Vec<String> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["task"].to_string())
+        .collect();
+    // cookie-split is excluded: the first of the others, in the order given, is scored.
+    assert_eq!(tasks, ["\"config-merge\""], "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["run"]["limit"], 1, "{report}");
+    // -q: the same run, cached, prints no progress line; without it, a line per run.
+    let again = |extra: &[&str]| {
+        let run = Command::new(env!("CARGO_BIN_EXE_taskc"))
+            .arg("score")
+            .args(TASKS.iter().map(|e| format!("examples/{e}/{e}.task")))
+            .args(["--predictions", "empty", "--exclude-task", "cookie-split"])
+            .args([
+                "--limit",
+                "1",
+                "--backend",
+                "local",
+                "--color",
+                "never",
+                "--cache",
+            ])
+            .arg(dir.path().join("cache"))
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{run:?}");
+        String::from_utf8_lossy(&run.stderr).into_owned()
+    };
+    let loud = again(&["-v"]);
+    assert!(loud.contains("cached"), "{loud}");
+    let quiet = again(&["-q"]);
+    assert!(!quiet.contains("cached"), "{quiet}");
+    assert!(
+        loud.lines().count() > quiet.lines().count(),
+        "{loud}\n---\n{quiet}"
+    );
+    // 0 is refused by the parser.
+    let zero = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args([
+            "verify",
+            "--limit",
+            "0",
+            "examples/cookie-split/cookie-split.task",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(zero.status.code(), Some(2), "{zero:?}");
+}
+
+#[test]
 fn a_selection_that_leaves_nothing_is_a_usage_error_and_runs_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("report");

@@ -1,6 +1,7 @@
 //! `taskc gc --backend docker --dry-run` against the real engine (shared with other users:
 //! this test removes only what it created). It lists a stale container and an image this
-//! test made with taskc's labels, never the base image, and removes nothing.
+//! test made with taskc's labels and recorded as its cache's, never the base image, and
+//! removes nothing.
 //! Skipped with `TASKC_SKIP_DOCKER=1`; fails loudly if the engine does not answer.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
@@ -59,6 +60,16 @@ fn dry_run_lists_stale_taskc_objects_and_removes_nothing() {
         container: container.clone(),
         image: image.clone(),
     };
+    // The session is this cache's (its record is there) and it used the image: gc touches
+    // only its own cache's objects (see tests/gc_shared.rs).
+    let sessions = tmp.path().join("cache/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::write(sessions.join(format!("{session}.lock")), "1\n").unwrap();
+    std::fs::write(
+        sessions.join(format!("{session}.images")),
+        format!("{image}\n"),
+    )
+    .unwrap();
 
     let spec =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cookie-split/cookie-split.task");

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use taskc_runtime::backend::{
-    Backend, BackendError, ContextFile, GcItem, ImageBuild, KeepImages, Limits, RunRequest, Upload,
-    LOG_CAP, TRUNCATION_MARKER,
+    Backend, BackendError, ContextFile, GcItem, ImageBuild, KeepImages, Limits, Ownership,
+    RunRequest, Upload, LOG_CAP, TRUNCATION_MARKER,
 };
 use tokio::sync::OnceCell;
 
@@ -530,8 +530,13 @@ setpriv --reuid 10001 --regid 10001 --clear-groups --no-new-privs -- bash -c '
     }
 
     pub async fn gc_keeps_what_it_is_told_and_dry_runs(s: &Subject) {
+        // The test's sessions used both images (gc touches only what its cache's sessions used).
         let keep = KeepImages {
             tags: [IMAGE.to_string()].into(),
+            owner: Ownership {
+                images: [IMAGE.to_string(), OTHER.to_string()].into(),
+                ..Ownership::default()
+            },
         };
         let names = |items: &[GcItem]| -> Vec<String> {
             items

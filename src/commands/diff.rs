@@ -56,13 +56,14 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> Result<Exit, CliError> {
     let cache = pipeline::default_cache();
     let (old, new, base) = match (&args.git, args.specs.as_slice()) {
         (Some(rev), [spec]) => {
+            let spec = &super::spec::one_spec(spec)?;
             let new = load_checked(spec, &cache, ctx)?;
             let old = load_at_rev(spec, rev, ctx)?;
             (old, new.task, new.base_image_override)
         }
         (None, [old, new]) => {
-            let old = load_checked(old, &cache, ctx)?;
-            let new = load_checked(new, &cache, ctx)?;
+            let old = load_checked(&super::spec::one_spec(old)?, &cache, ctx)?;
+            let new = load_checked(&super::spec::one_spec(new)?, &cache, ctx)?;
             (old.task, new.task, new.base_image_override)
         }
         (Some(_), _) => return Err(CliError::usage("`taskc diff --git REV` takes one SPEC")),

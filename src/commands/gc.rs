@@ -1,7 +1,8 @@
-//! `taskc gc [--backend …] [--dry-run] [--keep SPEC...]`: remove stale taskc containers,
-//! taskc images and local image folders no kept spec's plans reference (the base image
-//! `taskc/base:*` always stays), and stored results of runs no kept spec has. Prints what
-//! was (or, with `--dry-run`, would be) removed.
+//! `taskc gc [--backend …] [--dry-run] [--keep SPEC...]`: remove this cache's stale taskc
+//! containers, taskc images and local image folders no kept spec's plans reference (the
+//! base image `taskc/base:*` always stays), and stored results of runs no kept spec has.
+//! Objects of other caches and of running sessions stay. Prints what was (or, with
+//! `--dry-run`, would be) removed, and what was left alone.
 
 use std::path::PathBuf;
 
@@ -26,7 +27,7 @@ pub struct GcArgs {
     /// Print what would be removed; remove nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Specs whose images and verification results stay.
+    /// Specs (or folders of specs) whose images and verification results stay.
     #[arg(long, num_args = 1..)]
     pub keep: Vec<PathBuf>,
 }
@@ -35,7 +36,13 @@ pub struct GcArgs {
 pub fn run(args: &GcArgs, ctx: &Context) -> Result<Exit, CliError> {
     let cache = pipeline::cache_or_default(args.cache.as_deref());
     let mut kept = Vec::new();
-    for spec in &args.keep {
+    // Folders of specs keep every spec below them.
+    let (files, exit) = super::spec::spec_files(&args.keep);
+    if !args.keep.is_empty() && exit != Exit::Success {
+        output::error("cannot tell what the kept specs need; nothing was removed");
+        return Err(CliError::Shown(exit));
+    }
+    for spec in &files {
         let loaded = load_checked(spec, &cache, ctx).map_err(|e| {
             let exit = report(&e);
             output::error(&format!(
@@ -73,6 +80,9 @@ pub fn run(args: &GcArgs, ctx: &Context) -> Result<Exit, CliError> {
     }
     for (item, why) in &done.skipped {
         text.push_str(&format!("kept {item}: {why}\n"));
+    }
+    for what in &done.left_alone {
+        text.push_str(&format!("left alone {what}\n"));
     }
     text.push_str(&format!(
         "{verb} {} object(s){}\n",

@@ -13,6 +13,7 @@ pub mod oracle;
 pub mod plan;
 pub mod score;
 pub mod spec;
+pub mod verbosity;
 pub mod verify;
 pub mod workspace;
 

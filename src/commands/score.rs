@@ -71,6 +71,8 @@ pub struct ScoreArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub filter: TaskFilterArgs,
+    #[command(flatten)]
+    pub verbosity: super::verbosity::VerbosityArgs,
     /// Scale every test step's time limit by F (> 0); runs under another limit are not
     /// reused (the limit is part of a run's id).
     #[arg(long, value_name = "F", default_value = "1")]
@@ -96,7 +98,7 @@ pub fn run(args: &ScoreArgs, ctx: &Context) -> Result<Exit, CliError> {
         }
     }
     let style = match args.format {
-        ScoreFormat::Human => super::verify::human_progress(),
+        ScoreFormat::Human => args.verbosity.human_progress(),
         ScoreFormat::Json => ProgressStyle::Json,
     };
     let opts = ScoreSpecsOptions {

@@ -85,6 +85,10 @@ pub struct TaskFilterArgs {
         value_name = "ID|GLOB"
     )]
     pub exclude_tasks: Vec<String>,
+    /// Only the first N tasks `--task`/`--exclude-task` keep, in the order the specs are
+    /// given (Harbor's `--n-tasks`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
 }
 
 impl TaskFilterArgs {
@@ -94,6 +98,7 @@ impl TaskFilterArgs {
             tasks: self.tasks.clone(),
             exclude_tasks: self.exclude_tasks.clone(),
             models: Vec::new(),
+            limit: self.limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         }
     }
 }
@@ -132,6 +137,8 @@ pub struct VerifyArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub filter: TaskFilterArgs,
+    #[command(flatten)]
+    pub verbosity: super::verbosity::VerbosityArgs,
     /// Scale every test step's time limit by F (> 0); runs under another limit are not
     /// reused (the limit is part of a run's id).
     #[arg(long, value_name = "F", default_value = "1")]
@@ -195,7 +202,7 @@ pub fn human_progress() -> ProgressStyle {
 /// Run `taskc verify`.
 pub fn run(args: &VerifyArgs, ctx: &Context) -> Result<Exit, CliError> {
     let style = match args.format {
-        VerifyFormat::Human => human_progress(),
+        VerifyFormat::Human => args.verbosity.human_progress(),
         VerifyFormat::Json => ProgressStyle::Json,
     };
     let (files, mut exit) = super::spec::spec_files(&args.specs);

@@ -55,7 +55,7 @@ pub struct WorkspaceArgs {
 
 /// Run `taskc workspace`.
 pub fn run(args: &WorkspaceArgs, ctx: &Context) -> Result<Exit, CliError> {
-    let spec = load_checked(&args.spec, &args.run.cache(), ctx)?;
+    let spec = load_checked(&super::spec::one_spec(&args.spec)?, &args.run.cache(), ctx)?;
     let opts = WorkspaceSpecOptions {
         mode: args.mode.into(),
         out: args.out.clone(),

@@ -67,6 +67,9 @@ pub struct GcReport {
     pub removed: Vec<GcItem>,
     /// Objects that could not be removed (e.g. an image still in use), with the reason.
     pub skipped: Vec<(GcItem, String)>,
+    /// What gc left alone on purpose, one line each (objects of running sessions or of other
+    /// caches): never removed, so not listed one by one.
+    pub left_alone: Vec<String>,
     pub dry_run: bool,
 }
 
@@ -83,21 +86,55 @@ impl GcReport {
     pub fn extend(&mut self, other: GcReport) {
         self.removed.extend(other.removed);
         self.skipped.extend(other.skipped);
+        self.left_alone.extend(other.left_alone);
     }
 }
 
 /// What gc must keep on a backend: the tags of the images kept plans use (the base image
-/// always stays, whatever this says).
+/// always stays, whatever this says), and whose objects it may touch at all.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KeepImages {
     pub tags: BTreeSet<String>,
+    pub owner: Ownership,
 }
 
 impl KeepImages {
     /// Whether gc keeps the image tagged `tag`.
     pub fn keeps(&self, tag: &str) -> bool {
-        tag.starts_with(BASE_IMAGE_PREFIX) || self.tags.contains(tag)
+        tag.starts_with(BASE_IMAGE_PREFIX)
+            || self.tags.contains(tag)
+            || self.owner.live_images.contains(tag)
     }
+
+    /// Whether gc may remove the engine image tagged `tag`: this cache's sessions used it,
+    /// none that still runs did, and no kept plan needs it. (Whether a container uses it is
+    /// the backend's to check.)
+    pub fn may_remove_image(&self, tag: &str) -> bool {
+        self.owner.images.contains(tag) && !self.keeps(tag)
+    }
+
+    /// Whether gc may remove the engine objects labelled with session `session`: a session
+    /// of this cache that no longer runs.
+    pub fn may_remove_session(&self, session: &str) -> bool {
+        self.owner.finished_sessions.contains(session)
+            && !self.owner.live_sessions.contains(session)
+            && !session_is_live(session)
+    }
+}
+
+/// Whose objects a gc may touch on a shared engine: those of the sessions recorded in the
+/// cache it runs for (see `exec::SessionRecords`). Objects of other sessions (another
+/// cache's, another user's, or of a session still running) stay.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ownership {
+    /// Sessions of this cache that ended.
+    pub finished_sessions: BTreeSet<String>,
+    /// Sessions of this cache that still run.
+    pub live_sessions: BTreeSet<String>,
+    /// Image tags this cache's sessions used.
+    pub images: BTreeSet<String>,
+    /// Image tags this cache's running sessions use: kept whatever else says.
+    pub live_images: BTreeSet<String>,
 }
 
 /// Whether the taskc session `id` (`s<pid>-<hex>`) belongs to a process running on this host.
@@ -131,5 +168,27 @@ mod tests {
         let keep = KeepImages::default();
         assert!(keep.keeps("taskc/base:bookworm"));
         assert!(!keep.keeps("taskc/task:img-1"));
+    }
+
+    #[test]
+    fn only_this_caches_finished_sessions_and_unkept_images_may_go() {
+        let mut keep = KeepImages::default();
+        keep.owner.finished_sessions.insert("s99999999-a".into());
+        keep.owner.live_sessions.insert("s99999998-b".into());
+        keep.owner.images.insert("taskc/task:mine".into());
+        keep.owner.images.insert("taskc/task:live".into());
+        keep.owner.live_images.insert("taskc/task:live".into());
+        assert!(keep.may_remove_session("s99999999-a"));
+        assert!(!keep.may_remove_session("s99999998-b"), "still running");
+        assert!(!keep.may_remove_session("s99999997-c"), "another cache's");
+        assert!(keep.may_remove_image("taskc/task:mine"));
+        assert!(
+            !keep.may_remove_image("taskc/task:live"),
+            "a running session's"
+        );
+        assert!(
+            !keep.may_remove_image("taskc/task:other"),
+            "another cache's"
+        );
     }
 }

@@ -21,7 +21,7 @@ pub(crate) mod tar_archive;
 mod types;
 
 pub use error::BackendError;
-pub use gc::{session_is_live, GcItem, GcReport, KeepImages, BASE_IMAGE_PREFIX};
+pub use gc::{session_is_live, GcItem, GcReport, KeepImages, Ownership, BASE_IMAGE_PREFIX};
 pub use log_buffer::{LogBuffer, LOG_CAP, TRUNCATION_MARKER};
 pub use types::{
     ContextFile, ImageBuild, Limits, RunOutcome, RunRequest, ServiceFailure, ServiceReady,

@@ -1,14 +1,14 @@
-//! `Backend::gc` and `Backend::tag_image` on Docker: containers of sessions that no longer
-//! run and `taskc.image`-labelled images no kept plan uses; only objects taskc labelled are
-//! touched, the base image never.
+//! `Backend::gc` and `Backend::tag_image` on Docker: containers and networks of this
+//! cache's sessions that no longer run, and images this cache's sessions used that no kept
+//! plan, no running session of the cache and no container on the engine uses. On a shared
+//! engine, every other object (another cache's or user's, a running session's, one taskc
+//! did not label) stays; the base image always does.
 
 use bollard::container::{ListContainersOptions, RemoveContainerOptions};
 use bollard::image::{ListImagesOptions, RemoveImageOptions, TagImageOptions};
 
 use super::{docker_error, is_not_found, DockerBackend};
-use crate::backend::{
-    session_is_live, BackendError, GcItem, GcReport, KeepImages, IMAGE_LABEL, SESSION_LABEL,
-};
+use crate::backend::{BackendError, GcItem, GcReport, KeepImages, IMAGE_LABEL, SESSION_LABEL};
 
 impl DockerBackend {
     pub(super) async fn gc_inner(
@@ -18,6 +18,23 @@ impl DockerBackend {
     ) -> Result<GcReport, BackendError> {
         let mut report = GcReport::new(dry_run);
         let client = self.client();
+        // Images any container on the engine that this gc does not remove (running or not,
+        // anyone's) was created from: a dry run lists what a real run removes.
+        let in_use: std::collections::BTreeSet<String> = client
+            .list_containers(Some(ListContainersOptions::<String> {
+                all: true,
+                ..Default::default()
+            }))
+            .await
+            .map_err(|e| docker_error("list containers", "the engine's containers", e))?
+            .into_iter()
+            .filter(|c| {
+                let session = c.labels.as_ref().and_then(|l| l.get(SESSION_LABEL));
+                !session.is_some_and(|s| keep.may_remove_session(s))
+            })
+            .filter_map(|c| c.image_id)
+            .collect();
+        let mut others = 0usize;
         let containers = client
             .list_containers(Some(ListContainersOptions::<String> {
                 all: true,
@@ -36,7 +53,8 @@ impl DockerBackend {
             ) else {
                 continue;
             };
-            if session_is_live(&session) {
+            if !keep.may_remove_session(&session) {
+                others += 1;
                 continue;
             }
             if !dry_run {
@@ -61,7 +79,8 @@ impl DockerBackend {
         let networks =
             super::services::labelled_networks(client, SESSION_LABEL.to_string()).await?;
         for (name, session) in networks {
-            if session_is_live(&session) {
+            if !keep.may_remove_session(&session) {
+                others += 1;
                 continue;
             }
             if !dry_run {
@@ -83,21 +102,27 @@ impl DockerBackend {
             }))
             .await
             .map_err(|e| docker_error("list images", "taskc images", e))?;
+        let mut other_images = 0usize;
+        let mut used_images = 0usize;
         for image in images {
             let tags: Vec<&String> = image
                 .repo_tags
                 .iter()
                 .filter(|t| t.as_str() != "<none>:<none>")
                 .collect();
-            if tags.iter().any(|t| keep.keeps(t)) {
+            // Untagged images and images with a tag gc may not remove are not this gc's:
+            // removing the other tags would leave the image anyway.
+            if tags.is_empty() || !tags.iter().all(|t| keep.may_remove_image(t)) {
+                if !tags.iter().any(|t| keep.keeps(t)) {
+                    other_images += 1;
+                }
                 continue;
             }
-            let names: Vec<String> = if tags.is_empty() {
-                vec![image.id.clone()]
-            } else {
-                tags.iter().map(|t| t.to_string()).collect()
-            };
-            for name in names {
+            if in_use.contains(&image.id) {
+                used_images += 1;
+                continue;
+            }
+            for name in tags.into_iter().cloned() {
                 if !dry_run {
                     let options = RemoveImageOptions {
                         force: false,
@@ -112,6 +137,21 @@ impl DockerBackend {
                 }
                 report.removed.push(GcItem::Image { name });
             }
+        }
+        if others > 0 {
+            report.left_alone.push(format!(
+                "{others} container(s) or network(s) of running sessions or of other caches"
+            ));
+        }
+        if used_images > 0 {
+            report.left_alone.push(format!(
+                "{used_images} image(s) of this cache that a container uses"
+            ));
+        }
+        if other_images > 0 {
+            report.left_alone.push(format!(
+                "{other_images} taskc image(s) of other caches or of running sessions"
+            ));
         }
         Ok(report)
     }

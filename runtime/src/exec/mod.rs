@@ -7,9 +7,11 @@ pub mod interpret;
 pub mod progress;
 pub mod scheduler;
 pub mod script;
+pub mod session_record;
 pub mod store;
 pub mod surface;
 
 pub use progress::{Event, Progress, ProgressStyle};
 pub use scheduler::{ExecError, Execution, Executor, Job};
+pub use session_record::{SessionCensus, SessionLock, SessionRecords};
 pub use store::{ResultKey, ResultStore};

@@ -112,6 +112,17 @@ impl Executor {
     /// Build `build` unless the backend already has it.
     pub async fn ensure_image(&self, build: &ImageBuild) -> Result<(), ExecError> {
         let start = Instant::now();
+        // Recorded before the build: gc of this cache then knows the image is its own,
+        // and while this session lives, that it is in use.
+        super::SessionRecords::new(self.store.cache())
+            .note_image(&self.session, &build.tag)
+            .map_err(|source| ExecError::Store {
+                path: super::SessionRecords::new(self.store.cache())
+                    .dir()
+                    .display()
+                    .to_string(),
+                source,
+            })?;
         self.backend.ensure_image(build).await?;
         let secs = start.elapsed().as_secs_f64();
         self.progress.emit(Event::ImageReady {

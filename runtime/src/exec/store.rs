@@ -109,6 +109,7 @@ impl std::fmt::Display for ResultKey {
 #[derive(Debug, Clone)]
 pub struct ResultStore {
     dir: PathBuf,
+    cache: PathBuf,
 }
 
 impl ResultStore {
@@ -116,7 +117,13 @@ impl ResultStore {
     pub fn new(cache: &Path, backend: &str) -> ResultStore {
         ResultStore {
             dir: cache.join("results").join(backend),
+            cache: cache.to_path_buf(),
         }
+    }
+
+    /// The cache folder the results are under.
+    pub fn cache(&self) -> &Path {
+        &self.cache
     }
 
     /// The folder holding this backend's results.

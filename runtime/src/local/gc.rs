@@ -22,7 +22,12 @@ impl LocalBackend {
         let base = base.split('-').next().unwrap_or("taskc_base_");
         for entry in sorted(entries(&self.cache.join("images"))?) {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if kept.contains(&name) || name.starts_with(base) {
+            let live = keep
+                .owner
+                .live_images
+                .iter()
+                .any(|t| folder_name(t) == name);
+            if kept.contains(&name) || name.starts_with(base) || live {
                 continue;
             }
             remove(&mut report, GcItem::ImageFolder { path: entry.path() })?;
@@ -31,7 +36,7 @@ impl LocalBackend {
             let name = session.file_name().to_string_lossy().into_owned();
             // Folder names are `<session id>-<12 hex>`: the session id precedes the hash.
             let id = name.rsplit_once('-').map_or(name.as_str(), |(id, _)| id);
-            if session_is_live(id) {
+            if session_is_live(id) || keep.owner.live_sessions.contains(id) {
                 continue;
             }
             remove(

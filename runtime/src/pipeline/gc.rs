@@ -1,7 +1,10 @@
 //! `taskc gc`: find (and unless dry-running, remove) what taskc left behind that no kept
-//! spec needs. The backend collects its own objects ([`Backend::gc`]: runs of sessions that
-//! no longer run, images no kept plan references, never the base image); the pipeline adds
-//! the stored results whose run no kept plan has ([`ResultStore::gc`]).
+//! spec needs. Only this cache's objects: the cache's session records
+//! ([`SessionRecords`]) say which sessions are its own, which still run and which images
+//! they used, and the backend collects only those ([`Backend::gc`]: runs of its sessions
+//! that no longer run, images they used that no kept plan, running session or container
+//! needs, never the base image); the pipeline adds the stored results whose run no kept
+//! plan has ([`ResultStore::gc`]), none while a session of the cache runs.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -9,8 +12,8 @@ use std::path::Path;
 use taskc_compiler::plan::Plan;
 
 use super::PipelineError;
-use crate::backend::{Backend, GcItem, GcReport, KeepImages};
-use crate::exec::ResultStore;
+use crate::backend::{Backend, GcItem, GcReport, KeepImages, Ownership};
+use crate::exec::{ResultStore, SessionRecords};
 
 /// What to keep: image tags and run ids referenced by the kept specs' plans.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -70,19 +73,71 @@ pub async fn gc(
     keep: &GcKeep,
     dry_run: bool,
 ) -> Result<GcReport, PipelineError> {
-    let mut report = backend.gc(&keep.images, dry_run).await?;
-    let store = ResultStore::new(cache, backend.name());
-    let mut runs = keep.runs.clone();
-    runs.extend(keep.narrowed(&store));
-    let found = store
-        .gc(&runs, dry_run)
-        .map_err(|source| PipelineError::Io {
-            what: format!("cannot remove stored results in {}", store.dir().display()),
-            source,
-        })?;
-    report
-        .removed
-        .extend(found.into_iter().map(|path| GcItem::Result { path }));
+    let records = SessionRecords::new(cache);
+    let records_error = |source| PipelineError::Io {
+        what: format!(
+            "cannot read the session records in {}",
+            records.dir().display()
+        ),
+        source,
+    };
+    let census = records.census().map_err(records_error)?;
+    let mut images = keep.images.clone();
+    images.owner = Ownership {
+        finished_sessions: census.finished.clone(),
+        live_sessions: census.live.clone(),
+        images: census
+            .finished_images
+            .union(&census.live_images)
+            .cloned()
+            .collect(),
+        live_images: census.live_images.clone(),
+    };
+    let mut report = backend.gc(&images, dry_run).await?;
+    if census.live.is_empty() {
+        let store = ResultStore::new(cache, backend.name());
+        let mut runs = keep.runs.clone();
+        runs.extend(keep.narrowed(&store));
+        let found = store
+            .gc(&runs, dry_run)
+            .map_err(|source| PipelineError::Io {
+                what: format!("cannot remove stored results in {}", store.dir().display()),
+                source,
+            })?;
+        report
+            .removed
+            .extend(found.into_iter().map(|path| GcItem::Result { path }));
+    } else {
+        report.left_alone.push(format!(
+            "the stored results: {} session(s) of this cache still run ({})",
+            census.live.len(),
+            census.live.iter().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !dry_run {
+        let removed: BTreeSet<String> = report
+            .removed
+            .iter()
+            .filter_map(|item| match item {
+                GcItem::Image { name } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        let still_there: BTreeSet<String> = report
+            .skipped
+            .iter()
+            .filter_map(|(item, _)| match item {
+                GcItem::Container { session, .. }
+                | GcItem::Network { session, .. }
+                | GcItem::Service { session, .. }
+                | GcItem::Config { session, .. } => Some(session.clone()),
+                _ => None,
+            })
+            .collect();
+        records
+            .retire(&census, &removed, &still_there)
+            .map_err(records_error)?;
+    }
     Ok(report)
 }
 

@@ -80,6 +80,9 @@ pub struct Session {
     pub jobs: usize,
     pub limits: Limits,
     pub progress: Arc<Progress>,
+    /// This session's record in the cache, held while it runs (gc of the cache, or of
+    /// another cache on the same engine, then leaves its objects alone).
+    pub record: Arc<crate::exec::SessionLock>,
 }
 
 /// Default limits of one test run: 4 GiB of memory, 2 CPUs, 4096 processes.

@@ -116,6 +116,9 @@ pub struct RunRecord {
     pub exclude_tasks: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<String>,
+    /// `--limit`: at most this many tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
     /// The folder of the reports (`score`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_dir: Option<PathBuf>,
@@ -145,6 +148,7 @@ impl RunRecord {
             tasks: selection.tasks.clone(),
             exclude_tasks: selection.exclude_tasks.clone(),
             models: selection.models.clone(),
+            limit: selection.limit,
             report_dir: None,
         }
     }

@@ -140,10 +140,7 @@ pub async fn score_specs(
         on_event(ScoreEvent::SkippedLine(e));
     }
     let sel = &opts.selection;
-    let specs: Vec<&CheckedSpec> = specs
-        .iter()
-        .filter(|s| sel.keeps_task(&s.task.id))
-        .collect();
+    let specs: Vec<&CheckedSpec> = sel.pick(specs, |s| &s.task.id);
     if !sel.is_all() {
         on_event(ScoreEvent::Selected {
             kept: specs.len(),
@@ -154,7 +151,8 @@ pub async fn score_specs(
     // Predictions of tasks left out by the selection are neither scored nor "unknown".
     input.by_task.retain(|task, preds| {
         preds.retain(|p| sel.keeps_model(&p.model));
-        !preds.is_empty() && (sel.keeps_task(task) || !all.iter().any(|t| &t.id == task))
+        !preds.is_empty()
+            && (tasks.iter().any(|t| &t.id == task) || !all.iter().any(|t| &t.id == task))
     });
     if specs.is_empty() {
         return Ok(ScoreEnd::NothingToScore);

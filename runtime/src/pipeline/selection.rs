@@ -1,6 +1,8 @@
 //! Which tasks and models a `verify` / `score` run covers: `--task ID|GLOB` (repeatable; none
 //! means every task), `--exclude-task ID|GLOB` and, for `score`, `--model NAME|GLOB` (which
-//! prediction lines are scored). A glob knows `*` (any run of characters) and `?` (one).
+//! prediction lines are scored), and `--limit N` (only the first N tasks the filters keep,
+//! in the order the specs are given: Harbor's `--n-tasks`). A glob knows `*` (any run of
+//! characters) and `?` (one).
 
 /// The tasks and models a run keeps.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -11,6 +13,8 @@ pub struct Selection {
     pub exclude_tasks: Vec<String>,
     /// Model names or globs whose predictions are scored; empty: every model.
     pub models: Vec<String>,
+    /// At most this many tasks (the first the filters keep); `None`: every one.
+    pub limit: Option<usize>,
 }
 
 impl Selection {
@@ -27,7 +31,20 @@ impl Selection {
 
     /// Whether it keeps everything.
     pub fn is_all(&self) -> bool {
-        self.tasks.is_empty() && self.exclude_tasks.is_empty() && self.models.is_empty()
+        self.tasks.is_empty()
+            && self.exclude_tasks.is_empty()
+            && self.models.is_empty()
+            && self.limit.is_none()
+    }
+
+    /// The items whose task (`task_of`) the filters keep, at most [`Selection::limit`] of
+    /// them, in their order.
+    pub fn pick<'a, T>(&self, items: &'a [T], task_of: impl Fn(&T) -> &str) -> Vec<&'a T> {
+        items
+            .iter()
+            .filter(|i| self.keeps_task(task_of(i)))
+            .take(self.limit.unwrap_or(usize::MAX))
+            .collect()
     }
 }
 
@@ -83,6 +100,7 @@ mod tests {
             tasks: vec!["c*".into()],
             exclude_tasks: vec!["context-*".into()],
             models: vec!["gpt-?".into()],
+            limit: None,
         };
         assert!(s.keeps_task("cookie-split"));
         assert!(!s.keeps_task("context-docs"));
@@ -90,5 +108,17 @@ mod tests {
         assert!(s.keeps_model("gpt-4"));
         assert!(!s.keeps_model("claude"));
         assert!(Selection::default().keeps_task("x") && Selection::default().keeps_model("y"));
+    }
+
+    #[test]
+    fn a_limit_keeps_the_first_tasks_the_filters_keep_in_order() {
+        let ids = ["a-1", "b-1", "a-2", "a-3"];
+        let s = Selection {
+            tasks: vec!["a-*".into()],
+            limit: Some(2),
+            ..Selection::default()
+        };
+        assert_eq!(s.pick(&ids, |i| i), [&"a-1", &"a-2"]);
+        assert!(!s.is_all());
     }
 }

@@ -1,12 +1,13 @@
 //! Opening the session every executing command shares: the chosen backend (and a note when
 //! `auto` fell back to local), the cache folder, the number of runs at once, a fresh session
-//! id and the progress printer.
+//! id (recorded in the cache and held while the session runs, see
+//! [`SessionRecords`]) and the progress printer.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{default_cache, new_session_id, open_backend, BackendChoice, PipelineError, Session};
-use crate::exec::{Progress, ProgressStyle};
+use crate::exec::{Progress, ProgressStyle, SessionRecords};
 
 /// What a command asks of its session (`--backend`, `--jobs`, `--cache`, `--format`).
 #[derive(Debug, Clone)]
@@ -39,11 +40,18 @@ pub async fn open_session(opts: &SessionOptions) -> Result<OpenSession, Pipeline
         .map(|n| n.get())
         .unwrap_or(2);
     let jobs = opts.jobs.unwrap_or(cores);
+    let id = new_session_id();
+    let records = SessionRecords::new(&cache);
+    let record = records.open(&id).map_err(|source| PipelineError::Io {
+        what: format!("cannot record the session in {}", records.dir().display()),
+        source,
+    })?;
     Ok(OpenSession {
         session: Session {
             backend,
             cache,
-            id: new_session_id(),
+            id,
+            record: Arc::new(record),
             jobs: jobs.max(1),
             limits: super::fair_limits(cores, jobs),
             progress: Arc::new(Progress::new(opts.progress)),

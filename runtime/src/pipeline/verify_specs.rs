@@ -172,10 +172,7 @@ pub async fn verify_specs(
 ) -> Result<VerifyEnd, VerifySpecsError> {
     let sel = &opts.selection;
     let of = specs.len();
-    let specs: Vec<&CheckedSpec> = specs
-        .iter()
-        .filter(|s| sel.keeps_task(&s.task.id))
-        .collect();
+    let specs: Vec<&CheckedSpec> = sel.pick(specs, |s| &s.task.id);
     if !sel.is_all() {
         on_event(VerifyEvent::Selected {
             kept: specs.len(),

@@ -10,7 +10,7 @@ use bollard::models::{Config, Service};
 use super::api::label_filter;
 use super::run::remove;
 use super::SwarmBackend;
-use crate::backend::{session_is_live, BackendError, GcItem, GcReport, SESSION_LABEL};
+use crate::backend::{BackendError, GcItem, GcReport, KeepImages, SESSION_LABEL};
 
 impl SwarmBackend {
     /// Services and configs labelled with a session: (id, session) each.
@@ -85,12 +85,17 @@ impl SwarmBackend {
         Ok(removed)
     }
 
-    /// Services and configs of sessions that no longer run.
-    pub(super) async fn gc_inner(&self, dry_run: bool) -> Result<GcReport, BackendError> {
+    /// Services and configs of this cache's sessions that no longer run.
+    pub(super) async fn gc_inner(
+        &self,
+        keep: &KeepImages,
+        dry_run: bool,
+    ) -> Result<GcReport, BackendError> {
         let mut report = GcReport::new(dry_run);
         let (services, configs) = self.labelled(SESSION_LABEL).await?;
-        let dead =
-            |(id, session): (String, String)| (!session_is_live(&session)).then_some((id, session));
+        let dead = |(id, session): (String, String)| {
+            keep.may_remove_session(&session).then_some((id, session))
+        };
         // Services first: the configs they hold can go only after them.
         for (id, session) in services.into_iter().filter_map(dead) {
             let item = GcItem::Service {

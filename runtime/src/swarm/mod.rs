@@ -247,7 +247,7 @@ impl Backend for SwarmBackend {
         dry_run: bool,
     ) -> BoxFuture<'a, Result<GcReport, BackendError>> {
         Box::pin(async move {
-            let mut report = self.gc_inner(dry_run).await?;
+            let mut report = self.gc_inner(keep, dry_run).await?;
             report.extend(self.engine.gc(keep, dry_run).await?);
             Ok(report)
         })
