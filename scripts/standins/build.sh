@@ -72,11 +72,20 @@ build() {
   echo "$tag: built in $((SECONDS - start))s ($source)" >&2
 }
 
+# The site's CA certificates (a TLS-intercepting proxy's) go into every stand-in's trust
+# store, as `taskc image bootstrap --ca-cert` puts them into the base: this host's
+# /usr/local/share/ca-certificates/*.crt, or CA_DIR.
+CA_DIR=${CA_DIR:-/usr/local/share/ca-certificates}
+ca_files=$(ls "$CA_DIR"/*.crt 2>/dev/null || true)
+ca_digest=$(cat $ca_files </dev/null 2>/dev/null | sha256sum | cut -c1-16)
+
 map_lines=()
 for name in "${names[@]}"; do
   lang=${name%%:*}
   ver=${name#*:}
   work=$(mktemp -d)
+  mkdir "$work/ca"
+  for f in $ca_files; do cp "$f" "$work/ca/"; done
   case "$lang" in
     python)
       dir=$(pyenv_dir "$ver")
@@ -85,6 +94,8 @@ for name in "${names[@]}"; do
       # The official image's layout: CPython under /usr/local, python3 and pip3 on PATH.
       cat >"$work/Dockerfile" <<DOCKER
 FROM $BASE
+COPY ca/ /usr/local/share/ca-certificates/
+RUN update-ca-certificates >/dev/null
 COPY python/ /usr/local/
 RUN ldconfig && ln -sf python$ver /usr/local/bin/python3 && ln -sf python3 /usr/local/bin/python \\
  && ln -sf pip$ver /usr/local/bin/pip3 && ln -sf pip3 /usr/local/bin/pip \\
@@ -99,7 +110,7 @@ DOCKER
       mkdir "$work/python"
       tar -C "$dir" --exclude="lib/python$ver/test" --exclude='__pycache__' -cf - bin lib include share 2>/dev/null | tar -C "$work/python" -xf -
       tag="$PREFIX/python:$ver"
-      tar -C "$work" -cf - . | build "$tag" "cpython $full from $dir on $base_id, Dockerfile $(sha256sum <"$work/Dockerfile" | cut -c1-16)"
+      tar -C "$work" -cf - . | build "$tag" "cpython $full from $dir on $base_id, Dockerfile $(sha256sum <"$work/Dockerfile" | cut -c1-16), CA $ca_digest"
       map_lines+=("\"python:$ver-bookworm\" = \"$tag\"" "\"python:$ver\" = \"$tag\"")
       ;;
     rust)
@@ -110,6 +121,8 @@ DOCKER
       # cargo and rustc on PATH) with a C toolchain for build scripts; no rustup binary.
       cat >"$work/Dockerfile" <<DOCKER
 FROM $BASE
+COPY ca/ /usr/local/share/ca-certificates/
+RUN update-ca-certificates >/dev/null
 RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev pkg-config make && rm -rf /var/lib/apt/lists/*
 COPY toolchain/ /usr/local/rustup/toolchains/$full-x86_64-unknown-linux-gnu/
 RUN mkdir -p /usr/local/cargo/bin && for b in /usr/local/rustup/toolchains/$full-x86_64-unknown-linux-gnu/bin/*; do ln -s "\$b" /usr/local/cargo/bin/; done \\
@@ -119,7 +132,7 @@ DOCKER
       mkdir "$work/toolchain"
       tar -C "$dir" --exclude='share/doc' --exclude='share/zsh' -cf - . | tar -C "$work/toolchain" -xf -
       tag="$PREFIX/rust:$ver"
-      tar -C "$work" -cf - . | build "$tag" "rust $full from $dir on $base_id, Dockerfile $(sha256sum <"$work/Dockerfile" | cut -c1-16)"
+      tar -C "$work" -cf - . | build "$tag" "rust $full from $dir on $base_id, Dockerfile $(sha256sum <"$work/Dockerfile" | cut -c1-16), CA $ca_digest"
       map_lines+=("\"rust:$ver\" = \"$tag\"" "\"rust:$ver-bookworm\" = \"$tag\"" "\"rust:$full\" = \"$tag\"")
       ;;
     *)
