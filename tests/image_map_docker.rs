@@ -43,7 +43,11 @@ fn write_task(dir: &Path) -> PathBuf {
         "diff --git a/tests/test_add.py b/tests/test_add.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/test_add.py\n@@ -0,0 +1,15 @@\n+import sys\n+\n+import calc\n+\n+\n+def test_add():\n+    assert calc.add(2, 3) == 5\n+\n+\n+def test_add_negative():\n+    assert calc.add(-2, 1) == -1\n+\n+\n+def test_python_is_3_12():\n+    assert sys.version_info[:2] == (3, 12)\n",
     )
     .unwrap();
-    std::fs::write(dir.join("prompt.md"), "Add `calc.add(a, b)`, the sum of two numbers.\n").unwrap();
+    std::fs::write(
+        dir.join("prompt.md"),
+        "Add `calc.add(a, b)`, the sum of two numbers.\n",
+    )
+    .unwrap();
     let spec = dir.join("calc.task");
     std::fs::write(
         &spec,
@@ -129,7 +133,16 @@ fn a_spec_naming_python_3_12_verifies_through_the_image_map_and_the_lock_says_so
     // the fix, before any image is built.
     let o = taskc(
         &guard,
-        &["verify", "--backend", "docker", "--color", "never", "--cache", cache_s, "calc.task"],
+        &[
+            "verify",
+            "--backend",
+            "docker",
+            "--color",
+            "never",
+            "--cache",
+            cache_s,
+            "calc.task",
+        ],
         &dir,
     );
     let shown = text(&o);
@@ -148,13 +161,25 @@ fn a_spec_naming_python_3_12_verifies_through_the_image_map_and_the_lock_says_so
     .unwrap();
     let o = taskc(
         &guard,
-        &["verify", "--backend", "docker", "--color", "never", "--cache", cache_s, "calc.task"],
+        &[
+            "verify",
+            "--backend",
+            "docker",
+            "--color",
+            "never",
+            "--cache",
+            cache_s,
+            "calc.task",
+        ],
         &dir,
     );
     let shown = text(&o);
     assert_eq!(o.status.code(), Some(2), "{shown}");
     assert!(shown.contains("E1700"), "{shown}");
-    assert!(shown.contains("taskc-standin/python:no-such-tag"), "{shown}");
+    assert!(
+        shown.contains("taskc-standin/python:no-such-tag"),
+        "{shown}"
+    );
 
     // With the stand-in mapped, the task verifies sound on CPython 3.12.
     ensure_stand_in();
@@ -165,7 +190,16 @@ fn a_spec_naming_python_3_12_verifies_through_the_image_map_and_the_lock_says_so
     .unwrap();
     let o = taskc(
         &guard,
-        &["verify", "--backend", "docker", "--color", "never", "--cache", cache_s, "calc.task"],
+        &[
+            "verify",
+            "--backend",
+            "docker",
+            "--color",
+            "never",
+            "--cache",
+            cache_s,
+            "calc.task",
+        ],
         &dir,
     );
     let shown = text(&o);
@@ -184,7 +218,10 @@ fn a_spec_naming_python_3_12_verifies_through_the_image_map_and_the_lock_says_so
         lock.contains("base-stands-in-for = \"python:3.12-bookworm\""),
         "{lock}"
     );
-    assert!(lock.contains("Python 3.12."), "the gold run's pytest line: {lock}");
+    assert!(
+        lock.contains("Python 3.12."),
+        "the gold run's pytest line: {lock}"
+    );
 
     // `check` reads the lock as fresh: the stand-in is site data, not an input.
     let o = taskc(&guard, &["check", "--color", "never", "calc.task"], &dir);

@@ -31,7 +31,9 @@ pub async fn resolve_base(
     let mut out = opts.clone();
     service_stand_ins(backend, site, task, &mut out).await?;
     if names_an_image(task) {
-        return resolve_named_base(session, &mut out, site, &base).await.map(|()| out);
+        return resolve_named_base(session, &mut out, site, &base)
+            .await
+            .map(|()| out);
     }
     let Some(base_id) = backend.image_content_id(&base).await? else {
         return Ok(out);

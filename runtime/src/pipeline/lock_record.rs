@@ -25,7 +25,7 @@ pub fn lock_of(
         exhaustive: false,
         full: false,
         base_image_id: None,
-            stand_ins: Default::default(),
+        stand_ins: Default::default(),
     };
     let mut lock = Lock::new(&task.id, lock_inputs(task, &opts)?);
     let v = &outcome.verification;

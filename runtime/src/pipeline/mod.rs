@@ -36,9 +36,7 @@ pub use build_log::build_log_path;
 pub use checked_spec::CheckedSpec;
 pub use gc::{gc, GcKeep};
 pub use gc_keep::{collect_garbage, keep_set, GcOptions, GcOutcome, KeepError};
-pub use image_map::{
-    resolve_named_image, ImageMap, ImageMapError, ImageSource, ResolvedImage,
-};
+pub use image_map::{resolve_named_image, ImageMap, ImageMapError, ImageSource, ResolvedImage};
 pub use images::{prepare_images, prepare_images_and_base_files};
 pub use lock::{load_oracle, lock_diagnostics, LockUseError, LockedOracle};
 pub use lock_record::{lock_of, write_lock};
