@@ -162,6 +162,9 @@ codes! {
     PromptLeakUnchecked = "N1600", "prompt-leak-unchecked", Note, "the prompt names an identifier a gold patch adds, but a repository could not be read at base to tell whether it is new";
     // E14xx: importing WideSWE as it is (checkouts, runners, image recipes)
     ImportNoParser     = "E1400", "import-no-parser",    Error, "a test profile's runner has no parser in this taskc";
+    // E17xx: named images, the image map, toolchain versions
+    ImageUnresolved    = "E1700", "image-unresolved",    Error, "a named image is neither on the engine, pullable, nor mapped to a stand-in by `[images.map]`";
+    UnsupportedChoice  = "E1701", "unsupported-choice",  Error, "a recipe parameter names a version (or other choice) the recipe does not offer";
 }
 
 impl std::fmt::Display for Code {

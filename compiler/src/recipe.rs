@@ -26,6 +26,33 @@ impl Recipe {
     pub fn param(&self, name: &str) -> Option<&ParamDecl> {
         self.params.iter().find(|p| p.name == name)
     }
+
+    /// The image the template builds `FROM` for these parameter values: the image a closed
+    /// choice names (`python`'s `version "3.12"` → `python:3.12-bookworm`), else
+    /// [`Recipe::base_image`].
+    pub fn base_image_for(&self, params: &BTreeMap<String, ParamValue>) -> &str {
+        for p in &self.params {
+            let Some(ParamValue::Str(value)) = params.get(&p.name).or(p.default.as_ref()) else {
+                continue;
+            };
+            if let Some(Choice {
+                image: Some(image), ..
+            }) = p.choices.iter().find(|c| &c.value == value)
+            {
+                return image;
+            }
+        }
+        &self.base_image
+    }
+}
+
+/// One allowed value of a closed string parameter (`[params.<name>.choices]`), and the
+/// image it builds on: a named image (`python:3.12-bookworm`, resolved at run time, a
+/// site's `[images.map]` may stand in for it) or `None`, the recipe's `base_image`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub value: String,
+    pub image: Option<String>,
 }
 
 /// A recipe parameter: name, type, default, whether it must be given, and its documentation.
@@ -39,6 +66,9 @@ pub struct ParamDecl {
     /// The value is code (a Dockerfile fragment, shell commands), written as it is; every
     /// other value is data, written into the recipe as one shell-quoted word per item.
     pub code: bool,
+    /// A closed string parameter's allowed values (empty: any value), sorted;
+    /// `check` refuses any other value (E1701) with this list.
+    pub choices: Vec<Choice>,
 }
 
 /// The type of a recipe parameter.
@@ -228,7 +258,7 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
         return Err(format!("`params.{name}` must be a table"));
     };
     for key in t.keys() {
-        if !["type", "default", "required", "doc", "code"].contains(&key.as_str()) {
+        if !["type", "default", "required", "doc", "code", "choices"].contains(&key.as_str()) {
             return Err(format!("unknown key `params.{name}.{key}`"));
         }
     }
@@ -265,6 +295,33 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
             "`params.{name}` is required and has a default; keep one"
         ));
     }
+    let mut choices = Vec::new();
+    match t.get("choices") {
+        None => {}
+        Some(toml::Value::Table(c)) if ty == ParamType::String && !c.is_empty() => {
+            for (value, image) in c {
+                let image = image.as_str().ok_or_else(|| {
+                    format!("`params.{name}.choices.{value}` must be an image name or \"\"")
+                })?;
+                choices.push(Choice {
+                    value: value.clone(),
+                    image: (!image.is_empty()).then(|| image.to_string()),
+                });
+            }
+            if let Some(ParamValue::Str(d)) = &default {
+                if !choices.iter().any(|c| &c.value == d) {
+                    return Err(format!(
+                        "`params.{name}.default` {d:?} is not one of its choices"
+                    ));
+                }
+            }
+        }
+        Some(_) => {
+            return Err(format!(
+                "`params.{name}.choices` must be a non-empty table of a string parameter"
+            ))
+        }
+    }
     Ok(ParamDecl {
         name: name.to_string(),
         ty,
@@ -272,6 +329,7 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
         required,
         doc,
         code,
+        choices,
     })
 }
 

@@ -78,6 +78,7 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> Result<Exit, CliError> {
         exhaustive: false,
         full: false,
         base_image_id: None,
+        stand_ins: Default::default(),
     };
     let lower = |task: &Task| {
         lower_verify(task, &opts).map_err(|error| CliError::lower(task.id.clone(), error))

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 use crate::model::{Environment, ParamValue};
-use crate::recipe::{self, ParamType};
+use crate::recipe::{self, ParamDecl, ParamType};
 use crate::syntax::ast::{Statement, Value};
 
 use super::fields::header_span;
@@ -115,6 +115,9 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
                 if !decl.code && !safe_words(cx, name, pname, v) {
                     ok = false;
                 }
+                if !offered(cx, name, decl, &value, v) {
+                    ok = false;
+                }
                 given.insert(pname.to_string(), (value, p));
             }
             None => {
@@ -219,6 +222,32 @@ fn safe_words(cx: &mut Cx<'_>, recipe: &str, pname: &str, v: &Value) -> bool {
         );
     }
     ok
+}
+
+/// Whether `value` is one of a closed parameter's choices (`version "3.12"`); E1701 with
+/// the offered list when not. Any value passes a parameter without choices.
+fn offered(cx: &mut Cx<'_>, recipe: &str, decl: &ParamDecl, value: &ParamValue, v: &Value) -> bool {
+    let ParamValue::Str(given) = value else {
+        return true;
+    };
+    if decl.choices.is_empty() || decl.choices.iter().any(|c| &c.value == given) {
+        return true;
+    }
+    let pname = decl.name.as_str();
+    let values: Vec<&str> = decl.choices.iter().map(|c| c.value.as_str()).collect();
+    cx.emit(
+        Diagnostic::new(
+            Code::UnsupportedChoice,
+            format!("recipe `{recipe}` does not offer {pname} {given:?}"),
+            cx.label(v.span(), "not offered"),
+        )
+        .with_help(format!(
+            "{}`{recipe}` offers {pname} {}",
+            suggest::did_you_mean(given, values.iter().copied()),
+            suggest::list(values.iter().copied())
+        )),
+    );
+    false
 }
 
 /// What reading a `file(…)` / `dir(…)` parameter gave.

@@ -107,10 +107,17 @@ pub(crate) fn env_image(
             });
         }
     }
-    let base_image = opts
-        .base_image_override
-        .clone()
-        .unwrap_or_else(|| r.base_image.clone());
+    // A closed choice's named image (`version "3.12"` → `python:3.12-bookworm`), else the
+    // recipe's base image, which `[images] base` replaces; then what stands in for it.
+    let named = r.base_image_for(&env.params);
+    let requested = match &opts.base_image_override {
+        Some(o) if named == r.base_image => o.clone(),
+        _ => named.to_string(),
+    };
+    let (base_image, stands_in_for) = match opts.stand_ins.get(&requested) {
+        Some(used) if *used != requested => (used.clone(), Some(requested)),
+        _ => (requested, None),
+    };
 
     let mut ctx = tera::Context::new();
     ctx.insert("base_image", &base_image);
@@ -152,6 +159,7 @@ pub(crate) fn env_image(
         recipe: r.name.clone(),
         params,
         base_image,
+        stands_in_for,
         base_image_id: opts.base_image_id.clone(),
         dockerfile,
         context,

@@ -40,6 +40,12 @@ pub struct LowerOptions {
     /// image rebuilds every image and reruns every run on top of it. `None` (no engine, or the
     /// local backend) leaves the id a function of the base image's name only.
     pub base_image_id: Option<String>,
+    /// Named images as a spec names them (a recipe choice's `python:3.12-bookworm`) → the
+    /// image built `FROM` instead, resolved by the runtime before lowering (a site's
+    /// `[images.map]` stand-in, or a CA layer on it). Runtime data like `base_image_id`:
+    /// locks hash the plan without it. The environment image records what stood in
+    /// (`EnvImage::stands_in_for`).
+    pub stand_ins: std::collections::BTreeMap<String, String>,
 }
 
 /// Why a task could not be lowered. The checker rules most of these out; they remain

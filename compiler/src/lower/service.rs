@@ -23,7 +23,7 @@ pub(crate) fn lower_services(task: &Task, opts: &LowerOptions) -> Result<Lowered
                 let recipe = manifest::load(&environment.recipe)?;
                 env::env_image(environment, &recipe, opts)?
             }
-            ServiceImage::Named(name) => named_image(name),
+            ServiceImage::Named(name) => named_image(name, opts),
         };
         let ready = match &s.ready {
             ReadyCheck::Command(command) => ReadyProbe::Command {
@@ -54,9 +54,16 @@ pub(crate) fn lower_services(task: &Task, opts: &LowerOptions) -> Result<Lowered
 
 /// An image the engine holds under `name`, as a one-line Dockerfile (so it is built, tagged
 /// and kept like every other image; its id hashes the name: a named image is trusted to
-/// stay what it names).
-fn named_image(name: &str) -> EnvImage {
-    let dockerfile = format!("FROM {name}\n");
+/// stay what it names). A stand-in the runtime resolved (`[images.map]`) is built `FROM`
+/// instead, and recorded.
+fn named_image(name: &str, opts: &LowerOptions) -> EnvImage {
+    let stands_in_for = opts
+        .stand_ins
+        .get(name)
+        .filter(|used| *used != name)
+        .map(|_| name.to_string());
+    let used = opts.stand_ins.get(name).map_or(name, String::as_str);
+    let dockerfile = format!("FROM {used}\n");
     let digest = canonical_digest("taskc.service-image/named/1", &dockerfile);
     let local_digest = canonical_digest("taskc.env-local/named/1", &name);
     EnvImage {
@@ -64,7 +71,8 @@ fn named_image(name: &str) -> EnvImage {
         digest,
         recipe: "image".into(),
         params: BTreeMap::new(),
-        base_image: name.to_string(),
+        base_image: used.to_string(),
+        stands_in_for,
         base_image_id: None,
         dockerfile,
         context: None,

@@ -45,6 +45,11 @@ pub struct EnvImage {
     /// Recipe parameters, defaults filled in.
     pub params: BTreeMap<String, Param>,
     pub base_image: String,
+    /// The named image `base_image` stands in for (`python:3.12-bookworm`, when a site's
+    /// `[images.map]` names `taskc-standin/python:3.12` for it); `None` when the image is
+    /// the one the recipe names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stands_in_for: Option<String>,
     /// The base image's content id when the runtime resolved it (it then enters `digest`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_image_id: Option<String>,

@@ -145,6 +145,7 @@ fn build_spec(
         exhaustive: false,
         full: false,
         base_image_id: None,
+        stand_ins: Default::default(),
     };
     let locked =
         load_oracle(&spec.path, &spec.task, &lower, false).map_err(|source| ExportError::Lock {

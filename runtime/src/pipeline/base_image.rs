@@ -6,8 +6,10 @@ use taskc_compiler::lower::{lower_workspace, LowerOptions};
 use taskc_compiler::model::Task;
 use taskc_compiler::plan::WorkspaceMode;
 
+use taskc_compiler::service::ServiceImage;
+
 use super::build_log::ensure_image_logged;
-use super::{PipelineError, Session, Site};
+use super::{resolve_named_image, PipelineError, Session, Site};
 use crate::backend::Backend;
 use crate::bootstrap::ca::{ca_layer, read_ca_certificates};
 
@@ -26,10 +28,16 @@ pub async fn resolve_base(
         .environment
         .base_image;
     let backend: &dyn Backend = session.backend.as_ref();
-    let Some(base_id) = backend.image_content_id(&base).await? else {
-        return Ok(opts.clone());
-    };
     let mut out = opts.clone();
+    service_stand_ins(backend, site, task, &mut out).await?;
+    if names_an_image(task) {
+        return resolve_named_base(session, &mut out, site, &base)
+            .await
+            .map(|()| out);
+    }
+    let Some(base_id) = backend.image_content_id(&base).await? else {
+        return Ok(out);
+    };
     if site.ca_certificates.is_empty() {
         out.base_image_id = Some(base_id);
         return Ok(out);
@@ -47,6 +55,74 @@ pub async fn resolve_base(
     Ok(out)
 }
 
+/// Whether the task's environment builds on a named image a recipe choice names
+/// (`env python { version "3.12" }` → `python:3.12-bookworm`), not on the recipe's base
+/// image (which `[images] base` replaces).
+fn names_an_image(task: &Task) -> bool {
+    taskc_compiler::recipe::recipe(&task.env.recipe)
+        .is_some_and(|r| r.base_image_for(&task.env.params) != r.base_image)
+}
+
+/// The named base image resolved through the site's `[images.map]` (E1700 when neither
+/// the engine nor the map has it): its content id in `base_image_id`, a stand-in in
+/// `stand_ins`; with the site's CA certificates, a CA layer on it stands in instead.
+async fn resolve_named_base(
+    session: &Session,
+    out: &mut LowerOptions,
+    site: &Site,
+    base: &str,
+) -> Result<(), PipelineError> {
+    let backend: &dyn Backend = session.backend.as_ref();
+    let resolved = resolve_named_image(backend, &site.image_map, base).await?;
+    if resolved.used != resolved.requested {
+        out.stand_ins
+            .insert(resolved.requested.clone(), resolved.used.clone());
+    }
+    let Some(id) = resolved.content_id else {
+        return Ok(());
+    };
+    if site.ca_certificates.is_empty() {
+        out.base_image_id = Some(id);
+        return Ok(());
+    }
+    let certs = read_ca_certificates(&site.ca_certificates)?;
+    let build = ca_layer(&id, &certs, &[("taskc.base", resolved.used.as_str())]);
+    let exec = super::images::executor_for_images(session);
+    ensure_image_logged(&exec, &build, &session.cache).await?;
+    let layer_id = backend
+        .image_content_id(&build.tag)
+        .await?
+        .unwrap_or_else(|| build.tag.clone());
+    out.stand_ins.insert(resolved.requested, build.tag);
+    out.base_image_id = Some(layer_id);
+    Ok(())
+}
+
+/// The stand-ins `[images.map]` names for the task's services' named images (`image
+/// "postgres:16"`), each checked to exist; a named image the map does not name is built
+/// `FROM` as it is.
+async fn service_stand_ins(
+    backend: &dyn Backend,
+    site: &Site,
+    task: &Task,
+    out: &mut LowerOptions,
+) -> Result<(), PipelineError> {
+    if site.image_map.is_empty() {
+        return Ok(());
+    }
+    for s in &task.services {
+        let ServiceImage::Named(name) = &s.image else {
+            continue;
+        };
+        if site.image_map.stand_in(name).is_none() {
+            continue;
+        }
+        let resolved = resolve_named_image(backend, &site.image_map, name).await?;
+        out.stand_ins.insert(resolved.requested, resolved.used);
+    }
+    Ok(())
+}
+
 /// `opts` with the base image's content id as [`resolve_base`] would set it, from images
 /// that already exist (nothing is built): `None` when the base image (or its CA layer) is
 /// absent or the backend has no engine images. For `taskc gc --keep`, whose kept images
@@ -61,10 +137,22 @@ pub async fn resolve_existing_base(
         .images
         .environment
         .base_image;
+    let mut out = opts.clone();
+    let base = if names_an_image(task) {
+        let Ok(resolved) = resolve_named_image(backend, &site.image_map, &base).await else {
+            return Ok(None);
+        };
+        if resolved.used != resolved.requested {
+            out.stand_ins
+                .insert(resolved.requested.clone(), resolved.used.clone());
+        }
+        resolved.used
+    } else {
+        base
+    };
     let Ok(Some(base_id)) = backend.image_content_id(&base).await else {
         return Ok(None);
     };
-    let mut out = opts.clone();
     if site.ca_certificates.is_empty() {
         out.base_image_id = Some(base_id);
         return Ok(Some(out));
@@ -74,6 +162,15 @@ pub async fn resolve_existing_base(
     let Ok(Some(layer_id)) = backend.image_content_id(&tag).await else {
         return Ok(None);
     };
+    if names_an_image(task) {
+        let requested = lower_workspace(task, opts, WorkspaceMode::Joint)?
+            .images
+            .environment
+            .base_image;
+        out.stand_ins.insert(requested, tag);
+        out.base_image_id = Some(layer_id);
+        return Ok(Some(out));
+    }
     out.base_image_override = Some(tag);
     out.base_image_id = Some(layer_id);
     Ok(Some(out))

@@ -31,6 +31,7 @@ impl CheckedSpec {
             exhaustive: false,
             full: false,
             base_image_id: None,
+            stand_ins: Default::default(),
         }
     }
 }

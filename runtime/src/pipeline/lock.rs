@@ -91,6 +91,7 @@ pub fn load_oracle(
     let opts = LowerOptions {
         exhaustive: false,
         base_image_id: None,
+        stand_ins: Default::default(),
         ..opts.clone()
     };
     let stale = stale_inputs_with(task, &lock, &opts).map_err(|e| LockUseError::Invalid {
@@ -148,6 +149,7 @@ pub fn lock_diagnostics(
         exhaustive: false,
         full: false,
         base_image_id: None,
+        stand_ins: Default::default(),
     };
     match stale_inputs_with(task, &lock, &opts) {
         Ok(stale) => stale_lock_diagnostic(&lock_name, name, id, &text, &stale)

@@ -25,6 +25,7 @@ pub fn lock_of(
         exhaustive: false,
         full: false,
         base_image_id: None,
+        stand_ins: Default::default(),
     };
     let mut lock = Lock::new(&task.id, lock_inputs(task, &opts)?);
     let v = &outcome.verification;
@@ -48,6 +49,13 @@ pub fn lock_of(
         );
     }
     let images = &outcome.plan.images;
+    // A stand-in (`[images.map]`) is recorded beside what it stood in for, so a reviewer
+    // sees that the oracle came from `taskc-standin/python:3.12`, not `python:3.12-bookworm`.
+    let stood_in = images
+        .environment
+        .stands_in_for
+        .iter()
+        .map(|named| ("base-stands-in-for", named.clone()));
     lock.provenance = Provenance {
         backend: outcome.backend.clone(),
         taskc: env!("CARGO_PKG_VERSION").to_string(),
@@ -57,6 +65,7 @@ pub fn lock_of(
             ("task", images.task.id.clone()),
         ]
         .into_iter()
+        .chain(stood_in)
         .map(|(k, v)| (k.to_string(), v))
         .collect(),
         tools: v.tools.clone(),

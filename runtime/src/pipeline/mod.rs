@@ -8,6 +8,7 @@ mod build_log;
 mod checked_spec;
 mod gc;
 mod gc_keep;
+mod image_map;
 mod images;
 mod lock;
 mod lock_record;
@@ -36,6 +37,7 @@ pub use checked_spec::CheckedSpec;
 pub use gc::{gc, GcKeep};
 pub use gc_keep::{collect_garbage, keep_set, GcOptions, GcOutcome, KeepError};
 pub(crate) use images::base_files;
+pub use image_map::{resolve_named_image, ImageMap, ImageMapError, ImageSource, ResolvedImage};
 pub use images::{prepare_images, prepare_images_and_base_files};
 pub use lock::{load_oracle, lock_diagnostics, LockUseError, LockedOracle};
 pub use lock_record::{lock_of, write_lock};
@@ -129,6 +131,8 @@ pub enum PipelineError {
     },
     #[error(transparent)]
     Ca(#[from] crate::bootstrap::ca::CaError),
+    #[error(transparent)]
+    ImageMap(#[from] ImageMapError),
     /// An entry point was handed a plan of another kind (a caller's bug, reported, not a
     /// panic).
     #[error("expected a {expected} plan, got a {found} plan")]
@@ -166,6 +170,7 @@ impl PipelineError {
             PipelineError::Exec(e) => e.hint(),
             PipelineError::Repo { source, .. } => source.hint(),
             PipelineError::Ca(e) => e.hint(),
+            PipelineError::ImageMap(e) => Some(e.hint()),
             PipelineError::Keep(e) => e.source.hint(),
             PipelineError::AtRevision(e) => match e.as_ref() {
                 AtRevisionError::Git(e) => e.hint(),

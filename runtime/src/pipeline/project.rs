@@ -14,7 +14,7 @@ pub const PROJECT_FILE: &str = "taskc.toml";
 const KNOWN: &[(&str, &[&str])] = &[
     ("", &["images", "sources", "cluster"]),
     ("cluster", &["registry", "network"]),
-    ("images", &["base", "ca_certificates"]),
+    ("images", &["base", "ca_certificates", "map"]),
     ("sources", &["rewrite"]),
     ("sources.rewrite", &["prefix", "to"]),
 ];
@@ -172,6 +172,12 @@ impl Project {
     }
 }
 
+/// A Docker image reference as a `FROM` line takes it: non-empty, no white space or
+/// control characters (a line break would add a Dockerfile instruction).
+fn is_image_name(s: &str) -> bool {
+    !s.is_empty() && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
 /// `host:port` with a non-empty host and a numeric port.
 fn is_registry(s: &str) -> bool {
     match s.rsplit_once(':') {
@@ -275,9 +281,28 @@ fn site_settings(value: &toml::Value, dir: &Path) -> Result<Site, String> {
             ca_certificates.push(dir.join(item.as_str().ok_or_else(not_paths)?));
         }
     }
+    let mut map = std::collections::BTreeMap::new();
+    if let Some(table) = value.get("images").and_then(|s| s.get("map")) {
+        let not_names = || {
+            "`[images.map]` must map image names to local image names, e.g. \
+             \"python:3.12-bookworm\" = \"taskc-standin/python:3.12\""
+                .to_string()
+        };
+        for (name, stand_in) in table.as_table().ok_or_else(not_names)? {
+            let stand_in = stand_in
+                .as_str()
+                .filter(|s| is_image_name(s))
+                .ok_or_else(not_names)?;
+            if !is_image_name(name) {
+                return Err(not_names());
+            }
+            map.insert(name.clone(), stand_in.to_string());
+        }
+    }
     Ok(Site {
         rewrites: Rewrites::new(rules, dir),
         ca_certificates,
+        image_map: super::ImageMap::new(map),
     })
 }
 
@@ -319,6 +344,31 @@ mod tests {
         for bad in ["http://r:5000", "r", "r:", ":5000", "r:5000/x", "r:port"] {
             let err = parse(&format!("[cluster]\nregistry = \"{bad}\"\n")).unwrap_err();
             assert!(err.message.contains("host:port"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_image_map_names_stand_ins() {
+        let p = parse(
+            "[images.map]\n\"python:3.12-bookworm\" = \"taskc-standin/python:3.12\"\n\"postgres:16\" = \"pg:local\"\n",
+        )
+        .unwrap();
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(
+            p.site.image_map.stand_in("python:3.12-bookworm"),
+            Some("taskc-standin/python:3.12")
+        );
+        assert_eq!(p.site.image_map.stand_in("postgres:16"), Some("pg:local"));
+        assert_eq!(p.site.image_map.stand_in("python:3.13-bookworm"), None);
+        for bad in [
+            "[images]\nmap = \"x\"\n",
+            "[images.map]\n\"a\" = 1\n",
+            "[images.map]\n\"a\" = \"\"\n",
+            "[images.map]\n\"a\" = \"x\\nRUN evil\"\n",
+            "[images.map]\n\"a b\" = \"x\"\n",
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.message.contains("[images.map]"), "{bad}: {e}");
         }
     }
 

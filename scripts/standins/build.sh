@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Stand-in images for a site without a container registry: local images named for the
+# official ones (taskc-standin/python:3.12, taskc-standin/rust:1.95, …), built from what
+# this machine already has — pyenv's CPythons, rustup's toolchains, Debian's packages — on
+# top of taskc's bootstrapped base image. No registry pull. Map them in `taskc.toml`:
+#
+#   [images.map]
+#   "python:3.12-bookworm" = "taskc-standin/python:3.12"
+#   "rust:1.95" = "taskc-standin/rust:1.95"
+#
+# (`--print-map` prints these lines for what was built.) docs/cli.md, "Stand-in images".
+#
+# Usage: scripts/standins/build.sh [--print-map] [python:3.12 python:3.13 rust:1.95 …]
+#   (no names: every Python of `pyenv` 3.12/3.13 and every rustup toolchain 1.89–1.95 found)
+# Idempotent: an image whose `taskc.standin.source` label already names the same source
+# (version, path, base image id) is kept as it is; `FORCE=1` rebuilds.
+set -euo pipefail
+
+BASE=${BASE:-taskc/base:bookworm}
+PYENV_ROOT=${PYENV_ROOT:-$HOME/.pyenv}
+RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
+PREFIX=${PREFIX:-taskc-standin}
+print_map=0
+names=()
+for a in "$@"; do
+  case "$a" in
+    --print-map) print_map=1 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) names+=("$a") ;;
+  esac
+done
+
+base_id=$(docker image inspect --format '{{.Id}}' "$BASE" 2>/dev/null) || {
+  echo "error: the base image $BASE is missing: run \`taskc image bootstrap\` (or scripts/setup.sh) first" >&2
+  exit 2
+}
+
+# The newest pyenv CPython of major.minor $1, or nothing.
+pyenv_dir() {
+  local d
+  d=$(ls -d "$PYENV_ROOT/versions/$1".* 2>/dev/null | grep -E "/$1\.[0-9]+$" | sort -V | tail -1 || true)
+  [[ -n "$d" && -x "$d/bin/python$1" ]] && echo "$d"
+}
+
+# The rustup toolchain directory of version $1 (1.95 → 1.95.x or stable if it is 1.95).
+rust_dir() {
+  local d v
+  for d in "$RUSTUP_HOME"/toolchains/"$1".*-x86_64-unknown-linux-gnu "$RUSTUP_HOME"/toolchains/stable-x86_64-unknown-linux-gnu; do
+    [[ -x "$d/bin/rustc" ]] || continue
+    v=$("$d/bin/rustc" --version | awk '{print $2}')
+    [[ "$v" == "$1".* ]] && { readlink -f "$d"; return; }
+  done
+  return 0
+}
+
+if [[ ${#names[@]} -eq 0 ]]; then
+  for v in 3.12 3.13; do [[ -n "$(pyenv_dir $v)" ]] && names+=("python:$v"); done
+  for m in 89 90 91 92 93 94 95; do [[ -n "$(rust_dir 1.$m)" ]] && names+=("rust:1.$m"); done
+fi
+
+# Build $1 (tag) from the context tar on stdin unless its source label is $2 already.
+build() {
+  local tag=$1 source=$2 have
+  have=$(docker image inspect --format '{{ index .Config.Labels "taskc.standin.source" }}' "$tag" 2>/dev/null || true)
+  if [[ -z "${FORCE:-}" && "$have" == "$source" ]]; then
+    echo "$tag: up to date ($source)" >&2
+    cat >/dev/null
+    return
+  fi
+  local start=$SECONDS
+  DOCKER_BUILDKIT=0 docker build -q -t "$tag" --label "taskc.standin.source=$source" - >/dev/null
+  echo "$tag: built in $((SECONDS - start))s ($source)" >&2
+}
+
+# The site's CA certificates (a TLS-intercepting proxy's) go into every stand-in's trust
+# store, as `taskc image bootstrap --ca-cert` puts them into the base: this host's
+# /usr/local/share/ca-certificates/*.crt, or CA_DIR.
+CA_DIR=${CA_DIR:-/usr/local/share/ca-certificates}
+ca_files=$(ls "$CA_DIR"/*.crt 2>/dev/null || true)
+ca_digest=$(cat $ca_files </dev/null 2>/dev/null | sha256sum | cut -c1-16)
+
+map_lines=()
+for name in "${names[@]}"; do
+  lang=${name%%:*}
+  ver=${name#*:}
+  work=$(mktemp -d)
+  mkdir "$work/ca"
+  for f in $ca_files; do cp "$f" "$work/ca/"; done
+  case "$lang" in
+    python)
+      dir=$(pyenv_dir "$ver")
+      [[ -n "$dir" ]] || { echo "error: no pyenv CPython $ver under $PYENV_ROOT/versions (pyenv install $ver)" >&2; rm -rf "$work"; exit 2; }
+      full=$(basename "$dir")
+      # The official image's layout: CPython under /usr/local, python3 and pip3 on PATH.
+      cat >"$work/Dockerfile" <<DOCKER
+FROM $BASE
+COPY ca/ /usr/local/share/ca-certificates/
+RUN update-ca-certificates >/dev/null
+COPY python/ /usr/local/
+RUN ldconfig && ln -sf python$ver /usr/local/bin/python3 && ln -sf python3 /usr/local/bin/python \\
+ && ln -sf pip$ver /usr/local/bin/pip3 && ln -sf pip3 /usr/local/bin/pip \\
+ && for f in /usr/local/bin/pip*; do [ -L "\$f" ] || sed -i "1s|^#!.*python.*|#!/usr/local/bin/python$ver|" "\$f"; done
+RUN /usr/local/bin/python3 --version && /usr/local/bin/python3 -c 'import ssl, sqlite3, zlib, bz2, lzma, ctypes, venv'
+# pip and ssl read the base image's trust store (with the site's CA when taskc's base was
+# bootstrapped with --ca-cert), as Debian's patched pip does; the official image bundles
+# certifi's instead.
+ENV PYTHON_VERSION=$full LANG=C.UTF-8 PIP_CERT=/etc/ssl/certs/ca-certificates.crt SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
+CMD ["python3"]
+DOCKER
+      mkdir "$work/python"
+      tar -C "$dir" --exclude="lib/python$ver/test" --exclude='__pycache__' -cf - bin lib include share 2>/dev/null | tar -C "$work/python" -xf -
+      tag="$PREFIX/python:$ver"
+      tar -C "$work" -cf - . | build "$tag" "cpython $full from $dir on $base_id, Dockerfile $(sha256sum <"$work/Dockerfile" | cut -c1-16), CA $ca_digest"
+      map_lines+=("\"python:$ver-bookworm\" = \"$tag\"" "\"python:$ver\" = \"$tag\"")
+      ;;
+    rust)
+      dir=$(rust_dir "$ver")
+      [[ -n "$dir" ]] || { echo "error: no rustup toolchain $ver under $RUSTUP_HOME/toolchains (rustup toolchain install $ver)" >&2; rm -rf "$work"; exit 2; }
+      full=$("$dir/bin/rustc" --version | awk '{print $2}')
+      # The official image's layout (CARGO_HOME=/usr/local/cargo, RUSTUP_HOME=/usr/local/rustup,
+      # cargo and rustc on PATH) with a C toolchain for build scripts; no rustup binary.
+      cat >"$work/Dockerfile" <<DOCKER
+FROM $BASE
+COPY ca/ /usr/local/share/ca-certificates/
+RUN update-ca-certificates >/dev/null
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev pkg-config make && rm -rf /var/lib/apt/lists/*
+COPY toolchain/ /usr/local/rustup/toolchains/$full-x86_64-unknown-linux-gnu/
+RUN mkdir -p /usr/local/cargo/bin && for b in /usr/local/rustup/toolchains/$full-x86_64-unknown-linux-gnu/bin/*; do ln -s "\$b" /usr/local/cargo/bin/; done \\
+ && chmod -R a+rwX /usr/local/cargo && /usr/local/cargo/bin/rustc --version && /usr/local/cargo/bin/cargo --version
+ENV RUSTUP_HOME=/usr/local/rustup CARGO_HOME=/usr/local/cargo PATH=/usr/local/cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin RUST_VERSION=$full
+DOCKER
+      mkdir "$work/toolchain"
+      tar -C "$dir" --exclude='share/doc' --exclude='share/zsh' -cf - . | tar -C "$work/toolchain" -xf -
+      tag="$PREFIX/rust:$ver"
+      tar -C "$work" -cf - . | build "$tag" "rust $full from $dir on $base_id, Dockerfile $(sha256sum <"$work/Dockerfile" | cut -c1-16), CA $ca_digest"
+      map_lines+=("\"rust:$ver\" = \"$tag\"" "\"rust:$ver-bookworm\" = \"$tag\"" "\"rust:$full\" = \"$tag\"")
+      ;;
+    *)
+      echo "error: no stand-in recipe for \`$name\` (python:3.12, python:3.13, rust:1.89 … rust:1.95)" >&2
+      rm -rf "$work"; exit 2 ;;
+  esac
+  rm -rf "$work"
+done
+
+if [[ $print_map -eq 1 ]]; then
+  echo "[images.map]"
+  printf '%s\n' "${map_lines[@]}"
+fi
