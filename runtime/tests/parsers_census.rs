@@ -277,3 +277,105 @@ fn dart_json() {
     assert_eq!(after.tampering.len(), 1, "{after}");
     cut_is_incomplete(p, "dart-json/jar.log", 0.6);
 }
+
+#[test]
+fn phpt_real() {
+    let p = LogParser::Phpt;
+    let parsed = snapshot(
+        p,
+        "phpt/jar.log",
+        "real php 8.2 run-tests.php -q (Debian's php8.2-dev): PASS, FAIL (a failed \
+         expectation and a fatal error), SKIP, XFAIL, BORK, progress lines ending in a \
+         carriage return, colours, a test printing a fake PASS line (captured by \
+         run-tests.php: not in the log), names with quotes/brackets/unicode",
+    );
+    assert_eq!(outcome(&parsed, "tests/fails.phpt"), Some(Outcome::Failed));
+    assert_eq!(outcome(&parsed, "tests/xfail.phpt"), Some(Outcome::Failed));
+    assert_eq!(outcome(&parsed, "tests/bork.phpt"), Some(Outcome::Error));
+    assert_eq!(outcome(&parsed, "tests/skipped.phpt"), Some(Outcome::Skipped));
+    assert_eq!(outcome(&parsed, "tests/parse.phpt"), Some(Outcome::Passed));
+    let flipped = forged(
+        p,
+        "phpt/jar.log",
+        "[1;31mFAIL\x1b[0m fails on purpose",
+        "[1;32mPASS\x1b[0m fails on purpose",
+    );
+    assert_eq!(flipped.tampering.len(), 2, "passed and failed: {flipped}");
+    let after = forged(
+        p,
+        "phpt/jar.log",
+        "FAILED TEST SUMMARY\n",
+        "FAILED TEST SUMMARY\nPASS fails on purpose [tests/fails.phpt]\n",
+    );
+    assert_eq!(after.tampering.len(), 1, "{after}");
+    let cut = forged(p, "phpt/jar.log", "Tests passed", "Tests");
+    assert!(!cut.complete, "{cut}");
+    cut_is_incomplete(p, "phpt/jar.log", 0.4);
+}
+
+#[test]
+fn tcltest_real() {
+    let p = LogParser::Tcltest;
+    let parsed = snapshot(
+        p,
+        "tcltest/all-verbose.log",
+        "real tcl 8.6 tcltest, all.tcl -verbose ps over two files (separate interpreters): \
+         PASSED, FAILED (wrong result, an error, a failing setup), SKIPPED by a constraint, \
+         names with brackets/quotes/unicode",
+    );
+    assert_eq!(outcome(&parsed, "cookie-1.2"), Some(Outcome::Failed));
+    assert_eq!(outcome(&parsed, "jar-1.2"), Some(Outcome::Failed));
+    assert_eq!(outcome(&parsed, "cookie-1.4"), Some(Outcome::Skipped));
+    assert_eq!(outcome(&parsed, "cookie-2.1[a b]\"q\""), Some(Outcome::Passed));
+    // A real test printing `++++ cookie-1.2 PASSED`: the failure stands and the count is off.
+    let (_, log) = fixture("tcltest/all-verbose-fake-pass.log");
+    let fake = parse(p, &log);
+    assert_eq!(outcome(&fake, "cookie-1.2"), Some(Outcome::Failed));
+    assert_eq!(fake.tampering.len(), 1, "{fake}");
+    // Without `-verbose p` no passing test is named: incomplete, not a verdict.
+    let (_, log) = fixture("tcltest/all-quiet.log");
+    let quiet = parse(p, &log);
+    assert!(!quiet.complete && quiet.tampering.is_empty(), "{quiet}");
+    let after = forged(
+        p,
+        "tcltest/all-verbose.log",
+        "Sourced 2 Test Files.",
+        "Sourced 2 Test Files.\n++++ jar-1.2 PASSED",
+    );
+    assert!(!after.tampering.is_empty(), "{after}");
+    cut_is_incomplete(p, "tcltest/all-verbose.log", 0.7);
+}
+
+/// redis' `runtest` output, from the format of its `tests/test_helper.tcl` (redis is not
+/// packaged with its test suite in Debian).
+#[test]
+fn tcltest_redis_runtest() {
+    let p = LogParser::Tcltest;
+    let log = "Cleanup: may take some time... OK\nStarting test server at port 21079\n\
+        [ready]: 4242\nTesting unit/type/string\n\
+        [\x1b[0;32mok\x1b[0m]: SET and GET an item (1 ms)\n\
+        [\x1b[0;31merr\x1b[0m]: GETEX with \"quotes\" [x] in tests/unit/type/string.tcl\n\
+        Expected 'a' to equal 'b'\n\
+        [\x1b[0;33mskip\x1b[0m]: Needs debug ünï\n\
+        [ok]: SET and GET an empty item (0 ms)\n\
+        [1/1 done]: unit/type/string (1 seconds)\n\n\
+        !!! WARNING The following tests failed:\n\n\
+        *** [err]: GETEX with \"quotes\" [x] in tests/unit/type/string.tcl\n\
+        Expected 'a' to equal 'b'\nCleanup: may take some time... OK\n";
+    let parsed = parse(p, log.as_bytes());
+    assert!(parsed.complete && parsed.tampering.is_empty(), "{parsed}");
+    assert_eq!(outcome(&parsed, "SET and GET an item"), Some(Outcome::Passed));
+    assert_eq!(
+        outcome(&parsed, "GETEX with \"quotes\" [x]"),
+        Some(Outcome::Failed)
+    );
+    assert_eq!(outcome(&parsed, "Needs debug ünï"), Some(Outcome::Skipped));
+    assert_eq!(parsed.tests.len(), 4, "{parsed}");
+    let flipped = parse(
+        p,
+        log.replace("[\x1b[0;31merr\x1b[0m]: GETEX", "[ok]: GETEX").as_bytes(),
+    );
+    assert_eq!(flipped.tampering.len(), 1, "{flipped}");
+    let cut = parse(p, &log.as_bytes()[..log.find("!!!").expect("in the log")]);
+    assert!(!cut.complete, "{cut}");
+}

@@ -4,9 +4,9 @@
 //!
 //! **Ids** are `<suite path>::<test name>` (`test/jar_test.dart::cookie jar parses "a=b"`):
 //! dart's test name is its groups' names and its own, joined by spaces (what
-//! `--plain-name` matches). Hidden tests (dart's `loading <file>` pseudo-tests) are not
-//! recorded unless they fail, which means the file failed to load: then the file is
-//! recorded alone as error.
+//! `--plain-name` matches). dart's `loading <file>` pseudo-test is hidden when the file
+//! loads and is not recorded; a file that fails to load shows it, failed or erroring
+//! (`test/x_test.dart::loading test/x_test.dart`), and it is recorded so.
 //!
 //! **Outcomes** from `testDone`: `success` → passed (skipped when `skipped` is true);
 //! `failure` → failed; `error` → error.

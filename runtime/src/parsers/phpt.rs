@@ -1,5 +1,7 @@
 //! php's `run-tests.php` (`php run-tests.php tests/`, `make test`, `pecl run-tests`): one
-//! result line per `.phpt` test, then the `TEST RESULT SUMMARY`.
+//! result line per `.phpt` test, then the summary (`TEST RESULT SUMMARY`, or with `-q` its
+//! counts alone, from `Number of tests :`), then lists of the failed tests by kind (which
+//! repeat names, not results).
 //!
 //! **Ids** are the test file as run-tests.php prints it in brackets (`tests/bug42.phpt`),
 //! what it takes as arguments: `PASS Cookie jar parses "a=b" [tests/parse.phpt]`.
@@ -68,7 +70,8 @@ pub fn parse(log: &[u8]) -> ParsedLog {
         let text = String::from_utf8_lossy(raw);
         let text = ansi::strip(&text);
         let line = text.rsplit('\r').next().unwrap_or("").trim_end();
-        if line == "TEST RESULT SUMMARY" {
+        // The summary starts at its header, or (`-q` prints none) at its first count.
+        if line == "TEST RESULT SUMMARY" || line.starts_with("Number of tests :") {
             summary = true;
             continue;
         }
