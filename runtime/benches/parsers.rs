@@ -560,15 +560,15 @@ fn vitest_log(size: usize) -> Vec<u8> {
     let mut body = Vec::with_capacity(size + 4096);
     let (mut n, mut passed, mut failed) = (0, 0, 0);
     while body.len() < size {
-        let (status, _) = match kind(n) {
+        let status = match kind(n) {
             b'F' => {
                 failed += 1;
-                ("failed", 0)
+                "failed"
             }
-            b'S' => ("skipped", 0),
+            b'S' => "skipped",
             _ => {
                 passed += 1;
-                ("passed", 0)
+                "passed"
             }
         };
         if n > 0 {
@@ -584,7 +584,9 @@ fn vitest_log(size: usize) -> Vec<u8> {
     )
     .into_bytes();
     log.extend_from_slice(&body);
-    log.extend_from_slice(b"],\"status\":\"failed\",\"message\":\"\",\"name\":\"/repo/test/jar.test.ts\"}]}\n");
+    log.extend_from_slice(
+        b"],\"status\":\"failed\",\"message\":\"\",\"name\":\"/repo/test/jar.test.ts\"}]}\n",
+    );
     log
 }
 
@@ -699,7 +701,9 @@ fn bun_log(size: usize) -> Vec<u8> {
         match kind(n) {
             b'F' => {
                 bad += 1;
-                body.extend_from_slice(b">\n        <failure type=\"AssertionError\" />\n      </testcase>\n");
+                body.extend_from_slice(
+                    b">\n        <failure type=\"AssertionError\" />\n      </testcase>\n",
+                );
             }
             b'S' => body.extend_from_slice(b">\n        <skipped />\n      </testcase>\n"),
             _ => body.extend_from_slice(b" />\n"),
@@ -786,9 +790,12 @@ fn tcltest_log(size: usize) -> Vec<u8> {
         }
         n += 1;
     }
-    log.extend_from_slice(format!(
-        "all.tcl:\tTotal\t{n}\tPassed\t{}\tSkipped\t{}\tFailed\t{}\nSourced 1 Test Files.\n",
-        counts[0], counts[1], counts[2]
-    ).as_bytes());
+    log.extend_from_slice(
+        format!(
+            "all.tcl:\tTotal\t{n}\tPassed\t{}\tSkipped\t{}\tFailed\t{}\nSourced 1 Test Files.\n",
+            counts[0], counts[1], counts[2]
+        )
+        .as_bytes(),
+    );
     log
 }

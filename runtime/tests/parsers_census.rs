@@ -70,7 +70,10 @@ fn vitest_json() {
          todo, a file that failed to load, names with quotes/brackets/unicode",
     );
     assert_eq!(
-        outcome(&parsed, "test/jar.test.ts::cookie jar > parse > fails on purpose"),
+        outcome(
+            &parsed,
+            "test/jar.test.ts::cookie jar > parse > fails on purpose"
+        ),
         Some(Outcome::Failed)
     );
     assert_eq!(
@@ -110,13 +113,12 @@ fn surefire_xml() {
         outcome(&parsed, "com.example.jar.PathTest$Nested::flakyThenPasses"),
         Some(Outcome::Passed)
     );
-    let hidden = forged(
-        p,
-        "surefire/jar.xml",
-        "<skipped message=\"not yet\"/>",
-        "",
+    let hidden = forged(p, "surefire/jar.xml", "<skipped message=\"not yet\"/>", "");
+    assert_eq!(
+        hidden.tampering.len(),
+        1,
+        "skipped=1 no longer holds: {hidden}"
     );
-    assert_eq!(hidden.tampering.len(), 1, "skipped=1 no longer holds: {hidden}");
     let passed = forged(
         p,
         "surefire/jar.xml",
@@ -127,7 +129,11 @@ fn surefire_xml() {
         outcome(&passed, "com.example.jar.CookieJarTest::throwsNpe"),
         Some(Outcome::Passed)
     );
-    assert_eq!(passed.tampering.len(), 1, "errors=1 no longer holds: {passed}");
+    assert_eq!(
+        passed.tampering.len(),
+        1,
+        "errors=1 no longer holds: {passed}"
+    );
     cut_is_incomplete(p, "surefire/jar.xml", 0.3);
 }
 
@@ -195,7 +201,10 @@ fn playwright_json() {
          quotes/brackets/unicode, a named project",
     );
     assert_eq!(
-        outcome(&parsed, "[chromium] jar.spec.ts::cookie jar > nested > passes"),
+        outcome(
+            &parsed,
+            "[chromium] jar.spec.ts::cookie jar > nested > passes"
+        ),
         Some(Outcome::Passed)
     );
     assert_eq!(
@@ -208,7 +217,11 @@ fn playwright_json() {
         "\"status\": \"unexpected\"",
         "\"status\": \"expected\"",
     );
-    assert_eq!(flipped.tampering.len(), 2, "expected and unexpected: {flipped}");
+    assert_eq!(
+        flipped.tampering.len(),
+        2,
+        "expected and unexpected: {flipped}"
+    );
     cut_is_incomplete(p, "playwright-json/report.json", 0.5);
 }
 
@@ -222,7 +235,10 @@ fn bun_junit() {
          failure, skip and todo, names with quotes/brackets/unicode",
     );
     assert_eq!(
-        outcome(&parsed, "test/jar.test.ts::cookie jar > each [1, 2] > adds 1 + 2"),
+        outcome(
+            &parsed,
+            "test/jar.test.ts::cookie jar > each [1, 2] > adds 1 + 2"
+        ),
         Some(Outcome::Passed)
     );
     assert_eq!(
@@ -230,7 +246,11 @@ fn bun_junit() {
         Some(Outcome::Failed)
     );
     let removed = forged(p, "bun/report.xml", "<failure type=\"TypeError\" />", "");
-    assert_eq!(removed.tampering.len(), 2, "the file's and the run's: {removed}");
+    assert_eq!(
+        removed.tampering.len(),
+        2,
+        "the file's and the run's: {removed}"
+    );
     cut_is_incomplete(p, "bun/report.xml", 0.5);
 }
 
@@ -292,7 +312,10 @@ fn phpt_real() {
     assert_eq!(outcome(&parsed, "tests/fails.phpt"), Some(Outcome::Failed));
     assert_eq!(outcome(&parsed, "tests/xfail.phpt"), Some(Outcome::Failed));
     assert_eq!(outcome(&parsed, "tests/bork.phpt"), Some(Outcome::Error));
-    assert_eq!(outcome(&parsed, "tests/skipped.phpt"), Some(Outcome::Skipped));
+    assert_eq!(
+        outcome(&parsed, "tests/skipped.phpt"),
+        Some(Outcome::Skipped)
+    );
     assert_eq!(outcome(&parsed, "tests/parse.phpt"), Some(Outcome::Passed));
     let flipped = forged(
         p,
@@ -326,7 +349,10 @@ fn tcltest_real() {
     assert_eq!(outcome(&parsed, "cookie-1.2"), Some(Outcome::Failed));
     assert_eq!(outcome(&parsed, "jar-1.2"), Some(Outcome::Failed));
     assert_eq!(outcome(&parsed, "cookie-1.4"), Some(Outcome::Skipped));
-    assert_eq!(outcome(&parsed, "cookie-2.1[a b]\"q\""), Some(Outcome::Passed));
+    assert_eq!(
+        outcome(&parsed, "cookie-2.1[a b]\"q\""),
+        Some(Outcome::Passed)
+    );
     // A real test printing `++++ cookie-1.2 PASSED`: the failure stands and the count is off.
     let (_, log) = fixture("tcltest/all-verbose-fake-pass.log");
     let fake = parse(p, &log);
@@ -364,7 +390,10 @@ fn tcltest_redis_runtest() {
         Expected 'a' to equal 'b'\nCleanup: may take some time... OK\n";
     let parsed = parse(p, log.as_bytes());
     assert!(parsed.complete && parsed.tampering.is_empty(), "{parsed}");
-    assert_eq!(outcome(&parsed, "SET and GET an item"), Some(Outcome::Passed));
+    assert_eq!(
+        outcome(&parsed, "SET and GET an item"),
+        Some(Outcome::Passed)
+    );
     assert_eq!(
         outcome(&parsed, "GETEX with \"quotes\" [x]"),
         Some(Outcome::Failed)
@@ -373,7 +402,8 @@ fn tcltest_redis_runtest() {
     assert_eq!(parsed.tests.len(), 4, "{parsed}");
     let flipped = parse(
         p,
-        log.replace("[\x1b[0;31merr\x1b[0m]: GETEX", "[ok]: GETEX").as_bytes(),
+        log.replace("[\x1b[0;31merr\x1b[0m]: GETEX", "[ok]: GETEX")
+            .as_bytes(),
     );
     assert_eq!(flipped.tampering.len(), 1, "{flipped}");
     let cut = parse(p, &log.as_bytes()[..log.find("!!!").expect("in the log")]);

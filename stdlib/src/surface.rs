@@ -225,9 +225,9 @@ pub const DOTNET: &[&str] = &[
     "*.sln",
     "*.targets",
     "*.vbproj",
-    "*Tests/**",
+    "**/*Tests/**",
     "*Tests.cs",
-    "*.Tests/**",
+    "**/*.Tests/**",
     "Directory.Build.props",
     "Directory.Build.targets",
     "Directory.Packages.props",
@@ -277,24 +277,12 @@ pub const DART: &[&str] = &[
 
 /// php's `run-tests.php` (`phpt`): the runner itself when the repository carries it, the
 /// `.phpt` tests and the `.inc` files they include, and the ini files tests are run with.
-pub const PHPT: &[&str] = &[
-    "**/tests/**",
-    "*.inc",
-    "*.phpt",
-    "php.ini",
-    "run-tests.php",
-];
+pub const PHPT: &[&str] = &["**/tests/**", "*.inc", "*.phpt", "php.ini", "run-tests.php"];
 
 /// tcltest and redis' `runtest` (`tcltest`): the test folders (`all.tcl` sources every test
 /// file; redis' `tests/test_helper.tcl` and `tests/support/` print the results), the
 /// `*.test` files and the runner scripts.
-pub const TCL: &[&str] = &[
-    "**/tests/**",
-    "*.test",
-    "all.tcl",
-    "runtest",
-    "runtest-*",
-];
+pub const TCL: &[&str] = &["**/tests/**", "*.test", "all.tcl", "runtest", "runtest-*"];
 
 #[cfg(test)]
 mod tests {

@@ -29,9 +29,15 @@ use super::parsed_log::{Outcome, ParsedLog};
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 enum Event {
-    Suite { suite: Suite },
-    Group { group: Group },
-    TestStart { test: Test },
+    Suite {
+        suite: Suite,
+    },
+    Group {
+        group: Group,
+    },
+    TestStart {
+        test: Test,
+    },
     #[serde(rename_all = "camelCase")]
     TestDone {
         #[serde(rename = "testID")]
@@ -104,7 +110,10 @@ pub fn parse(log: &[u8]) -> ParsedLog {
         };
         events += 1;
         if done && !matches!(event, Event::Other) {
-            parsed.tampered(format!("a dart test event at line {} follows `done`", n + 1));
+            parsed.tampered(format!(
+                "a dart test event at line {} follows `done`",
+                n + 1
+            ));
             continue;
         }
         match event {

@@ -133,7 +133,8 @@ pub fn parse(log: &[u8]) -> ParsedLog {
                         ("Skipped", skipped, counts[1]),
                         ("Failed", failed, counts[2]),
                     ] {
-                        if said != listed && !(what == "Skipped" && said > listed) {
+                        let fewer_named_skips = what == "Skipped" && said > listed;
+                        if said != listed && !fewer_named_skips {
                             parsed.tampered(format!(
                                 "tcltest's final summary says {what} {said} but the log lists {listed}"
                             ));
@@ -220,7 +221,8 @@ impl Redis {
         }
         if let Some(list) = &self.listed_at_end {
             if *list != self.failed {
-                parsed.tampered("redis' final list of failed tests differs from the `[err]` results");
+                parsed
+                    .tampered("redis' final list of failed tests differs from the `[err]` results");
             }
         }
     }
