@@ -4,8 +4,8 @@
 //! **tcltest.** With `-verbose ps` (tcltest's default `b` prints failures only) a passing
 //! test prints `++++ name PASSED`, a skipped one `++++ name SKIPPED: constraint`; a failing
 //! one prints a block from `==== name description FAILED` to `==== name FAILED`. Each file
-//! ends with `file.test:	Total	5	Passed	3	Skipped	1	Failed	1`; `all.tcl` prints the
-//! sum of them last (`all.tcl:	Total…`).
+//! ends with `file.test: Total 5 Passed 3 Skipped 1 Failed 1` (tab-separated); `all.tcl`
+//! prints the sum of them last (`all.tcl: Total …`).
 //!
 //! **redis.** `[ok]: name (3 ms)`, `[err]: name in tests/unit/x.tcl`, `[skip]: name`,
 //! `[ignore]: name`; the run ends with `\o/ All tests passed without errors!` or with
