@@ -20,10 +20,18 @@ use crate::words::words;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LogParser {
+    /// bun test's JUnit report (`bun test --reporter=junit --reporter-outfile "$TASKC_REPORT"`).
+    Bun,
     /// `cargo test` (libtest's plain output) and `cargo nextest`.
     Cargo,
+    /// `dart test --reporter json` and `flutter test --machine` (the JSON event protocol).
+    DartJson,
+    /// `dotnet test --logger "trx;LogFileName=$TASKC_REPORT"` (Visual Studio's TRX report).
+    DotnetTrx,
     /// `go test -json`.
     GoTestJson,
+    /// gradle's JUnit XML test results (`build/test-results/test/TEST-*.xml`), collected into `$TASKC_REPORT`.
+    Gradle,
     /// `jest --json`.
     JestJson,
     /// JUnit XML on the log stream (`pytest --junitxml=/dev/stdout`, `go-junit-report`).
@@ -32,52 +40,94 @@ pub enum LogParser {
     Minitest,
     /// mocha's `--reporter json`.
     MochaJson,
+    /// php's `run-tests.php` output (`.phpt` tests).
+    Phpt,
     /// phpunit's and pest's `--log-junit` report.
     PhpunitJunit,
+    /// playwright's JSON reporter (`PLAYWRIGHT_JSON_OUTPUT_NAME="$TASKC_REPORT" playwright test --reporter=json`).
+    PlaywrightJson,
     /// pytest's `-rA` summary.
     Pytest,
     /// rspec's `--format json`.
     RspecJson,
+    /// Maven surefire's XML reports (`target/surefire-reports/TEST-*.xml`), collected into `$TASKC_REPORT`.
+    Surefire,
     /// TAP 13/14 (`node --test`, `prove`, `tap`).
     Tap,
+    /// tcl's tcltest (`-verbose ps` output of `tclsh all.tcl`) and redis' `runtest`.
+    Tcltest,
     /// Python's unittest `-v` (and Django's test runner at `--verbosity 2`).
     Unittest,
+    /// vitest's JSON report (`vitest run --reporter=json --outputFile="$TASKC_REPORT"`).
+    Vitest,
 }
 
 words!(LogParser {
+    Bun => "bun",
     Cargo => "cargo",
+    DartJson => "dart-json",
+    DotnetTrx => "dotnet-trx",
     GoTestJson => "go-test-json",
+    Gradle => "gradle",
     JestJson => "jest-json",
     JunitXml => "junit-xml",
     Minitest => "minitest",
     MochaJson => "mocha-json",
+    Phpt => "phpt",
     PhpunitJunit => "phpunit-junit",
+    PlaywrightJson => "playwright-json",
     Pytest => "pytest",
     RspecJson => "rspec-json",
+    Surefire => "surefire",
     Tap => "tap",
+    Tcltest => "tcltest",
     Unittest => "unittest",
+    Vitest => "vitest",
 });
 
 impl LogParser {
     /// Every parser, in the order of [`LogParser::WORDS`] (sorted by word).
     pub const ALL: &'static [LogParser] = &[
+        LogParser::Bun,
         LogParser::Cargo,
+        LogParser::DartJson,
+        LogParser::DotnetTrx,
         LogParser::GoTestJson,
+        LogParser::Gradle,
         LogParser::JestJson,
         LogParser::JunitXml,
         LogParser::Minitest,
         LogParser::MochaJson,
+        LogParser::Phpt,
         LogParser::PhpunitJunit,
+        LogParser::PlaywrightJson,
         LogParser::Pytest,
         LogParser::RspecJson,
+        LogParser::Surefire,
         LogParser::Tap,
+        LogParser::Tcltest,
         LogParser::Unittest,
+        LogParser::Vitest,
     ];
 
     /// Everything taskc knows about this parser's runner. Each arm is a full struct
     /// literal: adding a field or a variant fails to compile until every parser decides it.
     pub fn descriptor(self) -> Descriptor {
         match self {
+            LogParser::Bun => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "bun selects tests with `-t <pattern>`, which taskc does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no bun canary tests yet",
+                },
+                surface: surface::BUN,
+                version: ToolVersion::NotReported,
+                input: Input::ReportFile { file_name: "bun.xml" },
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
             LogParser::Cargo => Descriptor {
                 narrowing: Narrowing::Template {
                     why: "a cargo test command is narrowed only by its own arguments (a filter after `--`)",
@@ -88,6 +138,34 @@ impl LogParser {
                 input: Input::Log,
                 export: Export::Supported,
             },
+            LogParser::DartJson => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "dart and flutter select tests with `--plain-name`, which taskc does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no dart canary tests yet",
+                },
+                surface: surface::DART,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
+            LogParser::DotnetTrx => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "dotnet test selects tests with `--filter FullyQualifiedName=…`, which taskc does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no .NET canary tests yet (a canary needs a test project to build into)",
+                },
+                surface: surface::DOTNET,
+                version: ToolVersion::NotReported,
+                input: Input::ReportFile { file_name: "report.trx" },
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
             LogParser::GoTestJson => Descriptor {
                 narrowing: Narrowing::GoRun,
                 canaries: Canaries::Always(CanaryFramework::GoTest),
@@ -95,6 +173,20 @@ impl LogParser {
                 version: ToolVersion::NotReported,
                 input: Input::Log,
                 export: Export::Supported,
+            },
+            LogParser::Gradle => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "gradle selects tests with `--tests Class.method`, which taskc does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no JVM canary tests yet (a canary must be compiled into the test source set)",
+                },
+                surface: surface::JVM,
+                version: ToolVersion::NotReported,
+                input: Input::ReportFile { file_name: "gradle.xml" },
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
             },
             LogParser::JestJson => Descriptor {
                 narrowing: Narrowing::Template {
@@ -149,6 +241,20 @@ impl LogParser {
                 input: Input::Log,
                 export: Export::Supported,
             },
+            LogParser::Phpt => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "run-tests.php takes the `.phpt` files to run as arguments, which taskc does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no phpt canary tests yet",
+                },
+                surface: surface::PHPT,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
             LogParser::PhpunitJunit => Descriptor {
                 narrowing: Narrowing::Template {
                     why: "phpunit selects tests with `--filter`, which taskc does not write yet: \
@@ -161,6 +267,20 @@ impl LogParser {
                 version: ToolVersion::NotReported,
                 input: Input::Log,
                 export: Export::Supported,
+            },
+            LogParser::PlaywrightJson => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "playwright selects tests with `-g <pattern>`, which taskc does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no playwright canary tests yet (they need a browser project)",
+                },
+                surface: surface::PLAYWRIGHT,
+                version: ToolVersion::NotReported,
+                input: Input::ReportFile { file_name: "playwright.json" },
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
             },
             LogParser::Pytest => Descriptor {
                 narrowing: Narrowing::PytestPlugin,
@@ -183,6 +303,20 @@ impl LogParser {
                 input: Input::Log,
                 export: Export::Supported,
             },
+            LogParser::Surefire => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "surefire selects tests with `-Dtest=Class#method`, which taskc does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no JVM canary tests yet (a canary must be compiled into the test source set)",
+                },
+                surface: surface::JVM,
+                version: ToolVersion::NotReported,
+                input: Input::ReportFile { file_name: "surefire.xml" },
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
             LogParser::Tap => Descriptor {
                 narrowing: Narrowing::Template {
                     why: "a TAP producer has no common way to select tests",
@@ -197,6 +331,20 @@ impl LogParser {
                 input: Input::Log,
                 export: Export::Supported,
             },
+            LogParser::Tcltest => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "tcltest selects tests with `-match <names>`, which taskc does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no tcltest canary tests yet",
+                },
+                surface: surface::TCL,
+                version: ToolVersion::NotReported,
+                input: Input::Log,
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
+            },
             LogParser::Unittest => Descriptor {
                 narrowing: Narrowing::Template {
                     why: "unittest and Django's runner take dotted test names as arguments, which taskc \
@@ -209,6 +357,20 @@ impl LogParser {
                 version: ToolVersion::NotReported,
                 input: Input::Log,
                 export: Export::Supported,
+            },
+            LogParser::Vitest => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "vitest selects tests with `-t <pattern>`, which taskc does not write yet: narrow with a `select` template",
+                },
+                canaries: Canaries::None {
+                    why: "taskc writes no vitest canary tests yet",
+                },
+                surface: surface::NODE,
+                version: ToolVersion::NotReported,
+                input: Input::ReportFile { file_name: "vitest.json" },
+                export: Export::Unsupported {
+                    why: "the exported grader does not implement it",
+                },
             },
         }
     }

@@ -347,8 +347,17 @@ fn runner_parsers() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(50);
     let size = megabytes * 1_000_000;
-    let logs: [(LogParser, Vec<u8>); 5] = [
+    let logs: [(LogParser, Vec<u8>); 14] = [
         (LogParser::PhpunitJunit, phpunit_log(size)),
+        (LogParser::Vitest, vitest_log(size)),
+        (LogParser::Surefire, jvm_log(size, "surefire")),
+        (LogParser::Gradle, jvm_log(size, "gradle")),
+        (LogParser::DotnetTrx, trx_log(size)),
+        (LogParser::PlaywrightJson, playwright_log(size)),
+        (LogParser::Bun, bun_log(size)),
+        (LogParser::DartJson, dart_log(size)),
+        (LogParser::Phpt, phpt_log(size)),
+        (LogParser::Tcltest, tcltest_log(size)),
         (LogParser::RspecJson, rspec_log(size)),
         (LogParser::MochaJson, mocha_log(size)),
         (LogParser::Minitest, minitest_log(size)),
@@ -370,7 +379,7 @@ fn runner_parsers() {
             );
         }
         println!(
-            "taskc {:<14} {:>8.1} MB/s  ({mb:.1} MB, {:.3} s best of 3, {summary})",
+            "taskc {:<15} {:>8.1} MB/s  ({mb:.1} MB, {:.3} s best of 3, {summary})",
             parser.as_str(),
             mb / best.as_secs_f64(),
             best.as_secs_f64()
@@ -541,6 +550,250 @@ fn unittest_log(size: usize) -> Vec<u8> {
     log.extend_from_slice(
         format!(
             "\n----------------------------------------------------------------------\nRan {n} tests in 1.500s\n\nFAILED (failures={failed}, skipped={skipped})\n"
+        )
+        .as_bytes(),
+    );
+    log
+}
+
+fn vitest_log(size: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(size + 4096);
+    let (mut n, mut passed, mut failed) = (0, 0, 0);
+    while body.len() < size {
+        let status = match kind(n) {
+            b'F' => {
+                failed += 1;
+                "failed"
+            }
+            b'S' => "skipped",
+            _ => {
+                passed += 1;
+                "passed"
+            }
+        };
+        if n > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(format!(
+            "{{\"ancestorTitles\":[\"cookie jar\",\"parse [x]\"],\"fullName\":\"cookie jar parse [x] reads case {n} \\\"q\\\"\",\"status\":\"{status}\",\"title\":\"reads case {n} \\\"q\\\"\",\"duration\":1,\"failureMessages\":[],\"meta\":{{}}}}"
+        ).as_bytes());
+        n += 1;
+    }
+    let mut log = format!(
+        "{{\"numTotalTestSuites\":1,\"numTotalTests\":{n},\"numPassedTests\":{passed},\"numFailedTests\":{failed},\"numPendingTests\":0,\"success\":false,\"testResults\":[{{\"assertionResults\":["
+    )
+    .into_bytes();
+    log.extend_from_slice(&body);
+    log.extend_from_slice(
+        b"],\"status\":\"failed\",\"message\":\"\",\"name\":\"/repo/test/jar.test.ts\"}]}\n",
+    );
+    log
+}
+
+/// Surefire's and gradle's reports: one `TEST-*.xml` per 1000 tests, concatenated.
+fn jvm_log(size: usize, runner: &str) -> Vec<u8> {
+    let mut log = Vec::with_capacity(size + 4096);
+    let mut n = 0;
+    while log.len() < size {
+        let mut body = Vec::new();
+        let (mut bad, mut skipped) = (0, 0);
+        for _ in 0..1000 {
+            body.extend_from_slice(format!(
+                "  <testcase name=\"parses(String)[{n}] &quot;a b&quot;\" classname=\"com.example.{runner}.CookieJarTest\" time=\"0.001\""
+            ).as_bytes());
+            match kind(n) {
+                b'F' => {
+                    bad += 1;
+                    body.extend_from_slice(b">\n    <failure message=\"expected: &lt;b&gt;\" type=\"org.opentest4j.AssertionFailedError\">org.opentest4j.AssertionFailedError: expected: &lt;b&gt;\n\tat com.example.CookieJarTest.parses(CookieJarTest.java:21)\n</failure>\n  </testcase>\n");
+                }
+                b'S' => {
+                    skipped += 1;
+                    body.extend_from_slice(b">\n    <skipped/>\n  </testcase>\n");
+                }
+                _ => body.extend_from_slice(b"/>\n"),
+            }
+            n += 1;
+        }
+        log.extend_from_slice(format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"com.example.CookieJarTest\" time=\"0.1\" tests=\"1000\" errors=\"0\" skipped=\"{skipped}\" failures=\"{bad}\">\n"
+        ).as_bytes());
+        log.extend_from_slice(&body);
+        log.extend_from_slice(b"</testsuite>\n");
+    }
+    log
+}
+
+fn trx_log(size: usize) -> Vec<u8> {
+    let mut results = Vec::with_capacity(size / 2);
+    let mut defs = Vec::with_capacity(size / 2);
+    let (mut n, mut passed, mut failed) = (0, 0, 0);
+    while results.len() + defs.len() < size {
+        let outcome = match kind(n) {
+            b'F' => {
+                failed += 1;
+                "Failed"
+            }
+            b'S' => "NotExecuted",
+            _ => {
+                passed += 1;
+                "Passed"
+            }
+        };
+        results.extend_from_slice(format!(
+            "    <UnitTestResult executionId=\"e{n}\" testId=\"t{n}\" testName=\"Jar.Tests.CookieJarTest.Parses(text: &quot;case {n}&quot;)\" computerName=\"host\" duration=\"00:00:00.001\" outcome=\"{outcome}\" testListId=\"l\" />\n"
+        ).as_bytes());
+        defs.extend_from_slice(format!(
+            "    <UnitTest name=\"Jar.Tests.CookieJarTest.Parses(text: &quot;case {n}&quot;)\" storage=\"jar.tests.dll\" id=\"t{n}\">\n      <Execution id=\"e{n}\" />\n      <TestMethod codeBase=\"Jar.Tests.dll\" className=\"Jar.Tests.CookieJarTest\" name=\"Parses\" />\n    </UnitTest>\n"
+        ).as_bytes());
+        n += 1;
+    }
+    let mut log = b"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<TestRun id=\"r\" xmlns=\"http://microsoft.com/schemas/VisualStudio/TeamTest/2010\">\n  <Results>\n".to_vec();
+    log.extend_from_slice(&results);
+    log.extend_from_slice(b"  </Results>\n  <TestDefinitions>\n");
+    log.extend_from_slice(&defs);
+    log.extend_from_slice(format!(
+        "  </TestDefinitions>\n  <ResultSummary outcome=\"Failed\">\n    <Counters total=\"{n}\" passed=\"{passed}\" failed=\"{failed}\" />\n  </ResultSummary>\n</TestRun>\n"
+    ).as_bytes());
+    log
+}
+
+fn playwright_log(size: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(size + 4096);
+    let (mut n, mut expected, mut unexpected, mut skipped) = (0, 0, 0, 0);
+    while body.len() < size {
+        let (status, run) = match kind(n) {
+            b'F' => {
+                unexpected += 1;
+                ("unexpected", "failed")
+            }
+            b'S' => {
+                skipped += 1;
+                ("skipped", "skipped")
+            }
+            _ => {
+                expected += 1;
+                ("expected", "passed")
+            }
+        };
+        if n > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(format!(
+            "{{\"title\":\"reads case {n} \\\"q\\\" [x]\",\"ok\":true,\"tags\":[],\"tests\":[{{\"timeout\":30000,\"annotations\":[],\"expectedStatus\":\"passed\",\"projectId\":\"chromium\",\"projectName\":\"chromium\",\"results\":[{{\"workerIndex\":0,\"status\":\"{run}\",\"duration\":1,\"errors\":[],\"retry\":0,\"startTime\":\"2026-01-01T00:00:00.000Z\",\"attachments\":[]}}],\"status\":\"{status}\"}}],\"id\":\"a{n}\",\"file\":\"jar.spec.ts\",\"line\":3,\"column\":5}}"
+        ).as_bytes());
+        n += 1;
+    }
+    let mut log = b"{\"config\":{},\"suites\":[{\"title\":\"jar.spec.ts\",\"file\":\"jar.spec.ts\",\"specs\":[],\"suites\":[{\"title\":\"cookie jar\",\"file\":\"jar.spec.ts\",\"specs\":[".to_vec();
+    log.extend_from_slice(&body);
+    log.extend_from_slice(format!(
+        "]}}]}}],\"errors\":[],\"stats\":{{\"startTime\":\"2026-01-01T00:00:00.000Z\",\"duration\":1,\"expected\":{expected},\"skipped\":{skipped},\"unexpected\":{unexpected},\"flaky\":0}}}}\n"
+    ).as_bytes());
+    log
+}
+
+fn bun_log(size: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(size + 4096);
+    let (mut n, mut bad) = (0, 0);
+    while body.len() < size {
+        body.extend_from_slice(format!(
+            "      <testcase name=\"reads case {n} &quot;q&quot;\" classname=\"parse [x]\" time=\"0.001\" file=\"test/jar.test.ts\" line=\"8\" assertions=\"1\""
+        ).as_bytes());
+        match kind(n) {
+            b'F' => {
+                bad += 1;
+                body.extend_from_slice(
+                    b">\n        <failure type=\"AssertionError\" />\n      </testcase>\n",
+                );
+            }
+            b'S' => body.extend_from_slice(b">\n        <skipped />\n      </testcase>\n"),
+            _ => body.extend_from_slice(b" />\n"),
+        }
+        n += 1;
+    }
+    let mut log = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"bun test\" tests=\"{n}\" failures=\"{bad}\">\n  <testsuite name=\"test/jar.test.ts\" file=\"test/jar.test.ts\" tests=\"{n}\" failures=\"{bad}\">\n    <testsuite name=\"cookie jar\" tests=\"{n}\" failures=\"{bad}\">\n"
+    )
+    .into_bytes();
+    log.extend_from_slice(&body);
+    log.extend_from_slice(b"    </testsuite>\n  </testsuite>\n</testsuites>\n");
+    log
+}
+
+fn dart_log(size: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(size + 4096);
+    let mut n = 0;
+    while body.len() < size {
+        let id = n + 10;
+        let (result, skipped) = match kind(n) {
+            b'F' => ("failure", false),
+            b'S' => ("success", true),
+            _ => ("success", false),
+        };
+        body.extend_from_slice(format!(
+            "{{\"test\":{{\"id\":{id},\"name\":\"cookie jar parse [x] reads case {n} \\\"q\\\"\",\"suiteID\":0,\"groupIDs\":[2,3],\"metadata\":{{\"skip\":{skipped},\"skipReason\":null}},\"line\":10,\"column\":5,\"url\":\"file:///repo/test/jar_test.dart\"}},\"type\":\"testStart\",\"time\":1}}\n{{\"testID\":{id},\"result\":\"{result}\",\"skipped\":{skipped},\"hidden\":false,\"type\":\"testDone\",\"time\":2}}\n"
+        ).as_bytes());
+        n += 1;
+    }
+    let mut log = format!(
+        "{{\"protocolVersion\":\"0.1.1\",\"runnerVersion\":\"1.25.8\",\"pid\":1,\"type\":\"start\",\"time\":0}}\n{{\"suite\":{{\"id\":0,\"platform\":\"vm\",\"path\":\"test/jar_test.dart\"}},\"type\":\"suite\",\"time\":0}}\n{{\"group\":{{\"id\":2,\"suiteID\":0,\"parentID\":null,\"name\":\"\",\"metadata\":{{\"skip\":false,\"skipReason\":null}},\"testCount\":{n},\"line\":null,\"column\":null,\"url\":null}},\"type\":\"group\",\"time\":1}}\n"
+    )
+    .into_bytes();
+    log.extend_from_slice(&body);
+    log.extend_from_slice(b"{\"success\":false,\"type\":\"done\",\"time\":3}\n");
+    log
+}
+
+fn phpt_log(size: usize) -> Vec<u8> {
+    let mut log = b"=====================================================================\nRunning selected tests.\n".to_vec();
+    let mut counts = [0usize; 3];
+    let mut n = 0;
+    while log.len() < size {
+        let (word, extra, i) = match kind(n) {
+            b'F' => ("FAIL", "", 1),
+            b'S' => ("SKIP", " reason: no_such_extension not loaded", 2),
+            _ => ("PASS", "", 0),
+        };
+        counts[i] += 1;
+        log.extend_from_slice(
+            format!("{word} Cookie jar parses case {n} \"a=b\" [x] [tests/case{n}.phpt]{extra}\n")
+                .as_bytes(),
+        );
+        n += 1;
+    }
+    log.extend_from_slice(format!(
+        "=====================================================================\nTEST RESULT SUMMARY\n---------------------------------------------------------------------\nNumber of tests : {n:4}\nTests skipped   : {:4} (  5.9%) --------\nTests warned    :    0 (  0.0%) (  0.0%)\nTests failed    : {:4} ( 10.0%) ( 10.6%)\nTests passed    : {:4} ( 84.1%) ( 89.4%)\n---------------------------------------------------------------------\nTime taken      :    1 seconds\n=====================================================================\n",
+        counts[2], counts[1], counts[0]
+    ).as_bytes());
+    log
+}
+
+fn tcltest_log(size: usize) -> Vec<u8> {
+    let mut log = b"Tests running in interp:  /usr/bin/tclsh8.6\nTests located in:  /repo/tests\ncookie.test\n".to_vec();
+    let mut counts = [0usize; 3];
+    let mut n = 0;
+    while log.len() < size {
+        match kind(n) {
+            b'F' => {
+                counts[2] += 1;
+                log.extend_from_slice(format!(
+                    "\n==== cookie-{n} parses case {n} FAILED\n==== Contents of test case:\n\n    parse_cookie a=b\n\n---- Result was:\na b\n---- Result should have been (exact matching):\na c\n==== cookie-{n} FAILED\n\n"
+                ).as_bytes());
+            }
+            b'S' => {
+                counts[1] += 1;
+                log.extend_from_slice(format!("++++ cookie-{n} SKIPPED: knownBug\n").as_bytes());
+            }
+            _ => {
+                counts[0] += 1;
+                log.extend_from_slice(format!("++++ cookie-{n} PASSED\n").as_bytes());
+            }
+        }
+        n += 1;
+    }
+    log.extend_from_slice(
+        format!(
+            "all.tcl:\tTotal\t{n}\tPassed\t{}\tSkipped\t{}\tFailed\t{}\nSourced 1 Test Files.\n",
+            counts[0], counts[1], counts[2]
         )
         .as_bytes(),
     );

@@ -192,6 +192,98 @@ pub const UNITTEST: &[&str] = &[
     "test*.py",
     "tox.ini",
 ];
+/// Maven surefire and gradle (`surefire`, `gradle`): the build files that configure the test
+/// task (listeners, `testLogging`, report folders, the JVM's arguments and agents), the build
+/// logic and wrapper scripts, JUnit's platform configuration (extensions auto-detected from
+/// `junit-platform.properties` or `META-INF/services`) and the test sources.
+pub const JVM: &[&str] = &[
+    "**/META-INF/services/**",
+    "**/src/test/**",
+    ".mvn/**",
+    "build.gradle",
+    "build.gradle.kts",
+    "buildSrc/**",
+    "gradle.properties",
+    "gradle/**",
+    "gradlew",
+    "init.gradle",
+    "junit-platform.properties",
+    "mvnw",
+    "pom.xml",
+    "settings.gradle",
+    "settings.gradle.kts",
+];
+
+/// `dotnet test` (`dotnet-trx`): project and solution files (test adapters, loggers and
+/// targets are named there), MSBuild's implicit imports, run settings and test projects'
+/// sources (by the usual `*.Tests` / `*Tests` folder names).
+pub const DOTNET: &[&str] = &[
+    "*.csproj",
+    "*.fsproj",
+    "*.props",
+    "*.runsettings",
+    "*.sln",
+    "*.targets",
+    "*.vbproj",
+    "**/*Tests/**",
+    "*Tests.cs",
+    "**/*.Tests/**",
+    "Directory.Build.props",
+    "Directory.Build.targets",
+    "Directory.Packages.props",
+    "global.json",
+    "nuget.config",
+    "xunit.runner.json",
+];
+
+/// playwright (`playwright-json`): the node list plus playwright's configuration (global
+/// setup, reporters and projects are named there).
+pub const PLAYWRIGHT: &[&str] = &[
+    "**/__tests__/**",
+    "**/e2e/**",
+    "**/test/**",
+    "**/tests/**",
+    "*.spec.*",
+    "*.test.*",
+    "package.json",
+    "playwright.config.*",
+    "playwright-ct.config.*",
+];
+
+/// bun test (`bun`): bun's configuration (`[test] preload` runs code before every test
+/// file), the node list's test files and `package.json`.
+pub const BUN: &[&str] = &[
+    "**/__tests__/**",
+    "**/test/**",
+    "**/tests/**",
+    "*.spec.*",
+    "*.test.*",
+    "*_test.*",
+    "bunfig.toml",
+    "package.json",
+];
+
+/// dart test and flutter test (`dart-json`): the test folders, `dart_test.yaml` (tags,
+/// platforms, reporters), the package's `pubspec.yaml` and flutter's
+/// `flutter_test_config.dart` (runs before every test file under its folder).
+pub const DART: &[&str] = &[
+    "**/test/**",
+    "**/test_driver/**",
+    "*_test.dart",
+    "dart_test.yaml",
+    "flutter_test_config.dart",
+    "pubspec.yaml",
+];
+
+/// php's `run-tests.php` (`phpt`): the runner itself when the repository carries it, the
+/// `.phpt` tests and the `.inc` files they include, and the ini files tests are run with.
+pub const PHPT: &[&str] = &["**/tests/**", "*.inc", "*.phpt", "php.ini", "run-tests.php"];
+
+/// tcltest and redis' `runtest` (`tcltest`): the test folders (`all.tcl` sources every test
+/// file; redis' `tests/test_helper.tcl` and `tests/support/` print the results), the
+/// `*.test` files and the runner scripts.
+pub const TCL: &[&str] = &["**/tests/**", "*.test", "all.tcl", "runtest", "runtest-*"];
+
 #[cfg(test)]
 mod tests {
     use super::*;

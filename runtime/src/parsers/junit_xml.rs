@@ -51,6 +51,11 @@ pub(crate) enum Flavor {
     Generic,
     /// phpunit's and pest's `Class\Name::method with data set "x"` (what `--filter` matches).
     Phpunit,
+    /// surefire's and gradle's `classname::name`, never pytest ids; a suite's `skipped`
+    /// count must match its skipped testcases too.
+    Jvm,
+    /// bun's `<file>::<describe> > <test>`, from the nested `<testsuite>` names.
+    Bun,
 }
 
 /// Parses every JUnit XML report in `log`, forming ids the way `flavor` says.
@@ -113,10 +118,14 @@ struct Case {
 /// A `<testsuite>`/`<testsuites>` being read: what it declares and what it holds.
 struct Suite {
     name: String,
+    /// A `<testsuite>` (not the `<testsuites>` wrapper).
+    inner: bool,
     declared_tests: Option<usize>,
     declared_bad: Option<usize>,
+    declared_skipped: Option<usize>,
     cases: usize,
     bad: usize,
+    skipped: usize,
 }
 
 /// The state of one report element being read.
@@ -187,14 +196,20 @@ impl Report<'_> {
     fn open(&mut self, tag: &BytesStart<'_>) {
         match tag.local_name().as_ref() {
             name @ (b"testsuite" | b"testsuites") => {
-                if name == b"testsuite" && attr(tag, b"name").as_deref() == Some("pytest") {
+                if self.flavor == Flavor::Generic
+                    && name == b"testsuite"
+                    && attr(tag, b"name").as_deref() == Some("pytest")
+                {
                     self.pytest = true;
                 }
                 let failures = count(tag, b"failures");
                 let errors = count(tag, b"errors");
                 self.suites.push(Suite {
                     name: attr(tag, b"name").unwrap_or_default(),
+                    inner: name == b"testsuite",
                     declared_tests: count(tag, b"tests"),
+                    declared_skipped: count(tag, b"skipped"),
+                    skipped: 0,
                     declared_bad: match (failures, errors) {
                         (None, None) => None,
                         (f, e) => Some(f.unwrap_or(0) + e.unwrap_or(0)),
@@ -208,7 +223,9 @@ impl Report<'_> {
                 let name = attr(tag, b"name").unwrap_or_default();
                 let classname = attr(tag, b"classname").unwrap_or_default();
                 let file = attr(tag, b"file");
-                if file.as_deref().is_some_and(|f| f.ends_with(".py")) {
+                if self.flavor == Flavor::Generic
+                    && file.as_deref().is_some_and(|f| f.ends_with(".py"))
+                {
                     self.pytest = true;
                 }
                 let id = match self.flavor {
@@ -220,6 +237,8 @@ impl Report<'_> {
                     ),
                     Flavor::Generic if self.pytest => pytest_id(&classname, file.as_deref(), &name),
                     Flavor::Generic => generic_id(&classname, file.as_deref(), &name),
+                    Flavor::Jvm => generic_id(&classname, None, &name),
+                    Flavor::Bun => bun_id(&self.suites, file.as_deref(), &name),
                 };
                 self.case = Some(Case {
                     id,
@@ -263,9 +282,11 @@ impl Report<'_> {
     fn finish_case(&mut self) {
         if let Some(done) = self.case.take() {
             let bad = matches!(done.outcome, Outcome::Failed | Outcome::Error);
+            let skipped = done.outcome == Outcome::Skipped;
             for suite in &mut self.suites {
                 suite.cases += 1;
                 suite.bad += usize::from(bad);
+                suite.skipped += usize::from(skipped);
             }
             self.parsed.record(done.id, done.outcome);
         }
@@ -289,6 +310,14 @@ impl Report<'_> {
                 self.parsed.tampered(format!(
                     "JUnit suite `{}` declares {declared} failure(s) and error(s) but holds {} failing or erroring testcase(s)",
                     suite.name, suite.bad
+                ));
+            }
+        }
+        if let (Flavor::Jvm, Some(declared)) = (self.flavor, suite.declared_skipped) {
+            if declared != suite.skipped {
+                self.parsed.tampered(format!(
+                    "JUnit suite `{}` declares skipped=\"{declared}\" but holds {} skipped testcase(s)",
+                    suite.name, suite.skipped
                 ));
             }
         }
@@ -356,6 +385,24 @@ fn phpunit_id(class: Option<&str>, classname: &str, file: Option<&str>, name: &s
         };
     }
     format!("{class}::{name}")
+}
+
+/// bun: the `<testsuite>` names around the testcase (the file, then its `describe`
+/// blocks) → `test/jar.test.ts::cookie jar > set > stores it`; the testcase's `file`
+/// attribute stands for the file when no suite names one.
+fn bun_id(suites: &[Suite], file: Option<&str>, name: &str) -> String {
+    let mut names = suites.iter().filter(|s| s.inner).map(|s| s.name.as_str());
+    let mut id = match (names.next(), file.filter(|f| !f.is_empty())) {
+        (Some(first), _) => format!("{first}::"),
+        (None, Some(file)) => format!("{file}::"),
+        (None, None) => String::new(),
+    };
+    for describe in names {
+        id.push_str(describe);
+        id.push_str(" > ");
+    }
+    id.push_str(name);
+    id
 }
 
 /// `com.example.JarTest` + `setsCookie` → `com.example.JarTest::setsCookie`.
