@@ -97,8 +97,8 @@ fn a_checkout_imports_with_its_image_graph_and_report() {
     assert_eq!(case["case"], CASE);
     assert_eq!(case["status"], "with notes");
     assert_eq!(case["profiles"][1]["runner"], "vitest");
-    assert_eq!(case["profiles"][1]["parser"], "jest-json");
-    assert_eq!(case["profiles"][1]["needs"], "vitest");
+    assert_eq!(case["profiles"][1]["parser"], "vitest");
+    assert!(case["profiles"][1]["needs"].is_null(), "{case}");
     // The profiles' own test containers (`docker_service`, a service named after a profile)
     // are not services beside the tests; a compose service with a named image is declared.
     assert_eq!(case["services"][0], "cache (redis:7-bookworm, declared)");
@@ -149,7 +149,7 @@ fn a_case_is_named_by_id_and_an_unknown_one_is_a_usage_error() {
 }
 
 #[test]
-fn a_runner_without_a_parser_is_refused_naming_the_parser() {
+fn a_dotnet_runner_imports_with_the_trx_parser_and_its_logger() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = stage(dir.path());
     let script = root
@@ -162,16 +162,18 @@ fn a_runner_without_a_parser_is_refused_naming_the_parser() {
     );
     std::fs::write(&script, text).expect("write");
     let (code, log) = import(dir.path(), &["wideswe", "--report", "report.md"]);
-    assert_eq!(code, Some(1), "{log}");
-    assert!(log.contains("E1400"), "{log}");
-    assert!(!dir.path().join("out").join(CASE).exists());
+    assert_eq!(code, Some(0), "{log}");
     let md = read(&dir.path().join("report.md"));
-    assert!(
-        md.contains("web: dotnet test → none (needs `dotnet-trx`)"),
-        "{md}"
-    );
-    // The other repository's profile is still read and reported.
+    assert!(md.contains("web: dotnet test → dotnet-trx"), "{md}");
     assert!(md.contains("lib: go test → go-test-json"), "{md}");
+    let spec = std::fs::read_dir(dir.path().join("out").join(CASE))
+        .expect("out")
+        .filter_map(|e| e.ok())
+        .find(|e| e.path().extension().is_some_and(|x| x == "task"))
+        .map(|e| read(&e.path()))
+        .expect("a spec");
+    assert!(spec.contains("parser dotnet-trx"), "{spec}");
+    assert!(spec.contains("trx;LogFileName=$TASKC_REPORT"), "{spec}");
 }
 
 #[test]

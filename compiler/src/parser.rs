@@ -124,9 +124,7 @@ impl LogParser {
                 surface: surface::BUN,
                 version: ToolVersion::NotReported,
                 input: Input::ReportFile { file_name: "bun.xml" },
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::Cargo => Descriptor {
                 narrowing: Narrowing::Template {
@@ -148,9 +146,7 @@ impl LogParser {
                 surface: surface::DART,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::DotnetTrx => Descriptor {
                 narrowing: Narrowing::Template {
@@ -162,9 +158,7 @@ impl LogParser {
                 surface: surface::DOTNET,
                 version: ToolVersion::NotReported,
                 input: Input::ReportFile { file_name: "report.trx" },
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::GoTestJson => Descriptor {
                 narrowing: Narrowing::GoRun,
@@ -184,9 +178,7 @@ impl LogParser {
                 surface: surface::JVM,
                 version: ToolVersion::NotReported,
                 input: Input::ReportFile { file_name: "gradle.xml" },
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::JestJson => Descriptor {
                 narrowing: Narrowing::Template {
@@ -251,9 +243,7 @@ impl LogParser {
                 surface: surface::PHPT,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::PhpunitJunit => Descriptor {
                 narrowing: Narrowing::Template {
@@ -278,9 +268,7 @@ impl LogParser {
                 surface: surface::PLAYWRIGHT,
                 version: ToolVersion::NotReported,
                 input: Input::ReportFile { file_name: "playwright.json" },
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::Pytest => Descriptor {
                 narrowing: Narrowing::PytestPlugin,
@@ -313,9 +301,7 @@ impl LogParser {
                 surface: surface::JVM,
                 version: ToolVersion::NotReported,
                 input: Input::ReportFile { file_name: "surefire.xml" },
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::Tap => Descriptor {
                 narrowing: Narrowing::Template {
@@ -341,9 +327,7 @@ impl LogParser {
                 surface: surface::TCL,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
             LogParser::Unittest => Descriptor {
                 narrowing: Narrowing::Template {
@@ -368,9 +352,7 @@ impl LogParser {
                 surface: surface::NODE,
                 version: ToolVersion::NotReported,
                 input: Input::ReportFile { file_name: "vitest.json" },
-                export: Export::Unsupported {
-                    why: "the exported grader does not implement it",
-                },
+                export: Export::Supported,
             },
         }
     }

@@ -90,7 +90,13 @@ impl Runner {
             Runner::Pytest => &[("pytest", None)],
             Runner::GoTest => &[("go-test-json", None)],
             Runner::CargoTest => &[("cargo", None)],
-            Runner::Vitest => &[("vitest", None), ("jest-json", Some("--reporter=json"))],
+            Runner::Vitest => &[
+                (
+                    "vitest",
+                    Some("--reporter=json --outputFile=\"$TASKC_REPORT\""),
+                ),
+                ("jest-json", Some("--reporter=json")),
+            ],
             Runner::Jest => &[("jest-json", Some("--json"))],
             Runner::Phpunit | Runner::Pest => &[
                 ("phpunit-junit", Some("--log-junit php://stdout")),
@@ -108,14 +114,20 @@ impl Runner {
             Runner::NodeTap => &[("tap", None)],
             Runner::Gradle => &[("gradle", None)],
             Runner::Maven => &[("surefire", None)],
-            Runner::Dotnet => &[("dotnet-trx", None)],
+            Runner::Dotnet => &[(
+                "dotnet-trx",
+                Some("--logger \"trx;LogFileName=$TASKC_REPORT\""),
+            )],
             Runner::Minitest => &[("minitest", Some("-v"))],
             Runner::Rspec => &[("rspec-json", Some("--format json"))],
             Runner::Phpt => &[("phpt", None)],
             Runner::Unittest => &[("unittest", Some("-v"))],
             Runner::Django => &[("unittest", Some("--verbosity 2"))],
             Runner::Tcl => &[("tcltest", None)],
-            Runner::Bun => &[("bun", None)],
+            Runner::Bun => &[(
+                "bun",
+                Some("--reporter=junit --reporter-outfile \"$TASKC_REPORT\""),
+            )],
             Runner::Dart => &[("dart-json", Some("--reporter json"))],
             Runner::Flutter => &[("dart-json", Some("--machine"))],
         }
@@ -228,11 +240,33 @@ pub fn choose(runner: Runner, run: &str, known: &[&str]) -> Choice {
         Some(o) if !run.contains(o.split_whitespace().next().unwrap_or(o)) => format!("{run} {o}"),
         _ => run.to_string(),
     };
+    let run = report_plumbing(parser, run);
     Choice::Chosen {
         parser,
         run,
         option: *option,
         instead_of: (k > 0).then(|| runner.native()),
+    }
+}
+
+/// The command around `run` that leaves the report a report-file parser reads at the
+/// per-run `$TASKC_REPORT` path (docs/parsers.md), where an appended option cannot: maven and
+/// gradle write their XML reports into folders of the build (every module's are collected,
+/// whatever the run's exit status, which the command keeps), playwright's JSON reporter
+/// writes where an environment variable says.
+fn report_plumbing(parser: &str, run: String) -> String {
+    let collect = |pattern: &str| {
+        format!(
+            "{run}; s=$?; find . -path '{pattern}' -name 'TEST-*.xml' -exec cat {{}} + > \"$TASKC_REPORT\"; exit $s"
+        )
+    };
+    match parser {
+        "surefire" => collect("*/surefire-reports/*"),
+        "gradle" => collect("*/build/test-results/*"),
+        "playwright-json" if !run.contains("PLAYWRIGHT_JSON_OUTPUT_NAME") => {
+            format!("PLAYWRIGHT_JSON_OUTPUT_NAME=\"$TASKC_REPORT\" {run}")
+        }
+        _ => run,
     }
 }
 
@@ -288,8 +322,8 @@ mod tests {
             choose(Runner::Vitest, "npx vitest run", &["vitest"]),
             Choice::Chosen {
                 parser: "vitest",
-                run: "npx vitest run".into(),
-                option: None,
+                run: "npx vitest run --reporter=json --outputFile=\"$TASKC_REPORT\"".into(),
+                option: Some("--reporter=json --outputFile=\"$TASKC_REPORT\""),
                 instead_of: None,
             }
         );
@@ -316,5 +350,28 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn report_file_parsers_leave_their_report_at_the_per_run_path() {
+        let run = |r: Runner, cmd: &str| match choose(r, cmd, &[r.native()]) {
+            Choice::Chosen { run, .. } => run,
+            Choice::Missing { .. } => String::new(),
+        };
+        assert_eq!(
+            run(Runner::Maven, "mvn -B test -pl core"),
+            "mvn -B test -pl core; s=$?; find . -path '*/surefire-reports/*' -name 'TEST-*.xml' -exec cat {} + > \"$TASKC_REPORT\"; exit $s"
+        );
+        assert!(run(Runner::Gradle, "./gradlew :server:test")
+            .contains("-path '*/build/test-results/*'"));
+        assert_eq!(
+            run(Runner::Playwright, "npx playwright test"),
+            "PLAYWRIGHT_JSON_OUTPUT_NAME=\"$TASKC_REPORT\" npx playwright test --reporter=json"
+        );
+        assert_eq!(
+            run(Runner::Dotnet, "dotnet test X.csproj"),
+            "dotnet test X.csproj --logger \"trx;LogFileName=$TASKC_REPORT\""
+        );
+        assert!(run(Runner::Bun, "bun test").ends_with("--reporter-outfile \"$TASKC_REPORT\""));
     }
 }
