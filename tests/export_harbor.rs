@@ -27,6 +27,9 @@ const SOUND: &[&str] = &["config-merge", "context-docs", "cookie-split", "sdk-re
 const MIN_NEEDLE: usize = 20;
 /// Harbor folder (and so image `hb__…`) prefix: this test's Docker objects.
 const PREFIX: &str = "harbor-test-";
+/// The adversarial table's own prefix: its guard must not remove the containers of a test
+/// running beside it (tests of one binary run in parallel).
+const ADV_PREFIX: &str = "harbor-adv-";
 
 fn spec(e: &str) -> String {
     format!("examples/{e}/{e}.task")
@@ -205,8 +208,9 @@ fn export_is_deterministic_leaks_nothing_into_environment_and_refuses_clobbering
 }
 
 /// Removes what the Harbor runs left: the images (`<trial>__env-main`, kept by
-/// `--no-delete`) and containers whose names start with [`PREFIX`].
-struct HarborGuard;
+/// `--no-delete`) and containers whose names start with its prefix ([`PREFIX`] or
+/// [`ADV_PREFIX`]: one per test, so one test's guard never removes another's trials).
+struct HarborGuard(&'static str);
 
 impl Drop for HarborGuard {
     fn drop(&mut self) {
@@ -227,7 +231,7 @@ impl Drop for HarborGuard {
                 continue;
             };
             for name in String::from_utf8_lossy(&out.stdout).split_whitespace() {
-                if name.starts_with(PREFIX) {
+                if name.starts_with(self.0) {
                     let _ = Command::new("docker").args(&rm).arg(name).output();
                 }
             }
@@ -370,7 +374,7 @@ fn harbor_oracle_scores_1_nop_0_and_collected_patches_score_the_same() {
     for e in SOUND {
         std::fs::rename(out.join(e), tasks.join(format!("{PREFIX}{e}"))).unwrap();
     }
-    let _guard = HarborGuard;
+    let _guard = HarborGuard(PREFIX);
 
     let oracle = harbor_run(&bin, &tasks, &jobs, "oracle");
     assert_eq!(oracle.len(), SOUND.len(), "{oracle:?}");
@@ -522,7 +526,7 @@ fn a_stale_lock_or_an_unreadable_job_is_an_error_with_its_code() {
 
 /// One attack tried through Harbor: what `solve.sh` does in the agent's container.
 struct Attack {
-    /// At most 20 characters (Harbor cuts trial names at 32, with [`PREFIX`]).
+    /// At most 20 characters (Harbor cuts trial names at 32, with [`ADV_PREFIX`]).
     name: &'static str,
     task: &'static str,
     /// Repositories that get their gold patch (the attack alone decides the score).
@@ -641,7 +645,7 @@ fn harbor_rewards_the_adversarial_corpus_0() {
     );
     std::fs::create_dir_all(&tasks).unwrap();
     for a in ATTACKS {
-        let dir = tasks.join(format!("{PREFIX}{}", a.name));
+        let dir = tasks.join(format!("{ADV_PREFIX}{}", a.name));
         let status = Command::new("cp")
             .arg("-a")
             .arg(out.join(a.task))
@@ -665,7 +669,7 @@ fn harbor_rewards_the_adversarial_corpus_0() {
         sh.push_str(a.shell);
         std::fs::write(dir.join("solution/solve.sh"), sh).unwrap();
     }
-    let _guard = HarborGuard;
+    let _guard = HarborGuard(ADV_PREFIX);
     let start = std::time::Instant::now();
     let rewards = harbor_run(&bin, &tasks, &jobs, "oracle");
     eprintln!(
@@ -679,7 +683,7 @@ fn harbor_rewards_the_adversarial_corpus_0() {
         let task = trial.split("__").next().unwrap();
         let a = ATTACKS
             .iter()
-            .find(|a| format!("{PREFIX}{}", a.name).starts_with(task))
+            .find(|a| format!("{ADV_PREFIX}{}", a.name).starts_with(task))
             .unwrap();
         let grade =
             std::fs::read_to_string(jobs.join("oracle").join(trial).join("verifier/grade.json"))

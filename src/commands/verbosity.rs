@@ -4,7 +4,7 @@
 //! a terminal, a line per finished run with counts otherwise. `--format json` keeps its JSON
 //! events whatever these say.
 
-use taskc_runtime::exec::ProgressStyle;
+use taskc_runtime::pipeline::ProgressStyle;
 
 /// `-q` / `-v`.
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
