@@ -210,6 +210,52 @@ fn acyclic_uses(edges: &[(String, Vec<String>)]) -> (Vec<Vec<String>>, Vec<(Stri
     (kept, dropped)
 }
 
+/// The first run of plain English words after the test runner of `run` (`with plugin configs
+/// for the upstream test files`): at least three words of letters (and inner hyphens), one of
+/// them a function word no test name or option is, before any shell separator. WideSWE
+/// profiles sometimes describe the tests to run instead of naming them; the runner would take
+/// the words as test names or filters.
+fn prose_arguments(run: &str) -> Option<String> {
+    const FUNCTION_WORDS: &[&str] = &[
+        "with", "for", "the", "each", "of", "and", "its", "from", "in", "to", "that", "which",
+        "every", "their", "on", "under", "by", "per", "upstream", "owning", "all", "only",
+    ];
+    let words: Vec<&str> = run.split_whitespace().collect();
+    let runner_at = (0..words.len()).find(|&i| runner::detect(&words[..=i]).is_some())?;
+    let plain = |w: &str| {
+        let w = w.trim_end_matches(['.', ',', ':']);
+        w.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && w.chars().last().is_some_and(|c| c.is_ascii_alphabetic())
+            && w.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+    };
+    let mut run_of: Vec<&str> = Vec::new();
+    let take = |run_of: &[&str]| {
+        (run_of.len() >= 3
+            && run_of.iter().any(|w| {
+                FUNCTION_WORDS.contains(
+                    &w.trim_end_matches(['.', ',', ':'])
+                        .to_ascii_lowercase()
+                        .as_str(),
+                )
+            }))
+        .then(|| run_of.join(" "))
+    };
+    for w in &words[runner_at + 1..] {
+        if matches!(*w, "&&" | "||" | ";" | "|") || w.ends_with(';') {
+            break;
+        }
+        if plain(w) {
+            run_of.push(w);
+            continue;
+        }
+        if let Some(p) = take(&run_of) {
+            return Some(p);
+        }
+        run_of.clear();
+    }
+    take(&run_of)
+}
+
 /// The case as a task folder (spec, prompt, patches, environment, oracle).
 fn convert(
     case: &Case,
@@ -770,6 +816,19 @@ fn test_block(
             "write the test names as a `-run` regular expression (`'^(TestA|TestB)$'`) in the spec's `run`",
         );
     }
+    if let Some(words) = prose_arguments(&cmd.run) {
+        note(
+            files,
+            &doc_text,
+            profile.command_at,
+            format!(
+                "test profile `{}` describes its tests in prose after {}: \"{words}\"; the spec's `run` passes these words to the runner as test names or filters, which match no test",
+                profile.name,
+                cmd.runner.as_str()
+            ),
+            "replace the prose in the spec's `run` with the test files or names it describes (the hidden test patch lists the files it touches)",
+        );
+    }
     let mut test = vec![
         Stmt::new("patch", stack.iter().map(|p| call("file", p)).collect()),
         Stmt::new("run", vec![string(&cmd.run)]),
@@ -920,6 +979,40 @@ mod tests {
         assert_eq!(dropped, vec![("c".to_string(), "a".to_string())]);
         let (_, dropped) = acyclic_uses(&[e("a", &["b"]), e("b", &["ctx"])]);
         assert!(dropped.is_empty());
+    }
+
+    #[test]
+    fn prose_after_the_runner() {
+        assert_eq!(
+            prose_arguments("yarn kbn bootstrap && node scripts/jest with plugin configs for the upstream test files --json"),
+            Some("with plugin configs for the upstream test files".into())
+        );
+        assert_eq!(
+            prose_arguments("cd code && yarn exec -- vitest run each upstream test file with its owning package config --reporter=json"),
+            Some("run each upstream test file with its owning package config".into())
+        );
+        assert_eq!(
+            prose_arguments("cargo test -p sql-migration-tests --test migration_tests for the upstream-touched migrations and schema_push modules."),
+            Some("for the upstream-touched migrations and".into())
+        );
+        // Test names, paths and options are not prose; nor is what precedes the runner.
+        assert_eq!(
+            prose_arguments("./tests/runtests.py auth forms admin_views --verbosity 2"),
+            None
+        );
+        assert_eq!(
+            prose_arguments("npx vitest run src/a.test.ts --reporter=json"),
+            None
+        );
+        assert_eq!(
+            prose_arguments("for f in a b; do pytest -rA $f; done"),
+            None
+        );
+        assert_eq!(
+            prose_arguments("go test -json ./pkg/... && echo done with the tests"),
+            None
+        );
+        assert_eq!(prose_arguments("make all of the things"), None);
     }
 
     #[test]
