@@ -348,7 +348,11 @@ pub fn environment(
                 "\nFROM {} stood in for by {b} (--base-image)",
                 graph.upstream
             )),
-            None => comment.push_str(&format!("\nFROM {} as the recipe names it", graph.upstream)),
+            None => comment.push_str(&format!(
+                "\nFROM {} as the {} names it",
+                graph.upstream,
+                if chain.is_empty() { "case" } else { "recipe" }
+            )),
         }
         if let Some(t) = &case.run_profile {
             note(
