@@ -339,8 +339,8 @@ pub fn environment(
             .map(|s| format!("{} ({})", s.image, s.recipe))
             .collect();
         let mut comment = format!(
-            "WideSWE's test image `{image}` built from its recipes, parents first: {}; {} is WideSWE's agent layer, not rebuilt",
-            chain.join(" <- "),
+            "WideSWE's test image `{image}` {}; {} is WideSWE's agent layer, not rebuilt",
+            built_from(&chain),
             df.rel
         );
         match &opts.base_image {
@@ -348,7 +348,11 @@ pub fn environment(
                 "\nFROM {} stood in for by {b} (--base-image)",
                 graph.upstream
             )),
-            None => comment.push_str(&format!("\nFROM {} as the recipe names it", graph.upstream)),
+            None => comment.push_str(&format!(
+                "\nFROM {} as the {} names it",
+                graph.upstream,
+                if chain.is_empty() { "case" } else { "recipe" }
+            )),
         }
         if let Some(t) = &case.run_profile {
             note(
@@ -465,9 +469,9 @@ pub fn environment(
                     .map(|s| format!("{} ({})", s.image, s.recipe))
                     .collect();
                 format!(
-                    "from the case's {} over its image's recipes, parents first: {}\nroot FROM {}",
+                    "from the case's {} over its image, {}\nroot FROM {}",
                     df.rel,
-                    chain.join(" <- "),
+                    built_from(&chain),
                     g.upstream
                 )
             }
@@ -488,6 +492,19 @@ pub fn environment(
         setup,
         installs_of,
     })
+}
+
+/// How an image is built, for a spec comment: from its recipes (`image (recipe)`, parents
+/// first), or, with none, as the public image it names.
+fn built_from(chain: &[String]) -> String {
+    if chain.is_empty() {
+        "is the public image it names (no recipe of the checkout builds it)".into()
+    } else {
+        format!(
+            "built from its recipes, parents first: {}",
+            chain.join(" <- ")
+        )
+    }
 }
 
 /// A compose service that builds a profile's test image from a recipe of WideSWE's tree.
@@ -554,6 +571,22 @@ fn read_installs(case: &Case, files: &mut CaseFiles) -> Installs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_public_image_without_recipes_is_named_as_such() {
+        assert_eq!(
+            built_from(&[]),
+            "is the public image it names (no recipe of the checkout builds it)"
+        );
+        assert!(!built_from(&[]).contains(": ;"));
+        assert_eq!(
+            built_from(&[
+                "ecosyncbench/deps/x:1 (deps/x)".into(),
+                "ecosyncbench/base/node:22 (base/node-22)".into()
+            ]),
+            "built from its recipes, parents first: ecosyncbench/deps/x:1 (deps/x) <- ecosyncbench/base/node:22 (base/node-22)"
+        );
+    }
 
     #[test]
     fn names_and_quoting() {

@@ -174,6 +174,88 @@ fn prose_run_pattern(run: &str) -> Option<String> {
     pattern.contains(' ').then(|| pattern.to_string())
 }
 
+/// `edges` (each repository and the ones it `uses`, in the case's order) without cycles: an
+/// edge is kept unless its target already reaches its source through the edges kept before
+/// it, so the repository listed first keeps its direction. The kept uses per repository, and
+/// the dropped (from, to) pairs.
+fn acyclic_uses(edges: &[(String, Vec<String>)]) -> (Vec<Vec<String>>, Vec<(String, String)>) {
+    let mut kept: Vec<Vec<String>> = vec![Vec::new(); edges.len()];
+    let mut dropped = Vec::new();
+    let reaches = |kept: &[Vec<String>], from: &str, to: &str| {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut stack = vec![from];
+        while let Some(n) = stack.pop() {
+            if n == to {
+                return true;
+            }
+            if seen.contains(&n) {
+                continue;
+            }
+            seen.push(n);
+            if let Some(k) = edges.iter().position(|(e, _)| e == n) {
+                stack.extend(kept[k].iter().map(String::as_str));
+            }
+        }
+        false
+    };
+    for (k, (from, uses)) in edges.iter().enumerate() {
+        for to in uses {
+            if to == from || reaches(&kept, to, from) {
+                dropped.push((from.clone(), to.clone()));
+            } else {
+                kept[k].push(to.clone());
+            }
+        }
+    }
+    (kept, dropped)
+}
+
+/// The first run of plain English words after the test runner of `run` (`with plugin configs
+/// for the upstream test files`): at least three words of letters (and inner hyphens), one of
+/// them a function word no test name or option is, before any shell separator. WideSWE
+/// profiles sometimes describe the tests to run instead of naming them; the runner would take
+/// the words as test names or filters.
+fn prose_arguments(run: &str) -> Option<String> {
+    const FUNCTION_WORDS: &[&str] = &[
+        "with", "for", "the", "each", "of", "and", "its", "from", "in", "to", "that", "which",
+        "every", "their", "on", "under", "by", "per", "upstream", "owning", "all", "only",
+    ];
+    let words: Vec<&str> = run.split_whitespace().collect();
+    let runner_at = (0..words.len()).find(|&i| runner::detect(&words[..=i]).is_some())?;
+    let plain = |w: &str| {
+        let w = w.trim_end_matches(['.', ',', ':']);
+        w.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && w.chars().last().is_some_and(|c| c.is_ascii_alphabetic())
+            && w.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+    };
+    let mut run_of: Vec<&str> = Vec::new();
+    let take = |run_of: &[&str]| {
+        (run_of.len() >= 3
+            && run_of.iter().any(|w| {
+                FUNCTION_WORDS.contains(
+                    &w.trim_end_matches(['.', ',', ':'])
+                        .to_ascii_lowercase()
+                        .as_str(),
+                )
+            }))
+        .then(|| run_of.join(" "))
+    };
+    for w in &words[runner_at + 1..] {
+        if matches!(*w, "&&" | "||" | ";" | "|") || w.ends_with(';') {
+            break;
+        }
+        if plain(w) {
+            run_of.push(w);
+            continue;
+        }
+        if let Some(p) = take(&run_of) {
+            return Some(p);
+        }
+        run_of.clear();
+    }
+    take(&run_of)
+}
+
 /// The case as a task folder (spec, prompt, patches, environment, oracle).
 fn convert(
     case: &Case,
@@ -231,6 +313,9 @@ fn convert(
     }
 
     let mut repo_stmts = Vec::new();
+    // Target repositories, written once their `uses` are known to form no cycle: the place
+    // among `repo_stmts`, name, body, uses, test block, WideSWE role.
+    let mut pending = Vec::new();
     let mut relax_stmts = Vec::new();
     // Every repository's profile is read (and summarised) even after one fails.
     let mut failed = false;
@@ -303,20 +388,51 @@ fn convert(
                 }
             }
         }
-        for u in uses {
-            body.push(Stmt::new("uses", vec![ident(&u)]));
-        }
-        body.push(test);
-        repo_stmts.push(
-            Stmt::new("repo", vec![ident(&name)])
-                .block(body)
-                .comment(&format!("WideSWE role `{}`", r.role))
-                .spaced(),
-        );
+        pending.push((repo_stmts.len(), name, body, uses, test, r.role.clone()));
     }
 
     if failed {
         return None;
+    }
+    // `uses` must not form a cycle (E1107): when each profile installs the other repository,
+    // the direction of the repository listed first is kept and the other is a note.
+    let edges: Vec<(String, Vec<String>)> = pending
+        .iter()
+        .map(|(_, name, _, uses, _, _)| (name.clone(), uses.clone()))
+        .collect();
+    let (kept, dropped) = acyclic_uses(&edges);
+    for (from, to) in &dropped {
+        let (source, at) = match (&case.run_profile, case.profiles.first()) {
+            (Some(t), _) => (t.source, 0),
+            (None, Some(p)) => (p.doc.source, 0),
+            (None, None) => continue,
+        };
+        let label = files.at(source, at, "installs the repositories");
+        files.emit(
+            Diagnostic::new(
+                Code::ImportNote,
+                format!(
+                    "`{from}` uses `{to}` is not written: `{to}` already uses `{from}` (each profile installs the other repository), and `uses` cannot form a cycle (E1107); the direction of the repository listed first in the case is kept"
+                ),
+                label,
+            )
+            .with_help(format!(
+                "if the tests of `{from}` need `{to}` installed, add a `setup` step to `repo {from}` that installs it from /work/{to}"
+            )),
+        );
+    }
+    for ((at, name, mut body, _, test, role), uses) in pending.into_iter().zip(kept).rev() {
+        for u in uses {
+            body.push(Stmt::new("uses", vec![ident(&u)]));
+        }
+        body.push(test);
+        repo_stmts.insert(
+            at,
+            Stmt::new("repo", vec![ident(&name)])
+                .block(body)
+                .comment(&format!("WideSWE role `{role}`"))
+                .spaced(),
+        );
     }
     let kind = match case.task_type.as_deref() {
         Some(t) if t.contains("bug") || t.contains("fix") => "bugfix",
@@ -700,6 +816,19 @@ fn test_block(
             "write the test names as a `-run` regular expression (`'^(TestA|TestB)$'`) in the spec's `run`",
         );
     }
+    if let Some(words) = prose_arguments(&cmd.run) {
+        note(
+            files,
+            &doc_text,
+            profile.command_at,
+            format!(
+                "test profile `{}` describes its tests in prose after {}: \"{words}\"; the spec's `run` passes these words to the runner as test names or filters, which match no test",
+                profile.name,
+                cmd.runner.as_str()
+            ),
+            "replace the prose in the spec's `run` with the test files or names it describes (the hidden test patch lists the files it touches)",
+        );
+    }
     let mut test = vec![
         Stmt::new("patch", stack.iter().map(|p| call("file", p)).collect()),
         Stmt::new("run", vec![string(&cmd.run)]),
@@ -825,6 +954,65 @@ mod tests {
             prose_run_pattern("go test -json -run 'TestA|TestB' ./pkg"),
             None
         );
+    }
+
+    #[test]
+    fn a_uses_cycle_keeps_the_first_direction() {
+        let e = |n: &str, u: &[&str]| (n.to_string(), u.iter().map(|s| s.to_string()).collect());
+        // Each profile pip-installs the other repository.
+        let (kept, dropped) = acyclic_uses(&[
+            e("django-mongodb-backend", &["mongo-python-driver"]),
+            e("mongo-python-driver", &["django-mongodb-backend"]),
+        ]);
+        assert_eq!(kept, vec![vec!["mongo-python-driver".to_string()], vec![]]);
+        assert_eq!(
+            dropped,
+            vec![(
+                "mongo-python-driver".to_string(),
+                "django-mongodb-backend".to_string()
+            )]
+        );
+        // A longer cycle loses its closing edge; a chain is untouched.
+        let (kept, dropped) = acyclic_uses(&[e("a", &["b"]), e("b", &["c"]), e("c", &["a"])]);
+        assert_eq!(kept[0], vec!["b".to_string()]);
+        assert_eq!(kept[1], vec!["c".to_string()]);
+        assert_eq!(dropped, vec![("c".to_string(), "a".to_string())]);
+        let (_, dropped) = acyclic_uses(&[e("a", &["b"]), e("b", &["ctx"])]);
+        assert!(dropped.is_empty());
+    }
+
+    #[test]
+    fn prose_after_the_runner() {
+        assert_eq!(
+            prose_arguments("yarn kbn bootstrap && node scripts/jest with plugin configs for the upstream test files --json"),
+            Some("with plugin configs for the upstream test files".into())
+        );
+        assert_eq!(
+            prose_arguments("cd code && yarn exec -- vitest run each upstream test file with its owning package config --reporter=json"),
+            Some("run each upstream test file with its owning package config".into())
+        );
+        assert_eq!(
+            prose_arguments("cargo test -p sql-migration-tests --test migration_tests for the upstream-touched migrations and schema_push modules."),
+            Some("for the upstream-touched migrations and".into())
+        );
+        // Test names, paths and options are not prose; nor is what precedes the runner.
+        assert_eq!(
+            prose_arguments("./tests/runtests.py auth forms admin_views --verbosity 2"),
+            None
+        );
+        assert_eq!(
+            prose_arguments("npx vitest run src/a.test.ts --reporter=json"),
+            None
+        );
+        assert_eq!(
+            prose_arguments("for f in a b; do pytest -rA $f; done"),
+            None
+        );
+        assert_eq!(
+            prose_arguments("go test -json ./pkg/... && echo done with the tests"),
+            None
+        );
+        assert_eq!(prose_arguments("make all of the things"), None);
     }
 
     #[test]

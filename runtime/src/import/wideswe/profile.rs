@@ -131,8 +131,9 @@ pub fn read(
 }
 
 /// The command without the options that make a runner write WideSWE's own report
-/// (`--reporter=junit`, `--outputFile=…`, `--log-junit FILE`, `--logger trx…`): taskc adds
-/// the option its parser reads.
+/// (`--reporter=junit`, `--reporter-outfile=…`, `--outputFile=…`, `--log-junit FILE`,
+/// `--logger trx…`), in the `=` form as in the space form: taskc adds the option its parser
+/// reads.
 fn without_report_options(words: &[&str]) -> String {
     let mut out: Vec<&str> = Vec::new();
     let mut skip = false;
@@ -143,18 +144,26 @@ fn without_report_options(words: &[&str]) -> String {
         }
         if matches!(
             *w,
-            "--reporter" | "--outputFile" | "--log-junit" | "--logger" | "--results-directory"
+            "--reporter"
+                | "--reporter-outfile"
+                | "--outputFile"
+                | "--log-junit"
+                | "--logger"
+                | "--results-directory"
+                | "--test-reporter-destination"
         ) {
             skip = true;
             continue;
         }
         if [
             "--reporter=",
+            "--reporter-outfile=",
             "--outputFile=",
             "--outputFile.",
             "--log-junit=",
             "--logger=",
             "--results-directory=",
+            "--test-reporter-destination=",
         ]
         .iter()
         .any(|p| w.starts_with(p))
@@ -171,6 +180,7 @@ mod tests {
     use super::*;
 
     const KNOWN: &[&str] = &[
+        "bun",
         "cargo",
         "go-test-json",
         "jest-json",
@@ -223,5 +233,43 @@ mod tests {
         assert_eq!(c.run, "npx vitest run src/a.test.ts --reporter=json");
         assert_eq!(c.parser, "jest-json");
         assert_eq!(c.fallback, Some(("--reporter=json", "vitest")));
+    }
+
+    #[test]
+    fn report_options_in_the_equals_form_are_dropped() {
+        let c = read(
+            "bun test src/tunnel.test.ts --reporter=junit --reporter-outfile=/workspace/.ecosyncbench/test-reports/expo-mcp-tunnel.xml",
+            &[],
+            KNOWN,
+        )
+        .unwrap();
+        assert_eq!(
+            c.run,
+            "bun test src/tunnel.test.ts --reporter=junit --reporter-outfile \"$TASKC_REPORT\""
+        );
+        let c = read(
+            "bun test a.test.ts --reporter junit --reporter-outfile /workspace/r.xml",
+            &[],
+            KNOWN,
+        )
+        .unwrap();
+        assert_eq!(
+            c.run,
+            "bun test a.test.ts --reporter=junit --reporter-outfile \"$TASKC_REPORT\""
+        );
+        let c = read(
+            "npx jest a.test.js --json --outputFile=/workspace/.ecosyncbench/test-reports/j.json",
+            &[],
+            KNOWN,
+        )
+        .unwrap();
+        assert_eq!(c.run, "npx jest a.test.js --json");
+        let c = read(
+            "vendor/bin/phpunit tests/ATest.php --log-junit=/workspace/.ecosyncbench/test-reports/p.xml",
+            &[],
+            &["junit-xml"],
+        )
+        .unwrap();
+        assert!(!c.run.contains("/workspace/"), "{}", c.run);
     }
 }

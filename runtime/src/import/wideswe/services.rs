@@ -244,6 +244,46 @@ fn detached_image(words: &[String]) -> Option<String> {
         "--cpus",
         "--hostname",
         "-h",
+        "--tmpfs",
+        "--health-interval",
+        "--health-timeout",
+        "--health-retries",
+        "--health-start-period",
+        "--health-start-interval",
+        "--shm-size",
+        "--ulimit",
+        "--add-host",
+        "--env-file",
+        "--restart",
+        "--cap-add",
+        "--cap-drop",
+        "--device",
+        "--dns",
+        "--log-driver",
+        "--log-opt",
+        "--pull",
+        "--stop-signal",
+        "--stop-timeout",
+        "--memory-swap",
+        "--ipc",
+        "--pid",
+        "--cidfile",
+        "--expose",
+        "--link",
+        "--security-opt",
+        "--sysctl",
+        "--volumes-from",
+        "--gpus",
+        "--runtime",
+        "--cpuset-cpus",
+        "--network-alias",
+        "--ip",
+        "--mac-address",
+        "--userns",
+        "--uts",
+        "--label-file",
+        "--storage-opt",
+        "--cgroup-parent",
     ];
     let mut skip = false;
     for w in rest {
@@ -377,6 +417,17 @@ mod tests {
             Some("mongo:7".into())
         );
         assert_eq!(detached_image(&w("docker run --rm $image bash")), None);
+        // Shaped like a real case: option values are not the image.
+        assert_eq!(
+            detached_image(&w(
+                "docker run -d --rm --name $pg --network $net --tmpfs /var/lib/postgresql/data:rw,size=2g -e POSTGRES_PASSWORD=pw -p 5432:5432 -v /x:/y --health-cmd pg_isready --health-interval 1s --health-retries 30 postgres:16-alpine"
+            )),
+            Some("postgres:16-alpine".into())
+        );
+        assert_eq!(
+            detached_image(&w("docker run -d --tmpfs=/data:rw --shm-size 1g redis:7")),
+            Some("redis:7".into())
+        );
         assert_eq!(known_port("mongo:7"), Some(27017));
         assert_eq!(known_port("docker.io/library/postgres:16"), Some(5432));
         assert_eq!(label("redis_cluster").as_deref(), Some("redis-cluster"));
