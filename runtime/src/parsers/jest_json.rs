@@ -35,28 +35,59 @@ struct Report {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Suite {
+pub(super) struct Suite {
     #[serde(default)]
-    name: String,
+    pub(super) name: String,
     #[serde(default)]
     test_file_path: Option<String>,
     #[serde(default)]
-    status: String,
+    pub(super) status: String,
     #[serde(default)]
-    message: String,
+    pub(super) message: String,
     #[serde(default)]
-    assertion_results: Vec<Assertion>,
+    pub(super) assertion_results: Vec<Assertion>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Assertion {
+pub(super) struct Assertion {
     #[serde(default)]
     ancestor_titles: Vec<String>,
     #[serde(default)]
     title: String,
     #[serde(default)]
-    status: String,
+    pub(super) status: String,
+}
+
+impl Suite {
+    /// A test file that failed to load (no assertion results, status `failed`): warned
+    /// about and recorded under the file alone as an error. True when it was one.
+    pub(super) fn record_load_failure(&self, parsed: &mut ParsedLog, file: &str) -> bool {
+        if !(self.assertion_results.is_empty() && self.status == "failed") {
+            return false;
+        }
+        let first = self
+            .message
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        parsed.warn(format!("{file} failed to run: {}", first.trim()));
+        parsed.record(file.to_string(), Outcome::Error);
+        true
+    }
+}
+
+impl Assertion {
+    /// `<file>::<describe> > … > <title>`, the id jest and vitest reports share.
+    pub(super) fn id(&self, file: &str) -> String {
+        let mut id = format!("{file}::");
+        for ancestor in &self.ancestor_titles {
+            id.push_str(ancestor);
+            id.push_str(" > ");
+        }
+        id.push_str(&self.title);
+        id
+    }
 }
 
 /// Parses a log holding one or more jest JSON reports.
@@ -109,29 +140,17 @@ pub fn parse(log: &[u8]) -> Result<ParsedLog, ParserError> {
 }
 
 fn read_report(parsed: &mut ParsedLog, suites: Vec<Suite>) {
-    for suite in suites {
+    for mut suite in suites {
         let file = if suite.name.is_empty() {
-            suite.test_file_path.unwrap_or_default()
+            suite.test_file_path.take().unwrap_or_default()
         } else {
-            suite.name
+            std::mem::take(&mut suite.name)
         };
-        if suite.assertion_results.is_empty() && suite.status == "failed" {
-            let first = suite
-                .message
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("");
-            parsed.warn(format!("{file} failed to run: {}", first.trim()));
-            parsed.record(file, Outcome::Error);
+        if suite.record_load_failure(parsed, &file) {
             continue;
         }
         for test in suite.assertion_results {
-            let mut id = format!("{file}::");
-            for ancestor in &test.ancestor_titles {
-                id.push_str(ancestor);
-                id.push_str(" > ");
-            }
-            id.push_str(&test.title);
+            let id = test.id(&file);
             let outcome = match test.status.as_str() {
                 "passed" | "focused" => Outcome::Passed,
                 "failed" => Outcome::Failed,

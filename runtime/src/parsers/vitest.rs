@@ -22,6 +22,7 @@
 
 use serde::Deserialize;
 
+use super::jest_json::Suite;
 use super::json_reports::parse_reports;
 use super::parsed_log::{Outcome, ParsedLog};
 
@@ -33,31 +34,7 @@ struct Report {
     num_failed_tests: usize,
     #[serde(default)]
     success: Option<bool>,
-    test_results: Vec<File>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct File {
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    status: String,
-    #[serde(default)]
-    message: String,
-    #[serde(default)]
-    assertion_results: Vec<Assertion>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Assertion {
-    #[serde(default)]
-    ancestor_titles: Vec<String>,
-    #[serde(default)]
-    title: String,
-    #[serde(default)]
-    status: String,
+    test_results: Vec<Suite>,
 }
 
 /// Parses vitest's JSON report.
@@ -75,24 +52,12 @@ pub fn parse(report: &[u8]) -> ParsedLog {
 fn read(parsed: &mut ParsedLog, report: Report, line: usize) {
     let (mut total, mut passed, mut failed, mut bad) = (0, 0, 0, false);
     for file in report.test_results {
-        if file.assertion_results.is_empty() && file.status == "failed" {
-            let first = file.message.lines().find(|l| !l.trim().is_empty());
-            parsed.warn(format!(
-                "{} failed to run: {}",
-                file.name,
-                first.unwrap_or("").trim()
-            ));
-            parsed.record(file.name, Outcome::Error);
+        if file.record_load_failure(parsed, &file.name) {
             bad = true;
             continue;
         }
         for test in file.assertion_results {
-            let mut id = format!("{}::", file.name);
-            for ancestor in &test.ancestor_titles {
-                id.push_str(ancestor);
-                id.push_str(" > ");
-            }
-            id.push_str(&test.title);
+            let id = test.id(&file.name);
             total += 1;
             let outcome = match test.status.as_str() {
                 "passed" => {
