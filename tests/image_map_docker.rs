@@ -228,3 +228,104 @@ fn a_spec_naming_python_3_12_verifies_through_the_image_map_and_the_lock_says_so
     let shown = text(&o);
     assert!(!shown.contains("W0900"), "{shown}");
 }
+
+/// The upstream image a curator's (or `taskc import`'s) Dockerfile names, which no engine
+/// here can pull; `[images.map]` names a local image for it.
+const UPSTREAM: &str = "example.invalid/wsemore/upstream:1";
+
+#[test]
+fn an_imported_dockerfile_builds_from_its_stand_in_and_the_lock_says_so() {
+    if !docker_or_skip() {
+        return;
+    }
+    let guard = DockerGuard::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("task");
+    let spec = write_task(&dir);
+    // The same task on `env dockerfile`, as `taskc import wideswe` writes it: a multi-stage
+    // Dockerfile whose root `FROM` names an image no registry here serves, a stage built on
+    // it, and a stage reference that is not an image.
+    std::fs::create_dir_all(dir.join("environment")).unwrap();
+    std::fs::write(
+        dir.join("environment/Dockerfile"),
+        format!(
+            "# written like `taskc import wideswe` writes a recipe chain\nFROM {UPSTREAM} AS upstream-base\nRUN python3 -c 'import pytest'\nFROM upstream-base AS deps\nRUN mkdir -p /opt/wsemore\n"
+        ),
+    )
+    .unwrap();
+    let text_of_spec = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace(
+            "env python {\n    version \"3.12\"\n  }",
+            "env dockerfile {\n    dockerfile file(\"environment/Dockerfile\")\n  }",
+        )
+        .replace(
+            "python -m pytest -rA -p no:cacheprovider tests",
+            "python3 -m pytest -rA -p no:cacheprovider tests/test_add.py -k 'not python_is_3_12'",
+        );
+    assert!(text_of_spec.contains("env dockerfile"), "{text_of_spec}");
+    std::fs::write(&spec, text_of_spec).unwrap();
+    let cache = tmp.path().join("cache");
+    let cache_s = cache.to_str().unwrap();
+    let verify = |guard: &DockerGuard| {
+        taskc(
+            guard,
+            &[
+                "verify",
+                "--backend",
+                "docker",
+                "--color",
+                "never",
+                "--cache",
+                cache_s,
+                "calc.task",
+            ],
+            &dir,
+        )
+    };
+
+    // Without a map the build cannot start from the image the Dockerfile names.
+    let o = verify(&guard);
+    let shown = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{shown}");
+    assert!(shown.contains(UPSTREAM), "{shown}");
+    assert!(!spec.with_extension("lock").exists());
+
+    // A map naming a stand-in that does not exist: E1700 naming it, before any build.
+    std::fs::write(
+        dir.join("taskc.toml"),
+        format!("[images.map]\n\"{UPSTREAM}\" = \"wsemore-no-such-image:1\"\n"),
+    )
+    .unwrap();
+    let o = verify(&guard);
+    let shown = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{shown}");
+    assert!(shown.contains("E1700"), "{shown}");
+    assert!(shown.contains("wsemore-no-such-image:1"), "{shown}");
+
+    // Mapped onto taskc's own base image (present wherever taskc runs on Docker): the
+    // `FROM` is rewritten at build time, the task verifies, and the lock records it.
+    std::fs::write(
+        dir.join("taskc.toml"),
+        format!("[images.map]\n\"{UPSTREAM}\" = \"taskc/base:bookworm\"\n"),
+    )
+    .unwrap();
+    let o = verify(&guard);
+    let shown = text(&o);
+    gc(&cache, &dir);
+    assert_eq!(o.status.code(), Some(0), "{shown}");
+    let lock = std::fs::read_to_string(spec.with_extension("lock")).unwrap();
+    assert!(lock.contains("tests/test_add.py::test_add"), "{lock}");
+    assert!(
+        lock.contains(&format!(
+            "\"from-stand-in:{UPSTREAM}\" = \"taskc/base:bookworm\""
+        )),
+        "{lock}"
+    );
+    // The Dockerfile beside the spec is untouched: the rewrite is the build's, not the spec's.
+    let df = std::fs::read_to_string(dir.join("environment/Dockerfile")).unwrap();
+    assert!(
+        df.contains(&format!("FROM {UPSTREAM} AS upstream-base")),
+        "{df}"
+    );
+}

@@ -197,3 +197,113 @@ fn without_the_checkout_the_image_recipe_is_the_one_thing_missing() {
         "{md}"
     );
 }
+
+/// The second fixture checkout: cases shaped like the real ones the importer once read
+/// wrongly (docs/import.md, importer bugs 3, 4, 6, 8–11), copied to `dir/gaps`.
+fn stage_gaps(dir: &Path) -> PathBuf {
+    let root = dir.join("gaps");
+    common::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-checkout-gaps"),
+        &root,
+    );
+    root
+}
+
+#[test]
+fn the_shapes_the_forty_real_cases_showed_are_read_as_they_are() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = stage_gaps(dir.path());
+    let (code, log) = import(
+        dir.path(),
+        &[root.to_str().expect("utf-8"), "--report", "report.json"],
+    );
+    // One case imports (with notes), one is refused: exit 1.
+    assert_eq!(code, Some(1), "{log}");
+    // The diagnostics as one line of words (the terminal renderer wraps long messages).
+    let log = log
+        .replace(['│', '·'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&dir.path().join("report.json"))).expect("json");
+    let case = |id: &str| {
+        json["cases"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["case"] == id))
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} in {json}"))
+    };
+    let shapes = case("demo_shapes_9a8b7c6d5e4f");
+    assert_eq!(shapes["status"], "with notes", "{shapes}\n{log}");
+    let spec = read(
+        &dir.path()
+            .join("out/demo_shapes_9a8b7c6d5e4f/demo_shapes_9a8b7c6d5e4f.task"),
+    );
+
+    // Bug 4: WideSWE runs svc's tests in its profile's `workdir`, a module below the root.
+    assert!(
+        spec.contains("run \"cd e2e/test && go test -json -count=1 ./integration/ping\""),
+        "{spec}"
+    );
+    // Bug 9: the sharness script at the end of cli's chain is named, not silently unread.
+    assert!(
+        log.contains("also runs `TEST_JUNIT=1 test/sharness/t0001-ping.sh` after go test"),
+        "{log}"
+    );
+    // Bug 10: the image is the first word; the prose after it is a note.
+    assert!(
+        log.contains(
+            "as the image, and the rest (\"with the module cache warmed under /data\") is not done"
+        ),
+        "{log}"
+    );
+    // Bug 11: a compose-built image whose recipe the checkout lacks is named for
+    // `[images.map]` (a note), as an image found by name without a recipe is; not E1109.
+    assert!(!log.contains("E1109"), "{log}");
+    assert!(log.contains("which the checkout does not hold"), "{log}");
+    let df = read(
+        &dir.path()
+            .join("out/demo_shapes_9a8b7c6d5e4f/environment/Dockerfile"),
+    );
+    assert!(
+        df.contains("FROM ecosyncbench/deps/demo-svc-go:9a8b7c6d5e4f"),
+        "{df}"
+    );
+    // Bug 6: what the script starts that cannot be declared is reported, never dropped.
+    assert!(
+        log.contains("starts a container from the image in `$svc_image`"),
+        "{log}"
+    );
+    assert!(
+        log.contains("compose services `kafka`, `zookeeper` of"),
+        "{log}"
+    );
+    let services = shapes["services"].to_string();
+    assert!(services.contains("$svc_image"), "{services}");
+
+    let refused = case("demo_refused_1f2e3d4c5b6a");
+    assert_eq!(refused["status"], "failed", "{refused}");
+    // Bug 3: `pip install pytest pytest-django` is no test command.
+    assert!(
+        log.contains("no test command for `app` was found in it"),
+        "{log}"
+    );
+    assert!(!log.contains("pip install pytest -rA"), "{log}");
+    // Bug 8: `flutter drive` is not `flutter test`: no parser reads it.
+    assert!(log.contains("E1400"), "{log}");
+    assert!(log.contains("it needs the parser `flutter-drive`"), "{log}");
+
+    // The spec that was written checks clean with the real checker.
+    let check = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["check", "--color", "never", "demo_shapes_9a8b7c6d5e4f.task"])
+        .current_dir(dir.path().join("out/demo_shapes_9a8b7c6d5e4f"))
+        .output()
+        .expect("run taskc");
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}

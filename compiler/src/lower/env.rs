@@ -137,6 +137,13 @@ pub(crate) fn env_image(
             message: msg,
         }
     })?;
+    // A curator's Dockerfile names its own base images: each `FROM` a site's `[images.map]`
+    // stands in for is rewritten to the stand-in (its content id is in `base_image_id`).
+    let (dockerfile, from_stand_ins) = if r.name == "dockerfile" {
+        rewrite_from(&dockerfile, &opts.stand_ins)
+    } else {
+        (dockerfile, BTreeMap::new())
+    };
     let digest = match (&context, &opts.base_image_id) {
         (None, None) => canonical_digest("taskc.env-image/1", &dockerfile),
         (None, Some(id)) => canonical_digest("taskc.env-image/2", &(&dockerfile, id)),
@@ -160,6 +167,7 @@ pub(crate) fn env_image(
         params,
         base_image,
         stands_in_for,
+        from_stand_ins,
         base_image_id: opts.base_image_id.clone(),
         dockerfile,
         context,
@@ -171,4 +179,113 @@ pub(crate) fn env_image(
             setup,
         },
     })
+}
+
+/// The images `dockerfile`'s `FROM` lines build on, in order: each `FROM` that does not name
+/// an earlier build stage and is not built from an `ARG` (`FROM ${BASE}`), once.
+pub fn from_images(dockerfile: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_from(dockerfile, |image| {
+        if !out.iter().any(|o| o == image) {
+            out.push(image.to_string());
+        }
+        None
+    });
+    out
+}
+
+/// `dockerfile` with each `FROM` image `stand_ins` names replaced by its stand-in, and what
+/// was replaced (named → used). Stage references, `ARG`-built images, options
+/// (`--platform=…`) and `AS <stage>` are kept.
+pub fn rewrite_from(
+    dockerfile: &str,
+    stand_ins: &BTreeMap<String, String>,
+) -> (String, BTreeMap<String, String>) {
+    let mut used = BTreeMap::new();
+    let out = for_each_from(dockerfile, |image| {
+        let s = stand_ins.get(image).filter(|s| *s != image)?;
+        used.insert(image.to_string(), s.clone());
+        Some(s.clone())
+    });
+    (out, used)
+}
+
+/// `dockerfile` with `f` asked about each `FROM` image that is not a build stage or built
+/// from an `ARG`; where it answers, the image is replaced.
+fn for_each_from(dockerfile: &str, mut f: impl FnMut(&str) -> Option<String>) -> String {
+    let mut stages: Vec<String> = Vec::new();
+    let mut out = String::with_capacity(dockerfile.len());
+    for line in dockerfile.split_inclusive('\n') {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let is_from = words
+            .first()
+            .is_some_and(|w| w.eq_ignore_ascii_case("FROM"));
+        let at = words
+            .iter()
+            .skip(1)
+            .position(|w| !w.starts_with("--"))
+            .map(|k| k + 1);
+        let (true, Some(at)) = (is_from, at) else {
+            out.push_str(line);
+            continue;
+        };
+        let image = words[at];
+        let stage = match (words.get(at + 1), words.get(at + 2)) {
+            (Some(a), Some(n)) if a.eq_ignore_ascii_case("AS") => Some(n.to_ascii_lowercase()),
+            _ => None,
+        };
+        let own = stages.contains(&image.to_ascii_lowercase()) || image.contains('$');
+        match (own, (!own).then(|| f(image)).flatten()) {
+            (false, Some(new)) => {
+                let mut w: Vec<String> = words.iter().map(|s| s.to_string()).collect();
+                w[at] = new;
+                out.push_str(&w.join(" "));
+                out.push_str(if line.ends_with("\r\n") {
+                    "\r\n"
+                } else if line.ends_with('\n') {
+                    "\n"
+                } else {
+                    ""
+                });
+            }
+            _ => out.push_str(line),
+        }
+        stages.extend(stage);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{from_images, rewrite_from};
+
+    #[test]
+    fn from_lines_are_rewritten_through_the_image_map() {
+        let df = "# x\nARG B=golang:1.26\nFROM golang:1.26-bookworm AS build\nRUN go build\nFROM ${B}\nFROM build\nFROM --platform=linux/amd64 ecosyncbench/deps/x:1\nCOPY --from=build /a /a\n";
+        assert_eq!(
+            from_images(df),
+            vec![
+                "golang:1.26-bookworm".to_string(),
+                "ecosyncbench/deps/x:1".to_string()
+            ]
+        );
+        let map: std::collections::BTreeMap<String, String> = [
+            ("golang:1.26-bookworm", "local/go:1.26"),
+            ("build", "nope"),
+            ("ecosyncbench/deps/x:1", "local/x:1"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let (out, used) = rewrite_from(df, &map);
+        assert_eq!(
+            out,
+            "# x\nARG B=golang:1.26\nFROM local/go:1.26 AS build\nRUN go build\nFROM ${B}\nFROM build\nFROM --platform=linux/amd64 local/x:1\nCOPY --from=build /a /a\n"
+        );
+        assert_eq!(used.len(), 2);
+        assert_eq!(used["golang:1.26-bookworm"], "local/go:1.26");
+        let (same, none) = rewrite_from(df, &Default::default());
+        assert_eq!(same, df);
+        assert!(none.is_empty());
+    }
 }

@@ -5,6 +5,7 @@
 
 mod closure;
 mod env;
+pub use env::{from_images, rewrite_from};
 mod manifest;
 mod prepare;
 pub mod relax;

@@ -73,6 +73,7 @@ fn named_image(name: &str, opts: &LowerOptions) -> EnvImage {
         params: BTreeMap::new(),
         base_image: used.to_string(),
         stands_in_for,
+        from_stand_ins: BTreeMap::new(),
         base_image_id: None,
         dockerfile,
         context: None,

@@ -50,6 +50,11 @@ pub struct EnvImage {
     /// the one the recipe names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stands_in_for: Option<String>,
+    /// The `FROM` images of a curator's Dockerfile (`env dockerfile`) a site's
+    /// `[images.map]` stood in for: the image the Dockerfile names → the one built `FROM`
+    /// instead (the Dockerfile above is already rewritten). Empty when none was.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub from_stand_ins: BTreeMap<String, String>,
     /// The base image's content id when the runtime resolved it (it then enters `digest`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_image_id: Option<String>,

@@ -22,6 +22,68 @@ pub async fn resolve_base(
     site: &Site,
     task: &Task,
 ) -> Result<LowerOptions, PipelineError> {
+    let mut out = resolve_recipe_base(session, opts, site, task).await?;
+    let backend: &dyn Backend = session.backend.as_ref();
+    let ids = from_stand_ins(backend, site, task, opts, &mut out, true).await?;
+    fold_ids(&mut out, ids);
+    Ok(out)
+}
+
+/// The `FROM` images of a curator's Dockerfile (`env dockerfile`, as `taskc import` writes
+/// them) that the site's `[images.map]` names, resolved (E1700 when a stand-in is not on the
+/// engine; with `strict` false, such an image is skipped): each stand-in in `out.stand_ins`,
+/// for the lowering to rewrite the `FROM` line; their content ids, in `FROM` order.
+async fn from_stand_ins(
+    backend: &dyn Backend,
+    site: &Site,
+    task: &Task,
+    opts: &LowerOptions,
+    out: &mut LowerOptions,
+    strict: bool,
+) -> Result<Vec<String>, PipelineError> {
+    if task.env.recipe != "dockerfile" || site.image_map.is_empty() {
+        return Ok(Vec::new());
+    }
+    let dockerfile = lower_workspace(task, opts, WorkspaceMode::Joint)?
+        .images
+        .environment
+        .dockerfile;
+    let mut ids = Vec::new();
+    for image in taskc_compiler::lower::from_images(&dockerfile) {
+        if site.image_map.stand_in(&image).is_none() {
+            continue;
+        }
+        let resolved = match resolve_named_image(backend, &site.image_map, &image).await {
+            Ok(r) => r,
+            Err(e) if strict => return Err(e),
+            Err(_) => continue,
+        };
+        ids.extend(resolved.content_id.clone());
+        out.stand_ins.insert(resolved.requested, resolved.used);
+    }
+    Ok(ids)
+}
+
+/// The stand-ins' content ids folded into the environment's base image id, so a rebuilt
+/// stand-in rebuilds the environment (and reruns every run on it).
+fn fold_ids(out: &mut LowerOptions, ids: Vec<String>) {
+    if ids.is_empty() {
+        return;
+    }
+    let joined = ids.join("+");
+    out.base_image_id = Some(match out.base_image_id.take() {
+        Some(b) => format!("{b}+{joined}"),
+        None => joined,
+    });
+}
+
+/// [`resolve_base`] for the image the recipe builds on.
+async fn resolve_recipe_base(
+    session: &Session,
+    opts: &LowerOptions,
+    site: &Site,
+    task: &Task,
+) -> Result<LowerOptions, PipelineError> {
     // Any plan names the base image; the workspace plan is the cheapest to lower.
     let base = lower_workspace(task, opts, WorkspaceMode::Joint)?
         .images
@@ -128,6 +190,20 @@ async fn service_stand_ins(
 /// absent or the backend has no engine images. For `taskc gc --keep`, whose kept images
 /// carry ids that fold the base image in.
 pub async fn resolve_existing_base(
+    backend: &dyn Backend,
+    opts: &LowerOptions,
+    site: &Site,
+    task: &Task,
+) -> Result<Option<LowerOptions>, PipelineError> {
+    let Some(mut out) = resolve_existing_recipe_base(backend, opts, site, task).await? else {
+        return Ok(None);
+    };
+    let ids = from_stand_ins(backend, site, task, opts, &mut out, false).await?;
+    fold_ids(&mut out, ids);
+    Ok(Some(out))
+}
+
+async fn resolve_existing_recipe_base(
     backend: &dyn Backend,
     opts: &LowerOptions,
     site: &Site,

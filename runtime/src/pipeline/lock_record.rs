@@ -55,7 +55,15 @@ pub fn lock_of(
         .environment
         .stands_in_for
         .iter()
-        .map(|named| ("base-stands-in-for", named.clone()));
+        .map(|named| ("base-stands-in-for".to_string(), named.clone()))
+        // … and each `FROM` image of a curator's Dockerfile it stood in for.
+        .chain(
+            images
+                .environment
+                .from_stand_ins
+                .iter()
+                .map(|(named, used)| (format!("from-stand-in:{named}"), used.clone())),
+        );
     lock.provenance = Provenance {
         backend: outcome.backend.clone(),
         taskc: env!("CARGO_PKG_VERSION").to_string(),
@@ -65,8 +73,8 @@ pub fn lock_of(
             ("task", images.task.id.clone()),
         ]
         .into_iter()
-        .chain(stood_in)
         .map(|(k, v)| (k.to_string(), v))
+        .chain(stood_in)
         .collect(),
         tools: v.tools.clone(),
     };

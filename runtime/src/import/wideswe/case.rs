@@ -396,15 +396,42 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
             );
             continue;
         };
+        // Later cases name the image `dependency_image`, some `docker_image`.
+        let key = ["image", "dependency_image", "docker_image"]
+            .into_iter()
+            .find(|k| p.get(k).is_some())
+            .unwrap_or("image");
+        let mut image = files.opt_string(&profiles, p, key);
+        // An image written with prose after it (`rust:1.91-bookworm with rustup toolchain
+        // 1.92.0 cached under /data`): the image is its first word, the rest a note.
+        let split = image
+            .as_deref()
+            .map(str::trim)
+            .and_then(|i| i.split_once(char::is_whitespace))
+            .map(|(a, b)| (a.to_string(), b.trim().to_string()));
+        if let Some((first, rest)) = split {
+            let at = p.get(key).map_or(p.at, |n| n.at);
+            let label = files.at(profiles.source, at, "prose after the image");
+            files.emit(
+                Diagnostic::new(
+                    Code::ImportNote,
+                    format!(
+                        "the `{key}` of test profile `{name}` is prose: \"{}\"; the importer takes `{first}` as the image, and the rest (\"{}\") is not done",
+                        image.as_deref().unwrap_or("").trim(),
+                        rest
+                    ),
+                    label,
+                )
+                .with_help("make sure the environment provides what the prose says (a toolchain, a cache) in a `setup` step or the Dockerfile"),
+            );
+            image = Some(first);
+        }
         out_profiles.push(Profile {
             name: name.clone(),
             repo,
             workdir: files.opt_string(&profiles, p, "workdir"),
             command: cmd.to_string(),
-            // Later cases name the image `dependency_image`.
-            image: files
-                .opt_string(&profiles, p, "image")
-                .or_else(|| files.opt_string(&profiles, p, "dependency_image")),
+            image,
             doc: profiles.clone(),
             command_at: command.at,
         });

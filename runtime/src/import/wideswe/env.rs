@@ -322,12 +322,18 @@ pub fn environment(
             },
         });
         if graph.unbuilt && opts.base_image.is_none() {
+            let why = match &graph.missing_recipe {
+                Some(r) => format!(
+                    "the case's compose file builds it from `{r}`, which the checkout does not hold"
+                ),
+                None => "WideSWE builds it outside the case, and it is not published".into(),
+            };
             note(
                 files,
                 df,
                 0,
                 format!(
-                    "`{}` has no recipe in the checkout's benchmark/images/ (WideSWE builds it outside the case, and it is not published); the environment starts `FROM {}` as the case names it",
+                    "`{}` has no recipe in the checkout's benchmark/images/ ({why}); the environment starts `FROM {}` as the case names it",
                     graph.upstream, graph.upstream
                 ),
                 "name a local image for it in `[images.map]` of taskc.toml (or pass --base-image) before building",

@@ -30,6 +30,8 @@ pub struct Graph {
     /// The root is an `ecosyncbench/` image the checkout has no recipe for: it is named as
     /// the case names it, to be stood in for by `[images.map]` (or `--base-image`).
     pub unbuilt: bool,
+    /// The recipe the case's compose file names for the root, absent from the checkout.
+    pub missing_recipe: Option<String>,
 }
 
 /// The `FROM` image of `text` with `ARG` defaults declared before it substituted, and the
@@ -108,7 +110,16 @@ pub fn resolve_recipe(
     recipe: &str,
     args: &[(String, String)],
 ) -> Result<Graph, String> {
-    let text = std::fs::read_to_string(root.join(recipe)).map_err(|_| image.to_string())?;
+    let Ok(text) = std::fs::read_to_string(root.join(recipe)) else {
+        // The recipe is not in the checkout: the image is named as the case names it, for
+        // `[images.map]`, as an image found by name without a recipe is.
+        return Ok(Graph {
+            stages: Vec::new(),
+            upstream: image.to_string(),
+            unbuilt: true,
+            missing_recipe: Some(recipe.to_string()),
+        });
+    };
     let (parent, _) = from_with(&text, args).ok_or_else(|| image.to_string())?;
     // The build arguments become the defaults of the recipe's own `ARG`s.
     let mut pinned = String::new();
@@ -148,6 +159,7 @@ fn chain(root: &Path, mut stages: Vec<Stage>, image: String) -> Result<Graph, St
                 stages,
                 upstream: current,
                 unbuilt: false,
+                missing_recipe: None,
             });
         }
         let found = recipe_candidates(&current).into_iter().find_map(|rel| {
@@ -162,6 +174,7 @@ fn chain(root: &Path, mut stages: Vec<Stage>, image: String) -> Result<Graph, St
                 stages,
                 upstream: current,
                 unbuilt: true,
+                missing_recipe: None,
             });
         };
         let Some((parent, _)) = from_of(&text) else {
@@ -176,6 +189,150 @@ fn chain(root: &Path, mut stages: Vec<Stage>, image: String) -> Result<Graph, St
         current = parent;
     }
     Err(current)
+}
+
+/// One recipe's text as stages of the chain's Dockerfile: every `FROM` of its parent image
+/// (an `ARG`-built `FROM ${BASE}` resolved with the recipe's `ARG` defaults) builds on
+/// `parent`; its own build stages (`AS warm`, `COPY --from=warm`) are renamed `<name>--warm`
+/// so two recipes' stages never collide; its last `FROM` is the stage `name`, the image the
+/// next recipe builds on. The `ARG`s before its first `FROM` only fed `FROM` lines, which are
+/// now written out; a global `ARG` a later instruction reads is kept after each `FROM`
+/// (`ARG NAME` re-declares it in the stage, as Docker requires).
+fn restage(text: &str, parent: &str, name: &str) -> String {
+    let Some((parent_image, first)) = from_of(text) else {
+        return text.to_string();
+    };
+    // Global ARGs (before the first FROM) and their defaults.
+    let mut globals: Vec<(String, String)> = Vec::new();
+    for line in text[..first.start].lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first().is_some_and(|w| w.eq_ignore_ascii_case("ARG")) {
+            if let Some(a) = words.get(1) {
+                let (k, v) = a.split_once('=').unwrap_or((a, ""));
+                globals.push((k.to_string(), v.trim_matches('"').to_string()));
+            }
+        }
+    }
+    let resolve = |image: &str| {
+        let mut image = image.to_string();
+        for (k, v) in &globals {
+            image = image
+                .replace(&format!("${{{k}}}"), v)
+                .replace(&format!("${k}"), v);
+        }
+        image
+    };
+    // The recipe's own stage names, and which FROM is the last.
+    let mut own: Vec<String> = Vec::new();
+    let mut froms = 0usize;
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words
+            .first()
+            .is_some_and(|w| w.eq_ignore_ascii_case("FROM"))
+        {
+            froms += 1;
+            let at = words
+                .iter()
+                .skip(1)
+                .position(|w| !w.starts_with("--"))
+                .map(|k| k + 1);
+            if let Some(n) = at.and_then(|k| {
+                words
+                    .get(k + 1)
+                    .filter(|a| a.eq_ignore_ascii_case("AS"))
+                    .and(words.get(k + 2))
+            }) {
+                own.push(n.to_ascii_lowercase());
+            }
+        }
+    }
+    let renamed = |stage: &str| format!("{name}--{}", stage.to_ascii_lowercase());
+    let mut out = String::new();
+    let mut seen = 0usize;
+    for line in text[first.start..].split_inclusive('\n') {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(first_word) = words.first() else {
+            out.push_str(line);
+            continue;
+        };
+        if first_word.eq_ignore_ascii_case("FROM") {
+            seen += 1;
+            let at = words
+                .iter()
+                .skip(1)
+                .position(|w| !w.starts_with("--"))
+                .map_or(1, |k| k + 1);
+            let options: Vec<&str> = words[1..at].to_vec();
+            let image = words.get(at).copied().unwrap_or("");
+            let base = if resolve(image) == parent_image {
+                parent.to_string()
+            } else if own.contains(&image.to_ascii_lowercase()) {
+                renamed(image)
+            } else {
+                resolve(image)
+            };
+            let stage = if seen == froms {
+                name.to_string()
+            } else {
+                match (words.get(at + 1), words.get(at + 2)) {
+                    (Some(a), Some(n)) if a.eq_ignore_ascii_case("AS") => renamed(n),
+                    _ => format!("{name}--{seen}"),
+                }
+            };
+            let mut w: Vec<String> = vec!["FROM".into()];
+            w.extend(options.iter().map(|o| o.to_string()));
+            w.push(base);
+            w.push("AS".into());
+            w.push(stage);
+            out.push_str(&w.join(" "));
+            out.push('\n');
+            // Global ARGs re-declared in the stage, so the instructions below still see them.
+            for (k, _) in &globals {
+                let used = text[first.end..].contains(&format!("${k}"))
+                    || text[first.end..].contains(&format!("${{{k}}}"));
+                if used {
+                    out.push_str(&format!("ARG {k}\n"));
+                }
+            }
+            continue;
+        }
+        // `COPY --from=<own stage>` / `RUN --mount=…,from=<own stage>`.
+        let mut l = line.to_string();
+        for st in &own {
+            for (a, b) in [
+                (format!("--from={st} "), format!("--from={} ", renamed(st))),
+                (format!("from={st},"), format!("from={},", renamed(st))),
+                (format!("from={st} "), format!("from={} ", renamed(st))),
+            ] {
+                l = l.replace(&a, &b);
+            }
+        }
+        out.push_str(&l);
+    }
+    // Global ARG defaults stay defaults: re-declare them with their values before the chain.
+    let mut head = String::new();
+    for line in text[..first.start].lines() {
+        let is_arg = line.trim_start().to_ascii_uppercase().starts_with("ARG ");
+        if !is_arg {
+            head.push_str(line);
+            head.push('\n');
+        }
+    }
+    let mut with_defaults = String::new();
+    for line in out.split_inclusive('\n') {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.len() == 2 && words[0] == "ARG" {
+            if let Some((_, v)) = globals.iter().find(|(k, _)| k == words[1]) {
+                if !v.is_empty() {
+                    with_defaults.push_str(&format!("ARG {}={}\n", words[1], quote(v)));
+                    continue;
+                }
+            }
+        }
+        with_defaults.push_str(line);
+    }
+    head + &with_defaults
 }
 
 /// A stage name for `image` (`ecosyncbench/base/go:1.26-bookworm` → `ecosyncbench-base-go-1-26-bookworm`).
@@ -203,20 +360,7 @@ impl Graph {
         for st in &self.stages {
             let name = stage_name(&st.image);
             out.push_str(&format!("\n# {} from {}\n", st.image, st.recipe));
-            match from_of(&st.text) {
-                Some((_, range)) => {
-                    // ARGs before FROM only fed the FROM line, which is now written out.
-                    let before: String = st.text[..range.start]
-                        .lines()
-                        .filter(|l| !l.trim_start().to_ascii_uppercase().starts_with("ARG "))
-                        .map(|l| format!("{l}\n"))
-                        .collect();
-                    out.push_str(&before);
-                    out.push_str(&format!("FROM {parent} AS {name}\n"));
-                    out.push_str(&st.text[range.end..]);
-                }
-                None => out.push_str(&st.text),
-            }
+            out.push_str(&restage(&st.text, &parent, &name));
             if !out.ends_with('\n') {
                 out.push('\n');
             }
@@ -286,10 +430,40 @@ mod tests {
             ],
             upstream: "golang:1".into(),
             unbuilt: false,
+            missing_recipe: None,
         };
         let (text, _) = g.dockerfile(Some("local/go:1"));
         assert!(text.contains("FROM local/go:1 AS ecosyncbench-base-go-1\nENV A=1\n"));
         assert!(text.contains("FROM ecosyncbench-base-go-1 AS ecosyncbench-deps-x-2\nRUN true\n"));
         assert!(!text.contains("ARG U="));
+    }
+
+    #[test]
+    fn a_multi_stage_recipe_keeps_its_stages() {
+        // Shaped like WideSWE's deps/home-assistant-python: a `warm` stage and a final one,
+        // both `FROM ${BASE}`, the final copying from `warm`.
+        let recipe = "# syntax=docker/dockerfile:1.6\nARG BASE=ecosyncbench/base/python:3.14-slim\nFROM ${BASE} AS warm\nARG REQS=\"a.txt b.txt\"\nRUN pip install $REQS\nFROM ${BASE}\nARG BASE\nLABEL base=$BASE\nCOPY --from=warm /opt/venv /opt/venv\n";
+        let out = restage(recipe, "ecosyncbench-base-python-3-14-slim", "deps-ha");
+        assert!(
+            out.contains("FROM ecosyncbench-base-python-3-14-slim AS deps-ha--warm\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("FROM ecosyncbench-base-python-3-14-slim AS deps-ha\n"),
+            "{out}"
+        );
+        assert!(out.contains("COPY --from=deps-ha--warm /opt/venv"), "{out}");
+        assert!(
+            out.contains("ARG BASE=ecosyncbench/base/python:3.14-slim\nLABEL"),
+            "{out}"
+        );
+        assert!(!out.contains("${BASE} AS"), "{out}");
+        // A one-stage recipe is the stage `name`, its FROM on the parent.
+        let one = restage(
+            "ARG U=golang:1\nFROM ${U}\nENV A=1\n",
+            "local/go:1",
+            "base-go",
+        );
+        assert_eq!(one, "FROM local/go:1 AS base-go\nENV A=1\n");
     }
 }

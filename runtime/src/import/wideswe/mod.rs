@@ -829,9 +829,33 @@ fn test_block(
             "replace the prose in the spec's `run` with the test files or names it describes (the hidden test patch lists the files it touches)",
         );
     }
+    for script in unread_scripts(&cmd.run) {
+        note(
+            files,
+            &doc_text,
+            profile.command_at,
+            format!(
+                "test profile `{}` also runs `{script}` after {}; the `{}` parser reads only {}'s output, so the tests that script runs are not read (a failing one still fails the command)",
+                profile.name,
+                cmd.runner.as_str(),
+                cmd.parser,
+                cmd.runner.as_str()
+            ),
+            "give that script's tests their own `test` block with a parser that reads its report, or drop it from the spec's `run`",
+        );
+    }
+    // WideSWE runs the command in the profile's `workdir`; taskc in the repository's folder.
+    let mut run = cmd.run.clone();
+    if let Some(sub) = profile
+        .workdir
+        .as_deref()
+        .and_then(|w| below(w, &r.local_path))
+    {
+        run = format!("cd {} && {run}", taskc_compiler::lower::shell_quote(&sub));
+    }
     let mut test = vec![
         Stmt::new("patch", stack.iter().map(|p| call("file", p)).collect()),
-        Stmt::new("run", vec![string(&cmd.run)]),
+        Stmt::new("run", vec![string(&run)]),
         Stmt::new("parser", vec![ident(cmd.parser)]),
     ];
     if let Some(p) = &cmd.prose {
@@ -885,6 +909,46 @@ fn test_block(
         }
     }
     Some((block, uses, relax))
+}
+
+/// The part of WideSWE `workdir` below the repository folder `local_path` (`repos/k/autoscaler`
+/// and `/workspace/repos/k/autoscaler/vertical-pod-autoscaler/test` →
+/// `vertical-pod-autoscaler/test`); `None` at the repository's root or outside it.
+fn below(workdir: &str, local_path: &str) -> Option<String> {
+    let w = workdir.trim_end_matches('/');
+    let w = w.strip_prefix("/workspace/").unwrap_or(w);
+    let w = w.strip_prefix("./").unwrap_or(w);
+    let sub = w.strip_prefix(local_path.trim_end_matches('/'))?;
+    let sub = sub.strip_prefix('/')?.trim_matches('/');
+    (!sub.is_empty() && !sub.split('/').any(|c| c == ".." || c.is_empty())).then(|| sub.to_string())
+}
+
+/// Shell scripts a test command runs beside its runner (`… && go test ./x && GOWORK=off
+/// test/sharness/t0275-cid-security.sh`): commands of the chain, after their variable
+/// assignments, that run a `.sh` file (directly or through `bash`/`sh`) and no runner.
+fn unread_scripts(run: &str) -> Vec<String> {
+    let words: Vec<&str> = run.split_whitespace().collect();
+    let mut out = Vec::new();
+    for segment in words.split(|w| matches!(*w, "&&" | "||" | ";" | "|")) {
+        let program: Vec<&str> = segment
+            .iter()
+            .copied()
+            .skip_while(|w| {
+                w.split_once('=').is_some_and(|(k, _)| {
+                    !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                })
+            })
+            .collect();
+        let script = match program.as_slice() {
+            [first, ..] if first.ends_with(".sh") => true,
+            [shell, second, ..] if matches!(*shell, "bash" | "sh") => second.ends_with(".sh"),
+            _ => false,
+        };
+        if script && runner::detect(segment).is_none() {
+            out.push(segment.join(" "));
+        }
+    }
+    out
 }
 
 /// Replace the image of every `FROM` that does not name an earlier build stage.
@@ -1013,6 +1077,40 @@ mod tests {
             None
         );
         assert_eq!(prose_arguments("make all of the things"), None);
+    }
+
+    #[test]
+    fn a_workdir_below_the_repository() {
+        let repo = "repos/kubernetes/autoscaler";
+        assert_eq!(
+            below(
+                "repos/kubernetes/autoscaler/vertical-pod-autoscaler/test",
+                repo
+            )
+            .as_deref(),
+            Some("vertical-pod-autoscaler/test")
+        );
+        assert_eq!(
+            below("/workspace/repos/kubernetes/autoscaler/x/", repo).as_deref(),
+            Some("x")
+        );
+        assert_eq!(below("repos/kubernetes/autoscaler", repo), None);
+        assert_eq!(below("repos/kubernetes/autoscaler2/x", repo), None);
+        assert_eq!(below("repos/kubernetes/autoscaler/../x", repo), None);
+    }
+
+    #[test]
+    fn a_script_beside_the_runner() {
+        assert_eq!(
+            unread_scripts("make build && go test -json ./test/cli && GOWORK=off TEST_JUNIT=1 test/sharness/t0275-cid-security.sh"),
+            vec!["GOWORK=off TEST_JUNIT=1 test/sharness/t0275-cid-security.sh".to_string()]
+        );
+        assert_eq!(
+            unread_scripts("bash semantic_policy_test.sh; go test -json ./x"),
+            vec!["bash semantic_policy_test.sh".to_string()]
+        );
+        assert!(unread_scripts("go test -json ./x").is_empty());
+        assert!(unread_scripts("./scripts/run-pytest.sh -m pytest tests").is_empty());
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub enum Runner {
     Bun,
     Dart,
     Flutter,
+    /// `flutter drive`: prints the driver's log, not `flutter test --machine`'s event
+    /// stream; no parser reads it.
+    FlutterDrive,
 }
 
 /// How a runner's log is read.
@@ -80,6 +83,7 @@ impl Runner {
             Runner::Bun => "bun test",
             Runner::Dart => "dart test",
             Runner::Flutter => "flutter test",
+            Runner::FlutterDrive => "flutter drive",
         }
     }
 
@@ -130,6 +134,9 @@ impl Runner {
             )],
             Runner::Dart => &[("dart-json", Some("--reporter json"))],
             Runner::Flutter => &[("dart-json", Some("--machine"))],
+            // What `flutter drive` prints is the app driver's log (`All tests passed!`),
+            // not a report: the parser it needs does not exist.
+            Runner::FlutterDrive => &[("flutter-drive", None)],
         }
     }
 
@@ -139,8 +146,43 @@ impl Runner {
     }
 }
 
-/// The runner `words` (one shell command, split) runs, if any.
+/// Whether `segment` (one simple command of a chain) installs packages rather than runs
+/// tests (`python -m pip install pytest pytest-django`, `npm install jest`, `apt-get install
+/// …`): the runner's name in it is a package name.
+fn installs(segment: &[&str]) -> bool {
+    let names: Vec<&str> = segment
+        .iter()
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .collect();
+    let has = |seq: &[&str]| names.windows(seq.len()).any(|w| w == seq);
+    const INSTALLERS: &[&str] = &[
+        "pip", "pip3", "uv", "npm", "pnpm", "yarn", "bun", "apt-get", "apt", "gem", "composer",
+        "cargo", "go",
+    ];
+    const VERBS: &[&str] = &["install", "add", "i", "ci", "require"];
+    names.windows(2).any(|w| {
+        (INSTALLERS.contains(&w[0]) || w[0].starts_with("python") || w[0] == "bundle")
+            && VERBS.contains(&w[1])
+    }) || has(&["-m", "pip", "install"])
+        || has(&["pip", "install"])
+        || has(&["uv", "pip", "install"])
+}
+
+/// The runner `words` (one shell command, split) runs, if any. Segments of a chain that
+/// install packages (`pip install pytest`) run none.
 pub fn detect(words: &[&str]) -> Option<Runner> {
+    let mut kept: Vec<&str> = Vec::new();
+    for segment in words.split(|w| matches!(*w, "&&" | "||" | ";" | "|" | "&")) {
+        // `vendor/bin/simple-phpunit --version` only probes the tool (case 116).
+        if !installs(segment) && !segment.contains(&"--version") {
+            kept.extend_from_slice(segment);
+            kept.push(";");
+        }
+    }
+    detect_in(&kept)
+}
+
+fn detect_in(words: &[&str]) -> Option<Runner> {
     // `/usr/local/go/bin/go test` runs `go test`: sequences are matched on base names.
     let names: Vec<&str> = words
         .iter()
@@ -209,8 +251,11 @@ pub fn detect(words: &[&str]) -> Option<Runner> {
     if has(&["bun", "test"]) {
         return Some(Runner::Bun);
     }
-    if has(&["flutter", "test"]) || has(&["flutter", "drive"]) {
+    if has(&["flutter", "test"]) {
         return Some(Runner::Flutter);
+    }
+    if has(&["flutter", "drive"]) {
+        return Some(Runner::FlutterDrive);
     }
     if has(&["dart", "test"]) {
         return Some(Runner::Dart);
@@ -297,6 +342,43 @@ mod tests {
             Some(Runner::GoTest)
         );
         assert_eq!(d("make check"), None);
+    }
+
+    #[test]
+    fn an_install_line_runs_no_runner() {
+        // Case 82 of WideSWE: the line before the tests installs pytest.
+        assert_eq!(d("python -m pip install pytest pytest-django"), None);
+        assert_eq!(d("uv pip install --python $V pytest"), None);
+        assert_eq!(d("npm install --no-save jest"), None);
+        assert_eq!(
+            d("pip install pytest && python -m pytest tests"),
+            Some(Runner::Pytest)
+        );
+        assert_eq!(d("yarn install && yarn jest a"), Some(Runner::Jest));
+        assert_eq!(d("go install ./cmd/x && go test ./x"), Some(Runner::GoTest));
+        // A version probe runs no tests either.
+        assert_eq!(
+            d("if [ -x vendor/bin/simple-phpunit ]; then vendor/bin/simple-phpunit --version >/dev/null 2>&1 || true; fi"),
+            None
+        );
+    }
+
+    #[test]
+    fn flutter_drive_is_not_flutter_test() {
+        assert_eq!(
+            d("flutter drive --driver=test_driver/t.dart --target=integration_test/a.dart -d web-server"),
+            Some(Runner::FlutterDrive)
+        );
+        assert_eq!(
+            d("flutter test --machine test/a_test.dart"),
+            Some(Runner::Flutter)
+        );
+        assert_eq!(
+            choose(Runner::FlutterDrive, "flutter drive", &["dart-json"]),
+            Choice::Missing {
+                native: "flutter-drive"
+            }
+        );
     }
 
     #[test]

@@ -112,6 +112,27 @@ pub fn needed(case: &Case, files: &mut CaseFiles) -> Vec<String> {
             if detached_image(&words).is_some() {
                 continue;
             }
+            // What the script starts beside the tests that the spec cannot declare: a
+            // container from an image held in a shell variable, compose services of a file
+            // the case does not ship, the Elastic stack.
+            if let Some((what, help)) = undeclared(&words, &own) {
+                let label = files.at(script.source, at, "starts it");
+                files.emit(
+                    Diagnostic::new(
+                        Code::ImportNote,
+                        format!(
+                            "`{}` starts {what} beside the tests; the spec does not declare it",
+                            script.rel
+                        ),
+                        label,
+                    )
+                    .with_help(help),
+                );
+                if !found.contains(&what) {
+                    found.push(what);
+                }
+                continue;
+            }
             for (word, service) in SERVERS {
                 let runs = words
                     .iter()
@@ -202,8 +223,88 @@ fn known_port(image: &str) -> Option<u16> {
         .map(|(_, p)| *p)
 }
 
-/// The image of a `docker run` line that starts a container in the background.
+/// What a script line starts beside the tests that cannot become a `service` declaration,
+/// described, with the help for it; `own` are the compose services the tests run in.
+fn undeclared(words: &[String], own: &[String]) -> Option<(String, &'static str)> {
+    if let Some(image) = detached(words).filter(|i| i.contains('$')) {
+        return Some((
+            format!("a container from the image in `{image}` (`docker run -d`)"),
+            "the image is chosen at run time; declare a `service` with the image it names (as the case builds or names it) if the tests need it",
+        ));
+    }
+    let has = |seq: &[&str]| words.windows(seq.len()).any(|w| w == seq);
+    if has(&["elastic-package", "stack", "up"]) {
+        return Some((
+            "the Elastic stack (`elastic-package stack up`: Elasticsearch, Kibana, Fleet)".into(),
+            "declare Elasticsearch and Kibana as `service`s if the tests need them",
+        ));
+    }
+    let compose = words
+        .windows(2)
+        .position(|w| w[0] == "docker" && w[1] == "compose")
+        .map(|k| k + 2)
+        .or_else(|| {
+            words
+                .iter()
+                .position(|w| w == "docker-compose")
+                .map(|k| k + 1)
+        })?;
+    let rest = &words[compose..];
+    let up = rest.iter().position(|w| w == "up")?;
+    let file = rest[..up]
+        .windows(2)
+        .find(|w| w[0] == "-f" || w[0] == "--file")
+        .map(|w| w[1].clone());
+    let mut services: Vec<&str> = Vec::new();
+    let mut skip = false;
+    for w in &rest[up + 1..] {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if matches!(w.as_str(), "&&" | "||" | ";" | "|" | "&" | ")") {
+            break;
+        }
+        if w.starts_with('-') {
+            skip = matches!(
+                w.as_str(),
+                "--scale" | "--timeout" | "-t" | "--wait-timeout"
+            );
+            continue;
+        }
+        services.push(w);
+    }
+    if !services.is_empty() && services.iter().all(|s| own.iter().any(|o| o == s)) {
+        return None;
+    }
+    let shipped = file
+        .as_deref()
+        .is_some_and(|f| COMPOSE.iter().any(|c| f.ends_with(c) && !f.contains('$')));
+    if shipped {
+        return None;
+    }
+    let names = if services.is_empty() {
+        "every service".to_string()
+    } else {
+        format!("`{}`", services.join("`, `"))
+    };
+    Some((
+        format!(
+            "compose services {names} of `{}` (not in the case folder)",
+            file.as_deref().unwrap_or("the repository's compose file")
+        ),
+        "declare each as a `service` with the image that compose file names, if the tests need it",
+    ))
+}
+
+/// The image of a `docker run` line that starts a container in the background, when it is
+/// named (not a shell variable).
 fn detached_image(words: &[String]) -> Option<String> {
+    detached(words).filter(|i| !i.contains('$'))
+}
+
+/// The image word of a `docker run` line that starts a container in the background.
+fn detached(words: &[String]) -> Option<String> {
     let run = words
         .windows(2)
         .position(|w| w[0] == "docker" && w[1] == "run")?;
@@ -295,7 +396,7 @@ fn detached_image(words: &[String]) -> Option<String> {
             skip = VALUED.contains(&w.as_str());
             continue;
         }
-        return (!w.contains('$')).then(|| w.clone());
+        return Some(w.clone());
     }
     None
 }
@@ -428,6 +529,40 @@ mod tests {
             detached_image(&w("docker run -d --tmpfs=/data:rw --shm-size 1g redis:7")),
             Some("redis:7".into())
         );
+        let none: Vec<String> = Vec::new();
+        // Case 51: a mock server started from the test image held in a variable.
+        let (what, _) = undeclared(
+            &w("docker run -d --name ecosync_objectstore --network host $sentry_image bash -lc x"),
+            &none,
+        )
+        .expect("a variable image is reported");
+        assert!(what.contains("`$sentry_image`"), "{what}");
+        // Case 52: compose services of the repository's own compose file.
+        let (what, _) = undeclared(
+            &w("docker compose -f docker-compose.gcb.yml up -d zookeeper kafka clickhouse"),
+            &none,
+        )
+        .expect("compose services are reported");
+        assert!(
+            what.contains("`zookeeper`, `kafka`, `clickhouse` of `docker-compose.gcb.yml`"),
+            "{what}"
+        );
+        // Case 16: the Elastic stack.
+        assert!(undeclared(&w("elastic-package stack up -d --services kibana"), &none).is_some());
+        // The case's own test container, and its own compose file, are not reported.
+        let own = vec!["boxo-hidden".to_string()];
+        assert_eq!(
+            undeclared(&w("docker compose up -d boxo-hidden"), &own),
+            None
+        );
+        assert_eq!(
+            undeclared(
+                &w("docker compose -f environment/docker-compose.yml up -d cache"),
+                &none
+            ),
+            None
+        );
+        assert_eq!(undeclared(&w("docker run -d mongo:7"), &none), None);
         assert_eq!(known_port("mongo:7"), Some(27017));
         assert_eq!(known_port("docker.io/library/postgres:16"), Some(5432));
         assert_eq!(label("redis_cluster").as_deref(), Some("redis-cluster"));
