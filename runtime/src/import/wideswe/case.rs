@@ -21,6 +21,8 @@ pub const TARGET_ROLES: &[&str] = &[
     "dependency",
     "peer",
     "primary",
+    // A repository WideSWE added to close a manual bundle (case 119); scored like the others.
+    "manual_closure",
 ];
 /// Roles of repositories the agent sees but that are not scored.
 pub const CONTEXT_ROLES: &[&str] = &["context", "ecosystem", "reference"];

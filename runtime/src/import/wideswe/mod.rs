@@ -927,7 +927,8 @@ fn below(workdir: &str, local_path: &str) -> Option<String> {
 /// test/sharness/t0275-cid-security.sh`): commands of the chain, after their variable
 /// assignments, that run a `.sh` file (directly or through `bash`/`sh`) and no runner.
 fn unread_scripts(run: &str) -> Vec<String> {
-    let words: Vec<&str> = run.split_whitespace().collect();
+    let spaced = run.replace(';', " ; ");
+    let words: Vec<&str> = spaced.split_whitespace().collect();
     let mut out = Vec::new();
     for segment in words.split(|w| matches!(*w, "&&" | "||" | ";" | "|")) {
         let program: Vec<&str> = segment

@@ -60,6 +60,12 @@ pub fn read(
     }
     let words: Vec<&str> = text.split_whitespace().collect();
     let Some(found) = runner::detect(&words) else {
+        if is_prose(command) {
+            return Err(Unreadable::Command(format!(
+                "its command is prose, not a shell command: \"{}\"",
+                command.trim()
+            )));
+        }
         return Err(Unreadable::Command(format!(
             "`{}` runs no test runner the importer reads",
             words.first().copied().unwrap_or("")
@@ -128,6 +134,25 @@ pub fn read(
             }),
         },
     }
+}
+
+/// Whether `command` is an English sentence rather than a shell command (WideSWE's "Start
+/// only the Elasticsearch compose service, then run the existing … selection."): it starts
+/// with a capitalised word or ends with a full stop, and most of its words are plain words.
+fn is_prose(command: &str) -> bool {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let plain = words
+        .iter()
+        .filter(|w| {
+            let w = w.trim_end_matches(['.', ',', ':']);
+            !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+        })
+        .count();
+    let sentence = command.trim_end().ends_with('.')
+        || words
+            .first()
+            .is_some_and(|w| w.chars().next().is_some_and(|c| c.is_ascii_uppercase()));
+    words.len() >= 6 && sentence && plain * 3 >= words.len() * 2
 }
 
 /// The command without the options that make a runner write WideSWE's own report
@@ -222,6 +247,17 @@ mod tests {
         assert_eq!(read("cargo test -p x", &[], KNOWN).unwrap().parser, "cargo");
         assert!(read("npm test", &[], KNOWN).is_err());
         assert!(read("make check", &[], KNOWN).is_err());
+        // WideSWE's beats and prisma profiles describe their tests in English.
+        for prose in [
+            "Start only the Elasticsearch compose service, then run the existing filestream Python integration test selection with the querylog module scope.",
+            "pnpm install/build @prisma/config, then run the upstream-touched loadConfigFromFile Vitest module.",
+        ] {
+            match read(prose, &[], KNOWN) {
+                Err(Unreadable::Command(why)) => assert!(why.contains("is prose"), "{why}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(!is_prose("make check"));
         assert_eq!(
             read("bundle exec rspec spec/a_spec.rb", &[], KNOWN),
             Err(Unreadable::NoParser {

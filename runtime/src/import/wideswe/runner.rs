@@ -168,13 +168,24 @@ fn installs(segment: &[&str]) -> bool {
         || has(&["uv", "pip", "install"])
 }
 
+/// Whether `segment` is a shell condition (`[ -x vendor/bin/phpunit ]`, `if test -f …`).
+fn condition(segment: &[&str]) -> bool {
+    let tests = |w: &&str| matches!(*w, "[" | "[[" | "test");
+    match segment {
+        [first, ..] if tests(first) => true,
+        [kw, second, ..] if matches!(*kw, "if" | "elif" | "while" | "until" | "!") => tests(second),
+        _ => false,
+    }
+}
+
 /// The runner `words` (one shell command, split) runs, if any. Segments of a chain that
 /// install packages (`pip install pytest`) run none.
 pub fn detect(words: &[&str]) -> Option<Runner> {
     let mut kept: Vec<&str> = Vec::new();
     for segment in words.split(|w| matches!(*w, "&&" | "||" | ";" | "|" | "&")) {
-        // `vendor/bin/simple-phpunit --version` only probes the tool (case 116).
-        if !installs(segment) && !segment.contains(&"--version") {
+        // `vendor/bin/simple-phpunit --version` only probes the tool, and `if [ -x
+        // vendor/bin/simple-phpunit ]` only tests that it is there (case 116).
+        if !installs(segment) && !segment.contains(&"--version") && !condition(segment) {
             kept.extend_from_slice(segment);
             kept.push(";");
         }
@@ -361,6 +372,21 @@ mod tests {
             d("if [ -x vendor/bin/simple-phpunit ]; then vendor/bin/simple-phpunit --version >/dev/null 2>&1 || true; fi"),
             None
         );
+        assert_eq!(
+            detect(&[
+                "if",
+                "[",
+                "-x",
+                "vendor/bin/simple-phpunit",
+                "]",
+                ";",
+                "then",
+                "vendor/bin/phpunit",
+                "tests"
+            ]),
+            Some(Runner::Phpunit)
+        );
+        assert_eq!(detect(&["[", "-x", "vendor/bin/phpunit", "]"]), None);
     }
 
     #[test]

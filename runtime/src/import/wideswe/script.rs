@@ -255,7 +255,7 @@ pub fn test_command(
                 line
             };
             let line = with_defaults(script, &line);
-            if !line.contains('$') {
+            if !has_variable(&line) {
                 found = Some((*at, line.trim().to_string()));
                 continue;
             }
@@ -263,10 +263,12 @@ pub fn test_command(
         // A script handed to a function as one quoted argument
         // (`run_go_profile "dir" "report" 1800 'go build ./x && go test -json ./x'`): the
         // argument is the command.
-        let inner = ws.iter().skip(1).rev().find(|w| {
-            let iw = words(w);
+        let inner = ws.iter().skip(1).rev().find_map(|w| {
+            let w = without_report_plumbing(&without_env_plumbing(w));
+            let iw = words(&w);
             let refs: Vec<&str> = iw.iter().map(String::as_str).collect();
-            iw.len() > 1 && !w.contains('$') && super::runner::detect(&refs).is_some()
+            (iw.len() > 1 && !has_variable(&w) && super::runner::detect(&refs).is_some())
+                .then_some(w)
         });
         if let Some(w) = inner {
             if mine() {
@@ -275,6 +277,30 @@ pub fn test_command(
         }
     }
     found
+}
+
+/// Whether `text` reads a shell variable (`$NAME`, `${…}`, `$@`, `$(…)`); a `$` that
+/// anchors a regular expression (`sed '/beats$/d'`) is none.
+fn has_variable(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, c)| {
+        *c == b'$'
+            && b.get(i + 1).is_some_and(|n| {
+                n.is_ascii_alphanumeric()
+                    || matches!(n, b'_' | b'{' | b'(' | b'@' | b'*' | b'#' | b'?')
+            })
+    })
+}
+
+/// A script handed to `bash -c` without the steps that only set up its shell (`export
+/// PATH=…:$PATH`, `set -o pipefail`): what is left runs the tests.
+fn without_env_plumbing(script: &str) -> String {
+    script
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && !s.starts_with("export ") && !s.starts_with("set "))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// `line` without what only copies its output to WideSWE's report files: a trailing
@@ -467,6 +493,28 @@ mod tests {
             cmd,
             "/usr/local/go/bin/go build ./x && /usr/local/go/bin/go test -count=1 -json ./x"
         );
+    }
+
+    #[test]
+    fn shell_setup_and_regex_anchors_are_no_variables() {
+        assert!(!has_variable(
+            "sed -i '/^replace x => \\.\\/beats$/d' go.mod"
+        ));
+        assert!(has_variable("go test \"$@\""));
+        assert!(has_variable("RELAY_BIN=\"$PWD/x\" pytest"));
+        assert_eq!(
+            without_env_plumbing("export PATH=/go/bin:$PATH; set -o pipefail; go test -json ./x"),
+            "go test -json ./x"
+        );
+        // Shaped like WideSWE's hf-csi-driver case: the tests in `bash -lc '…'`.
+        let repos = [ScriptRepo {
+            name: "drv",
+            local_path: "repos/o/drv",
+        }];
+        let profiles = vec![("drv-hidden".to_string(), "drv".to_string())];
+        let script = "case \"$profile\" in\n  drv-hidden)\n    docker run --rm \\\n      -w /workspace/repos/o/drv \\\n      \"$go_image\" \\\n      bash -lc 'export PATH=/go/bin:/usr/local/go/bin:$PATH; set -o pipefail; go test -count=1 -json ./pkg/webhook | tee /workspace/r.json'\n    ;;\nesac\n";
+        let (_, cmd) = test_command(script, &repos, &profiles, "drv").expect("found");
+        assert_eq!(cmd, "go test -count=1 -json ./pkg/webhook");
     }
 
     #[test]
