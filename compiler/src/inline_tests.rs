@@ -20,6 +20,18 @@
 use crate::patch::apply::{apply_to_lines, lines};
 use crate::patch::{parse_patch, FilePatch, LineKind};
 
+/// Whether the hidden test patch's change `f` is one of a Rust source file that may hold
+/// its unit tests beside the code: a `.rs` file changed in place that is not a test file
+/// (`tests/…`). Runs keep a solution's changes to it outside its test modules
+/// (`restore-test-modules`); `check` says when the hidden tests change it elsewhere (W0401).
+pub fn candidate(f: &FilePatch) -> bool {
+    !f.binary
+        && f.old_path.is_some()
+        && f.old_path == f.new_path
+        && f.path().ends_with(".rs")
+        && !crate::check::is_test_path(f.path())
+}
+
 /// A `#[cfg(test)]` module of a Rust file, as whole lines (1-based, inclusive).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestModule {
