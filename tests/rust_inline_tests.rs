@@ -7,7 +7,8 @@
 //!
 //! `check` gives no W0401; `verify` is sound with the module's tests in the oracle; then
 //! `score`: gold, another fix that adds a doc line (every doc-test moves), one that moves a
-//! doc comment, and one that also edits the test module are solved; no change, a no-op
+//! doc comment, and one that also edits the test module are solved (none has the doc
+//! example the gold patch adds, which `verify` leaves out of the oracle); no change, a no-op
 //! `assert_eq!` inside the test module (left out: the module is the hidden tests') and no-op
 //! assertion macros above it (the canaries catch them) are not. FAILS when the engine does
 //! not answer, unless `TASKC_SKIP_DOCKER=1`.
@@ -114,6 +115,13 @@ fn docker_hidden_unit_tests_beside_the_code_keep_the_solution_and_not_its_test_e
     ] {
         assert!(lock.contains(&format!("\"{p2p}\"")), "{p2p} in\n{lock}");
     }
+    // The doc example the gold patch adds (`Tail::capacity`) tests the reference's docs, not
+    // the task: out of the oracle, with a note; solutions without it are solved below.
+    assert!(!lock.contains("Tail::capacity"), "{lock}");
+    assert!(
+        shown.contains("left out of the oracle, the doc-tests of doc examples the gold patch adds: `src/lib.rs - Tail::capacity`"),
+        "{shown}"
+    );
     assert!(lock.contains(&format!("base = \"{STAND_IN}\"")), "{lock}");
     assert!(
         lock.contains("base-stands-in-for = \"rust:1.95-bookworm\""),

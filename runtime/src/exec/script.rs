@@ -633,10 +633,10 @@ fn without_files(text: &str, paths: &[&str]) -> String {
     }
     out.push_str(text.get(at..).unwrap_or(""));
     // Nothing but a preamble left: no file to apply.
-    if parse_patch(&out).map_or(true, |p| p.files.is_empty()) {
-        return String::new();
+    match parse_patch(&out) {
+        Ok(p) if !p.files.is_empty() => out,
+        _ => String::new(),
     }
-    out
 }
 
 /// Phase 4: canary tests written into the hidden test files just applied (`crate::canary`;
