@@ -76,7 +76,11 @@ fn docker_hidden_unit_tests_beside_the_code_keep_the_solution_and_not_its_test_e
     .unwrap();
 
     // The hidden patch changes `src/lib.rs` only inside its test module: no W0401.
-    let o = taskc(&guard, &["check", "--color", "never", "rust-inline-tests.task"], &dir);
+    let o = taskc(
+        &guard,
+        &["check", "--color", "never", "rust-inline-tests.task"],
+        &dir,
+    );
     let shown = text(&o);
     assert!(!shown.contains("W0401"), "{shown}");
 
@@ -192,10 +196,7 @@ fn docker_hidden_unit_tests_beside_the_code_keep_the_solution_and_not_its_test_e
             .iter()
             .find(|r| r["model"] == *model)
             .unwrap_or_else(|| panic!("no row for {model}:\n{shown}"));
-        assert_eq!(
-            row["status"], *status,
-            "{model}: {row:#}\n{shown}"
-        );
+        assert_eq!(row["status"], *status, "{model}: {row:#}\n{shown}");
     }
     let row = |m: &str| rows.iter().find(|r| r["model"] == m).unwrap().to_string();
     // The module's edits are named in the report, whatever the score.
@@ -203,5 +204,9 @@ fn docker_hidden_unit_tests_beside_the_code_keep_the_solution_and_not_its_test_e
         assert!(row(m).contains("hidden-test-modules"), "{m}: {}", row(m));
     }
     // No-op assertions above the module are a rigged run, not a plain failure.
-    assert!(row("tamper-above").contains("tampered"), "{}", row("tamper-above"));
+    assert!(
+        row("tamper-above").contains("tampered"),
+        "{}",
+        row("tamper-above")
+    );
 }

@@ -121,7 +121,14 @@ fn tokens(text: &str) -> Vec<(usize, Tok<'_>)> {
                         if i >= n {
                             break;
                         }
-                        if b[i] == b'"' && b[i + 1..].iter().take(hashes).filter(|&&h| h == b'#').count() == hashes {
+                        if b[i] == b'"'
+                            && b[i + 1..]
+                                .iter()
+                                .take(hashes)
+                                .filter(|&&h| h == b'#')
+                                .count()
+                                == hashes
+                        {
                             i += 1 + hashes;
                             break;
                         }
@@ -211,7 +218,12 @@ fn split_args<'t, 'a>(toks: &'t [Tok<'a>]) -> Vec<&'t [Tok<'a>]> {
 /// after the closing brace on its (a `//` comment aside).
 pub fn test_modules(text: &str) -> Vec<TestModule> {
     let toks = tokens(text);
-    let line_of = |at: usize| 1 + text.as_bytes()[..at].iter().filter(|&&c| c == b'\n').count();
+    let line_of = |at: usize| {
+        1 + text.as_bytes()[..at]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count()
+    };
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
@@ -237,7 +249,9 @@ pub fn test_modules(text: &str) -> Vec<TestModule> {
                 j += 1;
             }
             let attr: Vec<Tok<'_>> = toks[i + 2..j.min(toks.len())].iter().map(|t| t.1).collect();
-            if let [Tok::Ident("cfg"), Tok::Punct('('), inner @ .., Tok::Punct(')')] = attr.as_slice() {
+            if let [Tok::Ident("cfg"), Tok::Punct('('), inner @ .., Tok::Punct(')')] =
+                attr.as_slice()
+            {
                 is_test |= test_only(inner);
             }
             i = j + 1;
@@ -332,15 +346,25 @@ pub fn inline_file(base: &str, hidden: &FilePatch) -> Result<Vec<InlineModule>, 
         return Err("it has no `#[cfg(test)] mod … { … }` at base".into());
     }
     if at_base.len() != at_hidden.len()
-        || at_base.iter().zip(&at_hidden).any(|(a, b)| a.name != b.name)
+        || at_base
+            .iter()
+            .zip(&at_hidden)
+            .any(|(a, b)| a.name != b.name)
     {
-        return Err("the hidden test patch adds, removes or renames a `#[cfg(test)]` module".into());
+        return Err(
+            "the hidden test patch adds, removes or renames a `#[cfg(test)]` module".into(),
+        );
     }
     let outside = |ls: &[String], ms: &[TestModule]| -> Vec<String> {
         let mut v = Vec::new();
         let mut next = 1u32;
         for m in ms {
-            v.extend(ls.iter().take(m.start as usize - 1).skip(next as usize - 1).cloned());
+            v.extend(
+                ls.iter()
+                    .take(m.start as usize - 1)
+                    .skip(next as usize - 1)
+                    .cloned(),
+            );
             v.push(format!("\u{0}module {}", m.name));
             next = m.end + 1;
         }
@@ -348,7 +372,9 @@ pub fn inline_file(base: &str, hidden: &FilePatch) -> Result<Vec<InlineModule>, 
         v
     };
     if outside(&old, &at_base) != outside(&new, &at_hidden) {
-        return Err("the hidden test patch changes lines outside its `#[cfg(test)]` modules".into());
+        return Err(
+            "the hidden test patch changes lines outside its `#[cfg(test)]` modules".into(),
+        );
     }
     let text = |ls: &[String], m: &TestModule| -> String {
         ls.iter()
@@ -403,7 +429,9 @@ pub fn keep_outside(patch_text: &str, path: &str, regions: &[(u32, u32)]) -> Res
         });
     };
     if f.binary || f.old_path != f.new_path {
-        return Err(format!("the patch creates, deletes, renames or binary-patches `{path}`"));
+        return Err(format!(
+            "the patch creates, deletes, renames or binary-patches `{path}`"
+        ));
     }
     let inside = |l: u32| regions.iter().any(|&(s, e)| s <= l && l <= e);
     let between = |after: u32| regions.iter().any(|&(s, e)| s <= after && after < e);
@@ -422,7 +450,11 @@ pub fn keep_outside(patch_text: &str, path: &str, regions: &[(u32, u32)]) -> Res
     let mut changes: Vec<(u32, i64)> = Vec::new();
     let mut hunks_out: Vec<String> = Vec::new();
     for h in &f.hunks {
-        let mut prev = if h.old_len == 0 { h.old_start } else { h.old_start.saturating_sub(1) };
+        let mut prev = if h.old_len == 0 {
+            h.old_start
+        } else {
+            h.old_start.saturating_sub(1)
+        };
         let mut body = String::new();
         let (mut new_len, mut changed) = (0u32, false);
         for l in &h.lines {
@@ -491,10 +523,16 @@ pub fn keep_outside(patch_text: &str, path: &str, regions: &[(u32, u32)]) -> Res
     }
     // The file's text in the patch: its header (up to the first hunk), then the hunks kept.
     let (from, to) = (f.span.start as usize, f.span.end as usize);
-    let mut to = if patch_text.get(to..to + 1) == Some("\n") { to + 1 } else { to };
+    let mut to = if patch_text.get(to..to + 1) == Some("\n") {
+        to + 1
+    } else {
+        to
+    };
     // A `\ No newline at end of file` line the file's span may leave after it.
     while patch_text.get(to..).is_some_and(|r| r.starts_with('\\')) {
-        to += patch_text[to..].find('\n').map_or(patch_text.len() - to, |k| k + 1);
+        to += patch_text[to..]
+            .find('\n')
+            .map_or(patch_text.len() - to, |k| k + 1);
     }
     let header_end = f.hunks.first().map_or(to, |h| h.span.start as usize);
     let file_text = if hunks_out.is_empty() {

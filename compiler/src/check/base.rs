@@ -113,7 +113,13 @@ fn check_patches(cx: &mut Cx<'_>, d: &RepoDraft, tree: &dyn Tree) {
             // Unit tests beside the code: changed only inside `#[cfg(test)]` modules, or
             // the file is restored whole (W0401).
             let alone = t.parts.len() == 1;
-            for f in p.file.patch.files.iter().filter(|f| alone && crate::inline_tests::candidate(f)) {
+            for f in p
+                .file
+                .patch
+                .files
+                .iter()
+                .filter(|f| alone && crate::inline_tests::candidate(f))
+            {
                 let base = tree
                     .read(f.path())
                     .ok()

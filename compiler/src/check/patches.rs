@@ -117,7 +117,13 @@ impl Cx<'_> {
 
     /// W0401 for a Rust source file the hidden test patch changes outside its
     /// `#[cfg(test)]` modules (`why`), read at base: runs restore it whole.
-    pub(crate) fn lint_inline_tests(&mut self, repo: &str, p: &LoadedPatch, f: &crate::patch::FilePatch, why: &str) {
+    pub(crate) fn lint_inline_tests(
+        &mut self,
+        repo: &str,
+        p: &LoadedPatch,
+        f: &crate::patch::FilePatch,
+        why: &str,
+    ) {
         let d = Diagnostic::new(
             Code::TestPatchTouchesCode,
             format!(

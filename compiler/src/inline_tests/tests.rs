@@ -39,7 +39,8 @@ fn finds_the_test_modules_on_whole_lines_past_literals_and_comments() {
             end: 26
         }]
     );
-    let all = "#[cfg(all(test, feature = \"x\"))]\nmod t {\n}\n#[cfg(any(test, unix))]\nmod u {\n}\n";
+    let all =
+        "#[cfg(all(test, feature = \"x\"))]\nmod t {\n}\n#[cfg(any(test, unix))]\nmod u {\n}\n";
     assert_eq!(test_modules(all).len(), 1);
     assert!(test_modules("fn a() {} #[cfg(test)] mod t {\n}\n").is_empty());
     let escaped = "fn q() -> char { '\\'' }\nfn l<'a>(x: &'a str) -> &'a str { x }\n#[cfg(test)]\nmod t {\n    const B: u8 = b'\\'';\n}\n";
@@ -118,7 +119,11 @@ diff --git a/src/lib.rs b/src/lib.rs
     assert_eq!(k.starts, [16]);
     assert!(!k.text.contains("macro_rules"), "{}", k.text);
     assert!(k.text.contains("+pub fn pop() {}"), "{}", k.text);
-    assert!(k.text.contains("@@ -12,9 +12,11 @@ mod real {"), "{}", k.text);
+    assert!(
+        k.text.contains("@@ -12,9 +12,11 @@ mod real {"),
+        "{}",
+        k.text
+    );
     // The rewritten patch applies at base and leaves the module as it was.
     let p = parse_patch(&k.text).unwrap();
     let out = apply_to_lines(&p.files[0], &lines(LIB)).unwrap();

@@ -226,7 +226,10 @@ pub fn build(
             _ => continue,
         };
         let mut text = text;
-        for f in inline.iter_mut().filter(|f| &f.repo == repo && f.modules.is_some()) {
+        for f in inline
+            .iter_mut()
+            .filter(|f| &f.repo == repo && f.modules.is_some())
+        {
             let regions: Vec<(u32, u32)> = f
                 .modules
                 .iter()
@@ -468,11 +471,7 @@ fn inline_files(
                 ([f], Some(text)) => taskc_compiler::inline_tests::inline_file(text, f).ok(),
                 _ => None,
             };
-            let starts = modules
-                .iter()
-                .flatten()
-                .map(|m| m.start)
-                .collect();
+            let starts = modules.iter().flatten().map(|m| m.start).collect();
             out.push(InlineFile {
                 repo: repo.clone(),
                 path: path.clone(),

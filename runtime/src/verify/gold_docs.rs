@@ -3,8 +3,8 @@
 //! a test of the reference's documentation, not a hidden test: a correct solution without
 //! it (or with other examples) must not be graded unsolved for lacking it. So a doc-test
 //! that would be fail-to-pass, of an item whose doc comment the gold patch gives a new
-//! example, in a file the hidden test patch does not touch, is left out of the oracle, and
-//! `verify` says so in a note.
+//! example (and the hidden test patch does not), is left out of the oracle, and `verify`
+//! says so in a note.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -14,8 +14,8 @@ use taskc_compiler::plan::{Plan, Step};
 /// Per target: file → the names of the items the gold patch adds a doc example to.
 pub type GoldDocItems = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 
-/// The items each target's gold patch adds a doc example to, in files its hidden test
-/// patch does not touch.
+/// The items each target's gold patch adds a doc example to and its hidden test patch
+/// does not.
 pub fn gold_doc_items(plan: &Plan) -> GoldDocItems {
     let mut gold: BTreeMap<&str, &str> = BTreeMap::new();
     let mut hidden: BTreeMap<&str, &str> = BTreeMap::new();
@@ -38,27 +38,25 @@ pub fn gold_doc_items(plan: &Plan) -> GoldDocItems {
     }
     let mut out = GoldDocItems::new();
     for (repo, text) in gold {
-        let touched: BTreeSet<String> = hidden
+        // The items the hidden tests give a doc example themselves stay (hidden tests).
+        let hidden_items: BTreeMap<String, BTreeSet<String>> = hidden
             .get(repo)
             .map(|t| {
                 parse_patch_lenient(t)
                     .files
                     .iter()
-                    .map(|f| f.path().to_string())
+                    .map(|f| (f.path().to_string(), file_items(f)))
                     .collect()
             })
             .unwrap_or_default();
         for f in parse_patch_lenient(text).files {
-            if touched.contains(f.path()) || !f.path().ends_with(".rs") {
+            if !f.path().ends_with(".rs") {
                 continue;
             }
-            let names = documented_items(
-                f.hunks
-                    .iter()
-                    .flat_map(|h| h.lines.iter())
-                    .filter(|l| l.kind != LineKind::Removed)
-                    .map(|l| (l.kind == LineKind::Added, l.text.as_str())),
-            );
+            let mut names = file_items(&f);
+            if let Some(h) = hidden_items.get(f.path()) {
+                names.retain(|n| !h.contains(n));
+            }
             if !names.is_empty() {
                 out.entry(repo.to_string())
                     .or_default()
@@ -67,6 +65,17 @@ pub fn gold_doc_items(plan: &Plan) -> GoldDocItems {
         }
     }
     out
+}
+
+/// The items a file patch gives a new doc example.
+fn file_items(f: &taskc_compiler::patch::FilePatch) -> BTreeSet<String> {
+    documented_items(
+        f.hunks
+            .iter()
+            .flat_map(|h| h.lines.iter())
+            .filter(|l| l.kind != LineKind::Removed)
+            .map(|l| (l.kind == LineKind::Added, l.text.as_str())),
+    )
 }
 
 /// The items (their last name: `force_push`, `Queue`) whose doc comment gets an added
@@ -104,7 +113,15 @@ fn item_name(line: &str) -> Option<String> {
     let at = words.iter().position(|w| {
         matches!(
             *w,
-            "fn" | "struct" | "enum" | "trait" | "type" | "const" | "static" | "mod" | "union" | "macro_rules!"
+            "fn" | "struct"
+                | "enum"
+                | "trait"
+                | "type"
+                | "const"
+                | "static"
+                | "mod"
+                | "union"
+                | "macro_rules!"
         )
     })?;
     words.get(at + 1).map(|w| w.to_string())
@@ -144,7 +161,10 @@ mod tests {
             (true, "    /// let q = 1;"),
             (true, "    /// ```"),
             (true, "    #[inline]"),
-            (true, "    pub fn force_push(&mut self, value: T) -> Option<T> {"),
+            (
+                true,
+                "    pub fn force_push(&mut self, value: T) -> Option<T> {",
+            ),
             (false, "    /// Removes the oldest item."),
             (false, "    ///"),
             (false, "    /// ```"),
@@ -154,8 +174,14 @@ mod tests {
         assert_eq!(names.into_iter().collect::<Vec<_>>(), ["force_push"]);
         let items: BTreeMap<String, BTreeSet<String>> =
             [("src/lib.rs".to_string(), ["force_push".to_string()].into())].into();
-        assert!(is_gold_doc_test(&items, "src/lib.rs - Queue<T>::force_push"));
-        assert!(is_gold_doc_test(&items, "src/lib.rs - Queue<T>::force_push #2"));
+        assert!(is_gold_doc_test(
+            &items,
+            "src/lib.rs - Queue<T>::force_push"
+        ));
+        assert!(is_gold_doc_test(
+            &items,
+            "src/lib.rs - Queue<T>::force_push #2"
+        ));
         assert!(!is_gold_doc_test(&items, "src/lib.rs - Queue<T>::pop"));
         assert!(!is_gold_doc_test(&items, "src/other.rs - force_push"));
         assert!(!is_gold_doc_test(&items, "tests/a.rs::force_push"));

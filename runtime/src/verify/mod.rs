@@ -132,7 +132,13 @@ pub fn evaluate_targeted(
     expects: &BTreeMap<String, Expectations>,
     decisions: &BTreeMap<String, phases::Decision>,
 ) -> Verification {
-    evaluate_with_gold_docs(plan, results, expects, decisions, &gold_docs::GoldDocItems::new())
+    evaluate_with_gold_docs(
+        plan,
+        results,
+        expects,
+        decisions,
+        &gold_docs::GoldDocItems::new(),
+    )
 }
 
 /// [`evaluate_targeted`], leaving out of each target's F2P the doc-tests of the items its
