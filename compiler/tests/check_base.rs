@@ -377,3 +377,76 @@ fn stacked_hidden_test_patches_in_the_wrong_order_do_not_apply() {
     insta::assert_snapshot!("stacked_wrong_order", out);
     assert_eq!(codes(&c), vec![Code::PatchFileMissing], "{out}");
 }
+
+/// A Rust library whose unit tests live beside the code.
+const LIB_RS: &str = "pub fn add(a: u8, b: u8) -> u8 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn zero() {\n        assert_eq!(add(0, 0), 0);\n    }\n}\n";
+
+const RUST_SPEC: &str = r#"task "add" {
+  kind bugfix
+  prompt file("prompt.md")
+  verify per-repo
+  env rust
+  repo lib {
+    source dir("repos/lib")
+    gold file("lib.patch")
+    test { patch file("lib_test.patch"); run "cargo test"; parser cargo }
+  }
+}
+"#;
+
+const LIB_GOLD: &str = "\
+diff --git a/src/lib.rs b/src/lib.rs
+--- a/src/lib.rs
++++ b/src/lib.rs
+@@ -1,3 +1,3 @@
+ pub fn add(a: u8, b: u8) -> u8 {
+-    a - b
++    a + b
+ }
+";
+
+/// Hidden unit tests added inside `mod tests` (issue 21 item 10): no W0401, since runs keep
+/// a solution's changes to the rest of `src/lib.rs`; one that changes the code beside them
+/// still gets W0401, naming the file.
+#[test]
+fn hidden_unit_tests_inside_a_cfg_test_module_are_not_code() {
+    let inside = "\
+diff --git a/src/lib.rs b/src/lib.rs
+--- a/src/lib.rs
++++ b/src/lib.rs
+@@ -10,4 +10,9 @@ mod tests {
+     fn zero() {
+         assert_eq!(add(0, 0), 0);
+     }
++
++    #[test]
++    fn two() {
++        assert_eq!(add(1, 1), 2);
++    }
+ }
+";
+    let own = [
+        ("repos/lib/src/lib.rs", LIB_RS),
+        ("lib.patch", LIB_GOLD),
+        ("lib_test.patch", inside),
+    ];
+    let (c, out) = check(RUST_SPEC, &own, Some(B_AT_BASE));
+    assert!(!codes(&c).contains(&Code::TestPatchTouchesCode), "{out}");
+    assert!(!codes(&c).contains(&Code::PatchDoesNotApply), "{out}");
+
+    let outside = inside.replace(
+        "@@ -10,4 +10,9 @@ mod tests {\n",
+        "@@ -1,3 +1,3 @@\n pub fn add(a: u8, b: u8) -> u8 {\n-    a - b\n+    b - a\n }\n@@ -10,4 +10,9 @@ mod tests {\n",
+    );
+    let own = [
+        ("repos/lib/src/lib.rs", LIB_RS),
+        ("lib.patch", LIB_GOLD),
+        ("lib_test.patch", outside.as_str()),
+    ];
+    let (c, out) = check(RUST_SPEC, &own, Some(B_AT_BASE));
+    assert!(codes(&c).contains(&Code::TestPatchTouchesCode), "{out}");
+    assert!(
+        out.contains("changes `src/lib.rs` outside its `#[cfg(test)]` modules"),
+        "{out}"
+    );
+}

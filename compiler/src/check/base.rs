@@ -110,6 +110,28 @@ fn check_patches(cx: &mut Cx<'_>, d: &RepoDraft, tree: &dyn Tree) {
                 format!("hidden test patch (stacked, number {})", i + 1)
             };
             report(cx, d, tree, p, &what, &problems);
+            // Unit tests beside the code: changed only inside `#[cfg(test)]` modules, or
+            // the file is restored whole (W0401).
+            let alone = t.parts.len() == 1;
+            for f in p
+                .file
+                .patch
+                .files
+                .iter()
+                .filter(|f| alone && crate::inline_tests::candidate(f))
+            {
+                let base = tree
+                    .read(f.path())
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok());
+                let why = match base {
+                    Some(text) => crate::inline_tests::inline_file(&text, f).err(),
+                    None => Some("it cannot be read at base as UTF-8 text".to_string()),
+                };
+                if let Some(why) = why {
+                    cx.lint_inline_tests(&d.name, p, f, &why);
+                }
+            }
         }
     }
 }

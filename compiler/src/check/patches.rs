@@ -90,7 +90,7 @@ impl Cx<'_> {
             .patch
             .files
             .iter()
-            .filter(|f| !is_test_path(f.path()))
+            .filter(|f| !is_test_path(f.path()) && !crate::inline_tests::candidate(f))
             .collect();
         if non_tests.is_empty() {
             return;
@@ -112,6 +112,32 @@ impl Cx<'_> {
                 "not a test file",
             ));
         }
+        self.emit(d);
+    }
+
+    /// W0401 for a Rust source file the hidden test patch changes outside its
+    /// `#[cfg(test)]` modules (`why`), read at base: runs restore it whole.
+    pub(crate) fn lint_inline_tests(
+        &mut self,
+        repo: &str,
+        p: &LoadedPatch,
+        f: &crate::patch::FilePatch,
+        why: &str,
+    ) {
+        let d = Diagnostic::new(
+            Code::TestPatchTouchesCode,
+            format!(
+                "the hidden test patch of `{repo}` changes `{}` outside its `#[cfg(test)]` modules: {why}",
+                f.path()
+            ),
+            self.label(p.named_at, "hidden test patch"),
+        )
+        .with_label(Label::new(
+            p.source,
+            header_line(&p.file.text, f.span),
+            "restored to base whole before the hidden tests apply: a solution's change to it is lost",
+        ))
+        .with_help("keep hidden unit tests inside `#[cfg(test)] mod … { … }` (each on whole lines) and move every other change into the gold patch");
         self.emit(d);
     }
 

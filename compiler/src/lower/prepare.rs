@@ -18,6 +18,8 @@ pub(crate) struct TargetTests {
     pub gold_blob: String,
     pub tests_blob: String,
     pub restore: Vec<String>,
+    /// Rust files the hidden tests change beside the code (`restore-test-modules`).
+    pub modules: Vec<String>,
     pub test: TestStep,
 }
 
@@ -100,6 +102,16 @@ impl<'t> Prepared<'t> {
                 .collect();
             dropped.sort();
             dropped.dedup();
+            // A Rust source file the hidden tests change in place (its unit tests beside the
+            // code) keeps the solution's changes: only its test modules are the hidden ones.
+            let modules: BTreeSet<String> = t
+                .patch
+                .patch
+                .files
+                .iter()
+                .filter(|f| crate::inline_tests::candidate(f))
+                .map(|f| f.path().to_string())
+                .collect();
             let restore: BTreeSet<String> = t
                 .patch
                 .patch
@@ -107,6 +119,7 @@ impl<'t> Prepared<'t> {
                 .iter()
                 .flat_map(|f| [f.old_path.clone(), f.new_path.clone()])
                 .flatten()
+                .filter(|p| !modules.contains(p))
                 .collect();
             tests.insert(
                 r.name.clone(),
@@ -114,6 +127,7 @@ impl<'t> Prepared<'t> {
                     gold_blob: add(&gold.text),
                     tests_blob: add(&relaxed),
                     restore: restore.into_iter().collect(),
+                    modules: modules.into_iter().collect(),
                     test: TestStep {
                         repo: r.name.clone(),
                         workdir: repo_path(&r.name),
@@ -181,6 +195,12 @@ impl<'t> Prepared<'t> {
             repo: under_test.to_string(),
             paths: t.restore.clone(),
         });
+        if !t.modules.is_empty() {
+            steps.push(Step::RestoreTestModules {
+                repo: under_test.to_string(),
+                paths: t.modules.clone(),
+            });
+        }
         steps.push(Step::ApplyTests {
             repo: under_test.to_string(),
             blob: t.tests_blob.clone(),
@@ -227,6 +247,7 @@ impl<'t> Prepared<'t> {
                     }
                     Step::ApplyPrediction { .. }
                     | Step::RestoreFiles { .. }
+                    | Step::RestoreTestModules { .. }
                     | Step::RestoreSurface { .. } => {}
                 }
             }

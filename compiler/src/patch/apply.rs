@@ -139,8 +139,14 @@ impl<'t> Overlay<'t> {
     }
 }
 
+/// `f`'s hunks applied to the lines `old` (as [`Overlay`] applies them: exact context,
+/// shifted nearest first); `None` when a hunk does not apply.
+pub fn apply_to_lines(f: &FilePatch, old: &[String]) -> Option<Vec<String>> {
+    apply_hunks(0, f, old).ok()
+}
+
 /// A text's lines without their endings (`\n`, `\r\n`).
-fn lines(text: &str) -> Vec<String> {
+pub fn lines(text: &str) -> Vec<String> {
     let body = text.strip_suffix('\n').unwrap_or(text);
     if text.is_empty() {
         return Vec::new();

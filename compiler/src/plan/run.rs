@@ -50,6 +50,13 @@ pub enum Step {
     /// Reset these paths of `repo` to their state at base (delete those absent at base):
     /// the files the hidden test patch touches.
     RestoreFiles { repo: String, paths: Vec<String> },
+    /// Rust files of `repo` the hidden test patch changes (not test files: code with its
+    /// unit tests beside it, `#[cfg(test)] mod tests { … }`). Each keeps the prediction's
+    /// or gold patch's changes outside its `#[cfg(test)]` modules and gets those modules as
+    /// the hidden tests have them (`crate::inline_tests`); a file the hidden tests change
+    /// outside them is restored whole, as `restore-files` does. Between `restore-files` and
+    /// `apply-tests`, whose patch then leaves these files out.
+    RestoreTestModules { repo: String, paths: Vec<String> },
     /// Apply the (relaxed) hidden test patch (a blob) to `repo`.
     ApplyTests { repo: String, blob: String },
 }

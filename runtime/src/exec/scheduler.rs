@@ -282,7 +282,13 @@ impl Executor {
             ))
         })?;
         let canaries = canary::place_with_base(&job.run, blobs, &self.base_files, &seed);
-        let s = script::build(&job.run, blobs, &job.predictions, &canaries)?;
+        let s = script::build(
+            &job.run,
+            blobs,
+            &job.predictions,
+            &canaries,
+            &self.base_files,
+        )?;
         let mut req = RunRequest::new(
             image,
             format!("{}-{repetition}", job.key(repetition).subject()),

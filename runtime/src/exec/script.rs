@@ -198,18 +198,57 @@ impl Script<'_> {
 
 /// Build the script for `run`. `predictions` holds the agent's patch per repository, used
 /// by `apply-prediction` steps (a repository without one is left as it is); `canaries`
-/// are the run's canary tests, placed at run time.
+/// are the run's canary tests, placed at run time; `base` the text at base of the files
+/// the plan's patches name (`restore-test-modules` reads its Rust files there).
 pub fn build(
     run: &Run,
     blobs: &BTreeMap<String, String>,
     predictions: &BTreeMap<String, String>,
     canaries: &canary::Placement,
+    base: &canary::BaseFiles,
 ) -> Result<RunScript, ScriptError> {
     let mut s = Script {
         text: String::new(),
         uploads: Vec::new(),
         blobs,
     };
+    let mut inline = inline_files(run, blobs, base)?;
+    // The prediction's and gold patches keep out of the hidden tests' modules.
+    let mut kept: BTreeMap<String, String> = BTreeMap::new();
+    let mut gold_kept: BTreeMap<String, String> = BTreeMap::new();
+    for step in &run.steps {
+        let (repo, text, out) = match step {
+            Step::ApplyPrediction { repo } => match predictions.get(repo) {
+                Some(p) if !p.trim().is_empty() => (repo, p.clone(), &mut kept),
+                _ => continue,
+            },
+            Step::ApplyGold { repo, blob } => (repo, s.blob(blob)?, &mut gold_kept),
+            _ => continue,
+        };
+        let mut text = text;
+        for f in inline
+            .iter_mut()
+            .filter(|f| &f.repo == repo && f.modules.is_some())
+        {
+            let regions: Vec<(u32, u32)> = f
+                .modules
+                .iter()
+                .flatten()
+                .map(|m| (m.start, m.end))
+                .collect();
+            match taskc_compiler::inline_tests::keep_outside(&text, &f.path, &regions) {
+                Ok(k) => {
+                    text = k.text;
+                    f.starts = k.starts;
+                    f.by_prediction |= matches!(step, Step::ApplyPrediction { .. });
+                }
+                // Created, deleted, renamed: the file is restored whole.
+                Err(_) => f.modules = None,
+            }
+        }
+        out.insert(repo.clone(), text);
+    }
+    let predictions = &kept;
     preamble(&mut s);
     // Once the prediction's patches are in, a hidden-test step that fails is theirs.
     let after_prediction = run.steps.iter().any(|st| {
@@ -221,9 +260,10 @@ pub fn build(
     } else {
         StepFailure::Spec
     };
-    apply_patches(&mut s, run, predictions)?;
-    restore_surface(&mut s, run, predictions, tests_who);
-    apply_hidden_tests(&mut s, run, tests_who)?;
+    apply_patches(&mut s, run, predictions, &gold_kept)?;
+    restore_surface(&mut s, run, predictions, tests_who, &inline);
+    restore_test_modules(&mut s, &inline, tests_who);
+    apply_hidden_tests(&mut s, run, tests_who, &inline)?;
     inject_canaries(&mut s, canaries);
     delete_blobs(&mut s);
     drop_privileges(&mut s, run);
@@ -281,6 +321,7 @@ fn apply_patches(
     s: &mut Script<'_>,
     run: &Run,
     predictions: &BTreeMap<String, String>,
+    gold: &BTreeMap<String, String>,
 ) -> Result<(), ScriptError> {
     for step in &run.steps {
         match step {
@@ -317,13 +358,27 @@ fn apply_patches(
                 }
             }
             Step::ApplyGold { repo, blob } => {
-                let text = s.blob(blob)?;
-                let f = s.upload(format!("{blob}.patch"), &text);
+                let text = match gold.get(repo) {
+                    Some(t) => t.clone(),
+                    None => s.blob(blob)?,
+                };
+                if text.trim().is_empty() {
+                    continue;
+                }
+                let name = if gold.get(repo).is_some_and(|t| Some(t) != s.blobs.get(blob)) {
+                    format!("{blob}.kept.patch")
+                } else {
+                    format!("{blob}.patch")
+                };
+                let f = s.upload(name, &text);
                 let why = sh_quote(&format!("the gold patch of `{repo}` does not apply"));
                 let who = StepFailure::Spec.as_str();
                 s.line(&format!("apply {} {f} {who} {why}", repo_dir(repo)));
             }
-            Step::RestoreSurface { .. } | Step::RestoreFiles { .. } | Step::ApplyTests { .. } => {}
+            Step::RestoreSurface { .. }
+            | Step::RestoreFiles { .. }
+            | Step::RestoreTestModules { .. }
+            | Step::ApplyTests { .. } => {}
         }
     }
     Ok(())
@@ -337,6 +392,7 @@ fn restore_surface(
     run: &Run,
     predictions: &BTreeMap<String, String>,
     who: StepFailure,
+    inline: &[InlineFile],
 ) {
     for step in &run.steps {
         if let Step::RestoreSurface { repo, globs } = step {
@@ -353,6 +409,130 @@ fn restore_surface(
                 .push_str(&restore_paths(&repo_dir(repo), paths, false, who, &why));
         }
     }
+    // Rust files whose hidden tests are not only in their test modules: restored whole.
+    let mut whole: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for f in inline.iter().filter(|f| f.modules.is_none()) {
+        whole.entry(&f.repo).or_default().push(f.path.clone());
+    }
+    for (repo, paths) in whole {
+        let why = format!("could not restore {} in `{repo}`", list_paths(&paths));
+        s.text
+            .push_str(&restore_paths(&repo_dir(repo), &paths, false, who, &why));
+    }
+}
+
+/// A Rust file of a `restore-test-modules` step (`taskc_compiler::inline_tests`).
+#[derive(Debug, Clone)]
+struct InlineFile {
+    repo: String,
+    path: String,
+    /// Its `#[cfg(test)]` modules at base and with the hidden tests; `None` when the file
+    /// is restored whole instead (hidden changes outside them, not readable at base, or a
+    /// patch that creates, deletes or renames it).
+    modules: Option<Vec<taskc_compiler::inline_tests::InlineModule>>,
+    /// Where each module starts once the prediction's (or gold) patch is applied.
+    starts: Vec<u32>,
+    /// The prediction's patch moved them.
+    by_prediction: bool,
+}
+
+/// The files of `run`'s `restore-test-modules` steps, read at base.
+fn inline_files(
+    run: &Run,
+    blobs: &BTreeMap<String, String>,
+    base: &canary::BaseFiles,
+) -> Result<Vec<InlineFile>, ScriptError> {
+    let mut out = Vec::new();
+    for step in &run.steps {
+        let Step::RestoreTestModules { repo, paths } = step else {
+            continue;
+        };
+        let hidden = run.steps.iter().find_map(|st| match st {
+            Step::ApplyTests { repo: r, blob } if r == repo => Some(blob),
+            _ => None,
+        });
+        let hidden = match hidden {
+            Some(b) => Some(
+                blobs
+                    .get(b)
+                    .ok_or_else(|| ScriptError::MissingBlob(b.clone()))?,
+            ),
+            None => None,
+        };
+        let parsed = hidden.and_then(|t| parse_patch(t).ok());
+        for path in paths {
+            let sections: Vec<_> = parsed
+                .iter()
+                .flat_map(|p| p.files.iter())
+                .filter(|f| f.path() == path)
+                .collect();
+            let text = base.get(repo).and_then(|b| b.get(path));
+            let modules = match (sections.as_slice(), text) {
+                ([f], Some(text)) => taskc_compiler::inline_tests::inline_file(text, f).ok(),
+                _ => None,
+            };
+            let starts = modules.iter().flatten().map(|m| m.start).collect();
+            out.push(InlineFile {
+                repo: repo.clone(),
+                path: path.clone(),
+                modules,
+                starts,
+                by_prediction: false,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Phase 2b: each Rust file's `#[cfg(test)]` modules, left as at base by the patches,
+/// replaced by the hidden tests' (last first, so the lines above stay where they are).
+/// A module not found where the patch's hunks put it fails the run (the prediction's
+/// when it moved it).
+fn restore_test_modules(s: &mut Script<'_>, inline: &[InlineFile], who: StepFailure) {
+    let mut defined = false;
+    for f in inline {
+        let Some(modules) = &f.modules else {
+            continue;
+        };
+        if !defined {
+            s.line(
+                "splice() { sed -n \"$2,$3p\" \"$1\" 2>/dev/null | cmp -s - \"$4\" || fail \"$6\" \"$7\"; \
+                 { head -n $(($2 - 1)) \"$1\"; cat \"$5\"; tail -n +$(($3 + 1)) \"$1\"; } > \"$H/splice\" \
+                 && cat \"$H/splice\" > \"$1\" || fail harness \"cannot write $1\"; }",
+            );
+            defined = true;
+        }
+        let who = if f.by_prediction {
+            format!("{}:{}", StepFailure::Prediction.as_str(), f.repo)
+        } else {
+            who.as_str().to_string()
+        };
+        let target = format!("{}/{}", repo_dir(&f.repo), sh_quote(&f.path));
+        for (k, m) in modules.iter().enumerate().rev() {
+            let start = f.starts.get(k).copied().unwrap_or(m.start);
+            let end = start + (m.end - m.start);
+            let tag = sha256_tag(&format!("{}\0{}\0{k}", f.repo, f.path));
+            let at_base = s.upload(format!("module-{tag}.base"), &m.base_text);
+            let hidden = s.upload(format!("module-{tag}.hidden"), &m.hidden_text);
+            let why = format!(
+                "`{}` of `{}` does not hold its `#[cfg(test)] mod {}` at lines {start}-{end}, where the patches leave it",
+                f.path, f.repo, m.name
+            );
+            s.line(&format!(
+                "splice {target} {start} {end} {at_base} {hidden} {} {}",
+                sh_quote(&who),
+                sh_quote(&why)
+            ));
+        }
+    }
+}
+
+/// A short name for uploads derived from `key`.
+fn sha256_tag(key: &str) -> String {
+    taskc_compiler::plan::sha256_hex(key.as_bytes())
+        .chars()
+        .take(16)
+        .collect()
 }
 
 /// `` `a`, `b` `` (at most five, then how many more).
@@ -397,11 +577,30 @@ pub(crate) fn restore_paths(
 }
 
 /// Phase 3: the relaxed hidden tests.
-fn apply_hidden_tests(s: &mut Script<'_>, run: &Run, who: StepFailure) -> Result<(), ScriptError> {
+fn apply_hidden_tests(
+    s: &mut Script<'_>,
+    run: &Run,
+    who: StepFailure,
+    inline: &[InlineFile],
+) -> Result<(), ScriptError> {
     for step in &run.steps {
         if let Step::ApplyTests { repo, blob } = step {
-            let text = s.blob(blob)?;
-            let f = s.upload(format!("{blob}.patch"), &text);
+            let mut text = s.blob(blob)?;
+            // The files whose test modules were put in place already leave the patch.
+            let spliced: Vec<&str> = inline
+                .iter()
+                .filter(|f| &f.repo == repo && f.modules.is_some())
+                .map(|f| f.path.as_str())
+                .collect();
+            let mut name = format!("{blob}.patch");
+            if !spliced.is_empty() {
+                text = without_files(&text, &spliced);
+                name = format!("{blob}.rest.patch");
+                if text.trim().is_empty() {
+                    continue;
+                }
+            }
+            let f = s.upload(name, &text);
             let why = sh_quote(&format!("the hidden test patch of `{repo}` does not apply"));
             s.line(&format!(
                 "apply {} {f} {} {why}",
@@ -411,6 +610,32 @@ fn apply_hidden_tests(s: &mut Script<'_>, run: &Run, who: StepFailure) -> Result
         }
     }
     Ok(())
+}
+
+/// `text` (a patch) without the sections of `paths`.
+fn without_files(text: &str, paths: &[&str]) -> String {
+    let Ok(p) = parse_patch(text) else {
+        return text.to_string();
+    };
+    let mut out = String::new();
+    let mut at = 0usize;
+    for f in p.files.iter().filter(|f| paths.contains(&f.path())) {
+        let (from, mut to) = (f.span.start as usize, f.span.end as usize);
+        if text.get(to..to + 1) == Some("\n") {
+            to += 1;
+        }
+        while text.get(to..).is_some_and(|r| r.starts_with('\\')) {
+            to += text[to..].find('\n').map_or(text.len() - to, |k| k + 1);
+        }
+        out.push_str(text.get(at..from).unwrap_or(""));
+        at = to;
+    }
+    out.push_str(text.get(at..).unwrap_or(""));
+    // Nothing but a preamble left: no file to apply.
+    match parse_patch(&out) {
+        Ok(p) if !p.files.is_empty() => out,
+        _ => String::new(),
+    }
 }
 
 /// Phase 4: canary tests written into the hidden test files just applied (`crate::canary`;

@@ -21,6 +21,9 @@ pub enum FlagRule {
     Surface { glob: String },
     /// The hidden test patch touches the file: restored before the hidden tests apply.
     HiddenTestPath,
+    /// A Rust file whose unit tests the hidden tests change: the prediction's changes
+    /// inside its `#[cfg(test)]` modules are left out, the rest kept.
+    HiddenTestModules,
     /// The patch adds a Go `TestMain`, which decides what a test binary runs and prints.
     TestMain,
     /// The patch cannot be read, so nothing about it can be vouched for.
@@ -33,6 +36,9 @@ impl FlagRule {
         match self {
             FlagRule::Surface { glob } => format!("test surface `{glob}`"),
             FlagRule::HiddenTestPath => "hidden test path".into(),
+            FlagRule::HiddenTestModules => {
+                "hidden unit tests beside the code: its `#[cfg(test)]` modules are the hidden tests'".into()
+            }
             FlagRule::TestMain => "Go TestMain".into(),
             FlagRule::UnreadablePatch { detail } => format!("unreadable patch: {detail}"),
         }
@@ -66,6 +72,7 @@ impl Flag {
 pub fn flags(prediction: &Prediction, plan: &Plan) -> Vec<Flag> {
     let mut surface: BTreeMap<&str, Vec<Glob>> = BTreeMap::new();
     let mut hidden: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut modules: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for run in plan.runs() {
         for step in &run.steps {
             match step {
@@ -76,6 +83,12 @@ pub fn flags(prediction: &Prediction, plan: &Plan) -> Vec<Flag> {
                 }
                 Step::RestoreFiles { repo, paths } => {
                     hidden
+                        .entry(repo)
+                        .or_default()
+                        .extend(paths.iter().map(String::as_str));
+                }
+                Step::RestoreTestModules { repo, paths } => {
+                    modules
                         .entry(repo)
                         .or_default()
                         .extend(paths.iter().map(String::as_str));
@@ -105,6 +118,7 @@ pub fn flags(prediction: &Prediction, plan: &Plan) -> Vec<Flag> {
         };
         let globs = surface.get(repo.as_str()).map_or(&[][..], Vec::as_slice);
         let hidden = hidden.get(repo.as_str());
+        let modules = modules.get(repo.as_str());
         for f in &patch.files {
             let paths: Vec<&String> = [&f.old_path, &f.new_path].into_iter().flatten().collect();
             let surface_glob = paths
@@ -119,6 +133,14 @@ pub fn flags(prediction: &Prediction, plan: &Plan) -> Vec<Flag> {
                             glob: g.as_str().to_string(),
                         },
                         reverted: true,
+                    });
+                }
+                if modules.is_some_and(|h| h.contains(p.as_str())) {
+                    out.insert(Flag {
+                        repo: repo.clone(),
+                        file: p.to_string(),
+                        rule: FlagRule::HiddenTestModules,
+                        reverted: false,
                     });
                 }
                 if hidden.is_some_and(|h| h.contains(p.as_str())) {

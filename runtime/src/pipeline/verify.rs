@@ -8,7 +8,7 @@ use taskc_compiler::plan::{Plan, PlanBody, PlanKind};
 
 use super::{prepare_images_and_base_files, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
-use crate::verify::{evaluate_targeted, phases, Verification};
+use crate::verify::{evaluate_with_gold_docs, gold_docs, phases, Verification};
 
 /// Options of one verification.
 #[derive(Debug, Clone, Default)]
@@ -120,7 +120,13 @@ pub async fn verify(
         .targets()
         .filter_map(|r| r.test.as_ref().map(|t| (r.name.clone(), t.expect.clone())))
         .collect();
-    let verification = evaluate_targeted(vplan, &results, &expects, &decisions);
+    let verification = evaluate_with_gold_docs(
+        vplan,
+        &results,
+        &expects,
+        &decisions,
+        &gold_docs::gold_doc_items(&plan),
+    );
     Ok(VerifyOutcome {
         backend: session.backend.name().to_string(),
         plan,

@@ -2,6 +2,7 @@
 //! oracle (F2P, P2P), build the truth table, check `expect` assertions and flakiness, and
 //! decide whether the task is sound.
 
+pub mod gold_docs;
 pub mod notes;
 pub mod oracle;
 pub mod phases;
@@ -131,6 +132,24 @@ pub fn evaluate_targeted(
     expects: &BTreeMap<String, Expectations>,
     decisions: &BTreeMap<String, phases::Decision>,
 ) -> Verification {
+    evaluate_with_gold_docs(
+        plan,
+        results,
+        expects,
+        decisions,
+        &gold_docs::GoldDocItems::new(),
+    )
+}
+
+/// [`evaluate_targeted`], leaving out of each target's F2P the doc-tests of the items its
+/// gold patch gives a doc example (`gold_docs`), with a note.
+pub fn evaluate_with_gold_docs(
+    plan: &VerifyPlan,
+    results: &BTreeMap<String, Vec<RunResult>>,
+    expects: &BTreeMap<String, Expectations>,
+    decisions: &BTreeMap<String, phases::Decision>,
+    gold_doc_items: &gold_docs::GoldDocItems,
+) -> Verification {
     let (merged, flaky) = merge_repetitions(results);
     let mut problems = Vec::new();
     let base_cfg = plan.configurations.iter().find(|c| c.gold.is_empty());
@@ -187,6 +206,21 @@ pub fn evaluate_targeted(
         let at_base = tests_of(base, target).unwrap_or(&empty);
         let at_gold = tests_of(gold, target).unwrap_or(&empty);
         let mut o = oracle::derive(at_base, at_gold, &drops);
+        if let Some(items) = gold_doc_items.get(target) {
+            let left: Vec<String> = o
+                .f2p
+                .iter()
+                .filter(|id| gold_docs::is_gold_doc_test(items, id))
+                .cloned()
+                .collect();
+            if !left.is_empty() {
+                o.f2p.retain(|id| !left.contains(id));
+                notes.push(format!(
+                    "`{target}`: left out of the oracle, the doc-tests of doc examples the gold patch adds: {}. They test the reference's documentation, not the task: a correct solution without these examples (or with others) is not graded unsolved for lacking them",
+                    left.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
         if valid {
             notes.extend(notes::target_notes(target, &o, at_base));
         }
