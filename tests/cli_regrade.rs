@@ -119,6 +119,7 @@ fn containers_created(session: &str, since: u64, until: u64) -> usize {
 fn taskc(guard: &DockerGuard, cache: &Path, args: &[&str]) -> (Output, usize) {
     let before = sessions(cache);
     let since = now();
+    let clock = std::time::Instant::now();
     let out = guard.output(
         Command::new(TASKC)
             .args(args)
@@ -127,6 +128,13 @@ fn taskc(guard: &DockerGuard, cache: &Path, args: &[&str]) -> (Output, usize) {
             .arg(cache)
             // Every path is absolute; a default report folder lands in the test's folder.
             .current_dir(cache.parent().unwrap()),
+    );
+    // The wall time of each step, for docs/performance.md (`--nocapture`).
+    let shown: Vec<&str> = args.iter().copied().filter(|a| !a.contains('/')).collect();
+    eprintln!(
+        "taskc {}: {:.1} s",
+        shown.join(" "),
+        clock.elapsed().as_secs_f64()
     );
     // Events are stamped in whole seconds: wait for the second to end.
     std::thread::sleep(std::time::Duration::from_millis(1100));

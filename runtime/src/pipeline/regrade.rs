@@ -122,7 +122,14 @@ pub async fn regrade(
         let stored = store.scored_results(&pid);
         for r in &splan.runs {
             let key = ResultKey::score(&r.id, &pid, 0);
-            let (result, outcome) = find(&store, &key, &Executed::of(r), &r.under_test, &stored);
+            let (result, outcome) = find(
+                &store,
+                session.backend.name(),
+                &key,
+                &Executed::of(r),
+                &r.under_test,
+                &stored,
+            );
             results.insert(key.subject(), vec![result]);
             reuse.push(RunReuse {
                 task: task.id.clone(),
@@ -155,10 +162,11 @@ pub async fn regrade(
 }
 
 /// The stored result standing for run `key` (which executes `want` and tests `target`),
-/// among `stored` (the prediction's stored results), and how it was found; or a result
-/// that is not stored anywhere, invalid with the reason.
+/// among `stored` (the prediction's stored results of `backend`), and how it was found; or
+/// a result that is not stored anywhere, invalid with the reason.
 fn find(
     store: &ResultStore,
+    backend: &str,
     key: &ResultKey,
     want: &Executed,
     target: &str,
@@ -211,11 +219,7 @@ fn find(
     let invalid = RunResult {
         schema: RESULT_SCHEMA.to_string(),
         run: key.subject(),
-        backend: store
-            .dir()
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        backend: backend.to_string(),
         failure: Some(RunFailure::error(format!(
             "not regraded: {reason}; `taskc score` without `--regrade` runs it"
         ))),
