@@ -283,12 +283,12 @@ fn a_regrade_after_a_drop_runs_no_container_and_grades_as_a_fresh_score() {
         })
         .unwrap()
         .to_string();
+    let relaxed = format!("{line}  # relaxed");
     relax(
         &spec,
         &format!(
             "  relax proxy {{\n    edit \"tests/test_cookies.py\" {{\n      rule implementation-specific\n      \
-             because \"a spacing change\"\n      replace {line:?} with {:?}\n    }}\n  }}",
-            format!("{line}  # relaxed")
+             because \"a spacing change\"\n      replace {line:?} with {relaxed:?}\n    }}\n  }}"
         ),
     );
     let (verified, _) = taskc(&guard, &cache, &["verify", spec_arg]);
