@@ -70,6 +70,17 @@ fn score_over_two_models_and_three_tasks_filtered_to_one_of_each_runs_only_that(
         })
         .collect();
     assert_eq!(rows, [("cookie-split".to_string(), "m2".to_string())]);
+    // Only those ran: the result store holds one result per target of cookie-split (proxy,
+    // gateway), all of m2's prediction (m1's lines have another digest: the model is in it).
+    let pred = report["rows"][0]["prediction"].as_str().unwrap();
+    let stored: Vec<String> = std::fs::read_dir(dir.path().join("cache/results/local"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    assert_eq!(stored.len(), 2, "{stored:?}");
+    let suffix = format!("-{pred}.0.json");
+    assert!(stored.iter().all(|n| n.ends_with(&suffix)), "{stored:?}");
 
     // The run's identity: in report.json and in the cache's index of runs.
     let run = &report["run"];

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use taskc_compiler::plan::{canonical_digest, Run, Step};
+
 use crate::canary::CanaryCheck;
 pub use crate::failure::{Cause, RunFailure};
 use crate::parsers::Outcome;
@@ -31,6 +33,85 @@ pub struct RunResult {
     /// repository under test → path. Filled when the result is stored.
     #[serde(default)]
     pub logs: BTreeMap<String, String>,
+    /// What the run executed (`None` in results stored before taskc recorded it): what
+    /// `taskc score --regrade` compares to decide whether the result can be graded against
+    /// a changed lock without running again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executed: Option<Executed>,
+}
+
+/// What a run executed: the plan's [`Run`] without what only grading reads (the tests
+/// relaxations `drop` from the oracle) and without its ids, and the digest of that. Two runs
+/// with equal digests executed the same thing — image, patches applied (the prediction's by
+/// the stored key), hidden tests, command, parser, time limit, selection, services — so one's
+/// stored result stands for the other's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Executed {
+    /// sha256 of `run` (tag `taskc.executed-run/1`).
+    pub digest: String,
+    pub run: Run,
+}
+
+impl Executed {
+    /// What `run` executes.
+    pub fn of(run: &Run) -> Executed {
+        let mut run = run.clone();
+        run.id.clear();
+        run.digest.clear();
+        run.test.dropped.clear();
+        Executed {
+            digest: canonical_digest("taskc.executed-run/1", &run),
+            run,
+        }
+    }
+
+    /// How `self` (a stored run) differs from `other` (the run the current plan asks for),
+    /// in words, most decisive first; empty when they executed the same thing.
+    pub fn differences(&self, other: &Executed) -> Vec<&'static str> {
+        let (a, b) = (&self.run, &other.run);
+        let tests = |r: &Run| {
+            r.steps
+                .iter()
+                .filter(|s| matches!(s, Step::ApplyTests { .. } | Step::RestoreFiles { .. }))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let mut out = Vec::new();
+        if a.image != b.image {
+            out.push("the task image changed (environment, sources, setup or base image)");
+        }
+        if tests(a) != tests(b) {
+            out.push("the hidden tests changed (a relaxation's `edit`, or the test patch)");
+        }
+        if a.gold_applied != b.gold_applied
+            || a.prediction != b.prediction
+            || a.steps.len() != b.steps.len()
+            || a.steps.iter().zip(&b.steps).any(|(x, y)| {
+                !matches!(x, Step::ApplyTests { .. } | Step::RestoreFiles { .. }) && x != y
+            })
+        {
+            out.push("the patches applied changed (gold patches, scoring mode or test surface)");
+        }
+        if a.test.command != b.test.command || a.test.workdir != b.test.workdir {
+            out.push("the test command changed");
+        }
+        if a.test.parser != b.test.parser {
+            out.push("the log parser changed");
+        }
+        if a.test.timeout_secs != b.test.timeout_secs {
+            out.push("the time limit changed (`timeout` or `--timeout-multiplier`)");
+        }
+        if a.test.select_template != b.test.select_template || a.test.select != b.test.select {
+            out.push("the test selection changed");
+        }
+        if a.services != b.services || a.network != b.network {
+            out.push("the services beside the tests changed");
+        }
+        if out.is_empty() && self.digest != other.digest {
+            out.push("the run's inputs changed");
+        }
+        out
+    }
 }
 
 /// One repository's test results in one run.

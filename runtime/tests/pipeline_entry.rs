@@ -69,6 +69,7 @@ fn line(event: ScoreEvent<'_>) -> Option<String> {
         ScoreEvent::BackendNote(_) => return None,
         ScoreEvent::Selected { kept, of } => format!("selected {kept} of {of}"),
         ScoreEvent::RunRecorded { .. } => return None,
+        ScoreEvent::Regraded { reuse, .. } => format!("regraded {}", reuse.len()),
         ScoreEvent::SkippedLine(e) => format!("skipped line {}", e.line),
         ScoreEvent::NoPrediction { task } => format!("no prediction {task}"),
         ScoreEvent::StaleLockUsed { spec, lock, stale } => {
@@ -129,6 +130,8 @@ impl Scoring {
             selection: Default::default(),
             timeout_multiplier: Default::default(),
             run_id: None,
+            out_per_run: false,
+            regrade: false,
         };
         let mut lines = Vec::new();
         let end = score_specs(std::slice::from_ref(spec), &source, &opts, &mut |e| {
@@ -237,6 +240,8 @@ async fn without_specs_nothing_opens_and_an_unreadable_predictions_file_is_an_er
         selection: Default::default(),
         timeout_multiplier: Default::default(),
         run_id: None,
+        out_per_run: false,
+        regrade: false,
     };
     let mut events = Vec::new();
     let end = score_specs(&[], &PredictionSource::Gold, &opts, &mut |e| {

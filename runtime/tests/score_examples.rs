@@ -87,6 +87,7 @@ fn results(plan: &taskc_compiler::plan::Plan, p: &Prediction) -> BTreeMap<String
             repos,
             wall_ms: 1,
             logs: BTreeMap::new(),
+            executed: None,
         };
         out.insert(key, vec![r]);
     }

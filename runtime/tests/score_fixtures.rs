@@ -219,6 +219,7 @@ pub fn graded(
             failure: why,
             wall_ms: 100,
             logs: BTreeMap::new(),
+            executed: None,
         }
     };
     let runs: Vec<ScoredRun> = match mode {

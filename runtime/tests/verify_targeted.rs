@@ -177,6 +177,7 @@ fn simulate(m: &Model, run: &Run) -> RunResult {
         repos,
         wall_ms: 0,
         logs: BTreeMap::new(),
+        executed: None,
     }
 }
 

@@ -52,12 +52,18 @@ pub struct ScoreArgs {
         default_value = "joint"
     )]
     pub modes: Vec<ModeArg>,
-    /// Folder for `report.json`, `report.md` and `report.html`.
-    #[arg(long, default_value = "taskc-report")]
-    pub out: PathBuf,
-    /// Run again the runs whose stored result is invalid.
+    /// Folder for `report.json`, `report.md` and `report.html` (default: `taskc-report`;
+    /// with `--regrade`, `taskc-report/<run id>`).
     #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Run again the runs whose stored result is invalid.
+    #[arg(long, conflicts_with = "regrade")]
     pub rerun_invalid: bool,
+    /// Grade the results stored by earlier scorings against the current locks and run no
+    /// container: says per prediction and run which stored result it reused, or why none
+    /// could be (that run's target is then graded invalid).
+    #[arg(long)]
+    pub regrade: bool,
     /// Score against a lock whose inputs changed since `taskc verify` wrote it (a warning
     /// instead of an error; the report records the lock's digest either way).
     #[arg(long)]
@@ -113,7 +119,12 @@ pub fn run(args: &ScoreArgs, ctx: &Context) -> Result<Exit, CliError> {
             .collect(),
         rerun_invalid: args.rerun_invalid,
         allow_stale_lock: args.allow_stale_lock,
-        out: args.out.clone(),
+        out: args
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("taskc-report")),
+        out_per_run: args.regrade && args.out.is_none(),
+        regrade: args.regrade,
         selection: pipeline::Selection {
             models: args.models.clone(),
             ..args.filter.selection()
@@ -160,6 +171,21 @@ fn render(args: &ScoreArgs, event: ScoreEvent<'_>) -> Exit {
                  since it was written\n",
                 lock.display(),
                 names.join(", ")
+            ));
+        }
+        ScoreEvent::Regraded { reuse, .. } => {
+            let reused = reuse.iter().filter(|r| r.reused()).count();
+            for r in reuse {
+                // `-q` keeps what could not be reused: it changes the grades.
+                if !args.verbosity.quiet || !r.reused() {
+                    output::err(&format!("regrade: {}\n", r.line()));
+                }
+            }
+            output::err(&format!(
+                "regrade: {reused} of {} runs graded from stored results, {} not reusable \
+                 (no container ran)\n",
+                reuse.len(),
+                reuse.len() - reused
             ));
         }
         ScoreEvent::Duplicate(d) => output::err(&format!("warning: {}\n", d.warning())),

@@ -327,6 +327,7 @@ pub fn interpret(
         repos: BTreeMap::from([(t.repo.clone(), tests)]),
         wall_ms: outcome.duration.as_millis() as u64,
         logs: BTreeMap::new(),
+        executed: Some(crate::results::Executed::of(run)),
     }
 }
 

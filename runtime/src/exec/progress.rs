@@ -81,9 +81,26 @@ struct Counts {
     /// The fastest finished run, in seconds.
     fastest: Option<f64>,
     hinted: bool,
+    /// Runs at once (`--jobs`), for the ETA.
+    jobs: usize,
+    /// Runs executed (not cached) and finished, and their total wall time in seconds.
+    executed: usize,
+    executed_secs: f64,
 }
 
 impl Counts {
+    /// Seconds until every planned run has finished: the runs left × the mean duration of
+    /// the runs executed so far ÷ the runs at once (`--jobs`, at most the runs left);
+    /// `None` before any run executed, or when none is left.
+    fn eta(&self) -> Option<f64> {
+        let left = self.planned.saturating_sub(self.finished);
+        if self.executed == 0 || left == 0 {
+            return None;
+        }
+        let mean = self.executed_secs / self.executed as f64;
+        Some(mean * left as f64 / self.jobs.clamp(1, left) as f64)
+    }
+
     fn still_running(&self, now: Instant) -> Option<String> {
         let ((run, _), since) = self.running.iter().min_by_key(|(_, t)| **t)?;
         Some(format!(
@@ -137,6 +154,14 @@ impl Progress {
         Progress::with_sink(style, Box::new(std::io::stderr()), HEARTBEAT)
     }
 
+    /// The same, counting the ETA with `jobs` runs at once.
+    pub fn with_jobs(self, jobs: usize) -> Progress {
+        if let Ok(mut c) = self.counts.lock() {
+            c.jobs = jobs.max(1);
+        }
+        self
+    }
+
     /// Plain lines (and JSON events) into `sink`, a `still running` line every `heartbeat`.
     pub fn with_sink(
         style: ProgressStyle,
@@ -164,7 +189,7 @@ impl Progress {
         let bar = (style == ProgressStyle::Bar).then(|| {
             let bar = indicatif::ProgressBar::new(0);
             if let Ok(s) = indicatif::ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs {msg}",
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs, ETA {eta} {msg}",
             ) {
                 bar.set_style(s);
             }
@@ -203,7 +228,13 @@ impl Progress {
                 if failure.is_none() {
                     c.fastest = Some(c.fastest.map_or(*secs, |f| f.min(*secs)));
                 }
-                return (format!(" ({}/{} runs)", c.finished, c.planned), hint);
+                c.executed += 1;
+                c.executed_secs += secs;
+                let eta = c
+                    .eta()
+                    .map(|e| format!(", ETA {}", eta_text(e)))
+                    .unwrap_or_default();
+                return (format!(" ({}/{} runs{eta})", c.finished, c.planned), hint);
             }
             _ => {}
         }
@@ -291,6 +322,16 @@ impl Progress {
     }
 }
 
+/// `42 s`, `3 min 5 s`, `2 h 10 min`.
+fn eta_text(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,7 +391,11 @@ mod tests {
         p.emit(finished("r-d", 130.0));
         drop(p);
         let text = buf.text();
-        assert!(text.contains("run r-a: done in 2.0 s (1/4 runs)"), "{text}");
+        // One run of 2 s executed, 3 left, one at a time: 6 s.
+        assert!(
+            text.contains("run r-a: done in 2.0 s (1/4 runs, ETA 6 s)"),
+            "{text}"
+        );
         assert!(
             text.contains("still running: 3 runs (1/4 finished); the longest, r-b, for"),
             "{text}"
@@ -365,6 +410,27 @@ mod tests {
             text.contains("run r-d: done in 130.0 s (4/4 runs)"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_eta_is_the_runs_left_times_the_mean_run_over_the_runs_at_once() {
+        let buf = Buf::default();
+        let p = Progress::with_sink(ProgressStyle::Lines, Box::new(buf.clone()), HEARTBEAT)
+            .with_jobs(2);
+        p.emit(Event::Planned { runs: 6 });
+        p.emit(Event::RunCached {
+            run: "r-c".into(),
+            repetition: 0,
+        });
+        p.emit(finished("r-a", 10.0));
+        p.emit(finished("r-b", 30.0));
+        drop(p);
+        let text = buf.text();
+        // After r-a: 4 left × 10 s ÷ 2 at once; after r-b: 3 left × 20 s ÷ 2.
+        assert!(text.contains("(2/6 runs, ETA 20 s)"), "{text}");
+        assert!(text.contains("(3/6 runs, ETA 30 s)"), "{text}");
+        assert_eq!(eta_text(185.0), "3 min 5 s");
+        assert_eq!(eta_text(7800.0), "2 h 10 min");
     }
 
     #[test]

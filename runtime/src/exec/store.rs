@@ -187,6 +187,27 @@ impl ResultStore {
         self.dir.join(format!("{key}.{name}.log"))
     }
 
+    /// Every stored scoring result of the prediction with short id `prediction` (first
+    /// repetition), sorted by key: what `score --regrade` looks for a run's equal in. An
+    /// unreadable or foreign file is left out.
+    pub fn scored_results(&self, prediction: &str) -> Vec<(ResultKey, RunResult)> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(ResultKey, RunResult)> = entries
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().to_string_lossy().into_owned();
+                let key = ResultKey::parse(name.strip_suffix(".json")?)?;
+                (key.prediction.as_deref() == Some(prediction) && key.repetition == 0)
+                    .then_some(())?;
+                let r = self.get(&key)?;
+                Some((key, r))
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
     /// The stored files (results and logs) whose run id is not in `keep`, sorted; removed
     /// unless `dry_run`. Files the store did not write are left alone, except temporary
     /// files of an interrupted write.
@@ -273,6 +294,7 @@ mod tests {
             repos: Default::default(),
             wall_ms: 0,
             logs: Default::default(),
+            executed: None,
         }
     }
 

@@ -90,6 +90,11 @@ pub struct PredictionGrade {
     /// by the runtime, which knows where results are stored).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub logs: BTreeMap<String, String>,
+    /// Per target: the test log of the run that tested it, passed or not. In `report.json`
+    /// (and the Markdown and HTML reports) a path relative to the report's folder; absent
+    /// for a target whose run left no stored log.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub run_logs: BTreeMap<String, String>,
     /// Files of the prediction's patches that could rig a test run, with the rule and
     /// whether taskc reverted them (whatever the score).
     #[serde(default)]
@@ -188,6 +193,7 @@ pub fn grade(
         unresolved,
         attribution,
         logs: BTreeMap::new(),
+        run_logs: BTreeMap::new(),
         flags: Vec::new(),
     }
 }

@@ -122,6 +122,9 @@ pub struct RunRecord {
     /// The folder of the reports (`score`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_dir: Option<PathBuf>,
+    /// `score --regrade`: graded from stored results, nothing ran.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub regrade: bool,
 }
 
 impl RunRecord {
@@ -150,6 +153,7 @@ impl RunRecord {
             models: selection.models.clone(),
             limit: selection.limit,
             report_dir: None,
+            regrade: false,
         }
     }
 }

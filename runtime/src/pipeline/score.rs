@@ -1,6 +1,7 @@
 //! `score`: run a task's scoring plan once per prediction, in fresh containers from the
 //! task image, and grade every prediction against the task's oracle.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use taskc_compiler::lower::{lower_score, LowerOptions};
@@ -9,7 +10,7 @@ use taskc_compiler::plan::{PlanBody, PlanKind, ScoreMode};
 
 use super::{prepare_images_and_base_files, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
-use crate::grade::{flags, grade, scored_runs, PredictionGrade, TaskFacts, TaskOracle};
+use crate::grade::{flags, grade, scored_runs, PredictionGrade, ScoredRun, TaskFacts, TaskOracle};
 use crate::predictions::{dedup, Duplicate, Prediction};
 
 /// Options of one scoring.
@@ -85,13 +86,13 @@ pub async fn score(
     };
     let execution = exec.execute(&image, &plan.blobs, jobs, 1).await?;
     let facts = TaskFacts::from(task);
-    let store = ResultStore::new(&session.cache, session.backend.name());
     let grades = predictions
         .iter()
         .map(|p| {
             let runs = scored_runs(splan, p, &execution.results);
             let mut g = grade(&facts, oracle, p, opts.mode, &runs);
-            g.logs = failing_target_logs(&g, &runs, p, &store);
+            g.logs = failing_target_logs(&g, &runs);
+            g.run_logs = target_logs(&runs);
             g.flags = flags(p, &plan);
             g
         })
@@ -104,29 +105,33 @@ pub async fn score(
 }
 
 /// The log of the run that tested each target of `g` that did not pass: the target's own
-/// test log when stored, else the run's script output.
-fn failing_target_logs(
+/// test log when stored, else the run's script output (absolute paths, as stored).
+pub(super) fn failing_target_logs(
     g: &PredictionGrade,
-    runs: &[crate::grade::ScoredRun],
-    p: &Prediction,
-    store: &ResultStore,
-) -> std::collections::BTreeMap<String, String> {
-    let mut out = std::collections::BTreeMap::new();
-    for (target, t) in &g.targets {
-        if t.resolved() {
-            continue;
+    runs: &[ScoredRun],
+) -> BTreeMap<String, String> {
+    target_logs(runs)
+        .into_iter()
+        .filter(|(t, _)| g.targets.get(t).is_some_and(|t| !t.resolved()))
+        .collect()
+}
+
+/// Per target, the log of the run that tested it: its own test log when stored, else the
+/// run's script output (absolute paths, as the result store recorded them); a target whose
+/// run left no log file is left out.
+pub(super) fn target_logs(runs: &[ScoredRun]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for run in runs {
+        let Some(result) = &run.result else { continue };
+        for target in &run.under_test {
+            let log = [target.as_str(), "run"]
+                .iter()
+                .filter_map(|name| result.logs.get(*name))
+                .find(|path| Path::new(path).is_file());
+            if let Some(log) = log {
+                out.insert(target.clone(), log.clone());
+            }
         }
-        let Some(run) = runs.iter().find(|r| r.under_test.contains(target)) else {
-            continue;
-        };
-        let key = crate::exec::ResultKey::score(&run.run, &p.short_id(), 0);
-        let own = store.log_path(&key, target);
-        let path = if own.is_file() {
-            own
-        } else {
-            store.log_path(&key, "run")
-        };
-        out.insert(target.clone(), path.display().to_string());
     }
     out
 }

@@ -13,9 +13,9 @@ use taskc_compiler::model::Task;
 use taskc_compiler::plan::ScoreMode;
 
 use super::{
-    append_run, load_oracle, open_session, read_predictions, score, write_reports, CheckedSpec,
-    LockUseError, PipelineError, PredictionSource, PredictionsRecord, RunCommand, RunId, RunRecord,
-    ScoreOptions, Selection, SessionOptions, TimeoutMultiplier,
+    append_run, load_oracle, open_session, read_predictions, regrade, score, write_reports,
+    CheckedSpec, LockUseError, PipelineError, PredictionSource, PredictionsRecord, RunCommand,
+    RunId, RunRecord, RunReuse, ScoreOptions, Selection, SessionOptions, TimeoutMultiplier,
 };
 use crate::grade::PredictionGrade;
 use crate::predictions::{Duplicate, PredictionError};
@@ -35,12 +35,18 @@ pub struct ScoreSpecsOptions {
     pub allow_stale_lock: bool,
     /// Folder of `report.json`, `report.md` and `report.html`.
     pub out: PathBuf,
+    /// The reports go into `<out>/<run id>` (a regrade's default: it never overwrites the
+    /// report of the scoring it regrades).
+    pub out_per_run: bool,
     /// The tasks and models scored (`--task`, `--exclude-task`, `--model`).
     pub selection: Selection,
     /// Every test step's limit × this (`--timeout-multiplier`); recorded in the report.
     pub timeout_multiplier: TimeoutMultiplier,
     /// `--run-id`; `None`: one is generated.
     pub run_id: Option<RunId>,
+    /// `--regrade`: grade stored results against the current locks and run nothing
+    /// ([`super::regrade`]); each run's reuse is told as [`ScoreEvent::Regraded`].
+    pub regrade: bool,
 }
 
 /// What happened, in the order it happened.
@@ -68,6 +74,13 @@ pub enum ScoreEvent<'a> {
         spec: &'a CheckedSpec,
         mode: ScoreMode,
         grades: &'a [PredictionGrade],
+    },
+    /// One spec regraded in one mode (`--regrade`): per prediction and run, the stored
+    /// result reused, or why none could be (told before its [`ScoreEvent::Graded`]).
+    Regraded {
+        spec: &'a CheckedSpec,
+        mode: ScoreMode,
+        reuse: &'a [RunReuse],
     },
     /// One spec could not be scored in one mode; the others go on (unless interrupted).
     SpecFailed {
@@ -164,8 +177,14 @@ pub async fn score_specs(
         on_event(ScoreEvent::BackendNote(note));
     }
     let session = opened.session;
+    let run_id = opts.run_id.clone().unwrap_or_else(RunId::generate);
+    let out = if opts.out_per_run {
+        opts.out.join(run_id.as_str())
+    } else {
+        opts.out.clone()
+    };
     let mut record = RunRecord::start(
-        opts.run_id.clone().unwrap_or_else(RunId::generate),
+        run_id,
         RunCommand::Score,
         session.backend.name(),
         &opts.selection,
@@ -173,7 +192,8 @@ pub async fn score_specs(
     );
     record.predictions =
         Some(PredictionsRecord::of(predictions).map_err(ScoreSpecsError::Predictions)?);
-    record.report_dir = Some(opts.out.clone());
+    record.report_dir = Some(out.clone());
+    record.regrade = opts.regrade;
     let mut modes: Vec<ScoreMode> = Vec::new();
     for m in &opts.modes {
         if !modes.contains(m) {
@@ -183,6 +203,7 @@ pub async fn score_specs(
     let mut rows = Vec::new();
     let mut duplicates = Vec::new();
     let mut locks = BTreeMap::new();
+    let mut reuse = Vec::new();
     for (spec, mode) in specs
         .iter()
         .copied()
@@ -220,27 +241,42 @@ pub async fn score_specs(
             site: spec.site.clone(),
         };
         let task = opts.timeout_multiplier.apply(&spec.task);
-        match score(
-            &session,
-            &task,
-            &spec.dir,
-            &locked.oracle,
-            preds,
-            &score_opts,
-        )
-        .await
-        {
-            Ok(outcome) => {
-                for d in &outcome.duplicates {
+        let scored = if opts.regrade {
+            regrade(&session, &task, &locked.oracle, preds, &score_opts)
+                .await
+                .map(|o| {
+                    on_event(ScoreEvent::Regraded {
+                        spec,
+                        mode,
+                        reuse: &o.reuse,
+                    });
+                    reuse.extend(o.reuse);
+                    (o.grades, o.duplicates)
+                })
+        } else {
+            score(
+                &session,
+                &task,
+                &spec.dir,
+                &locked.oracle,
+                preds,
+                &score_opts,
+            )
+            .await
+            .map(|o| (o.grades, o.duplicates))
+        };
+        match scored {
+            Ok((grades, dups)) => {
+                for d in &dups {
                     on_event(ScoreEvent::Duplicate(d));
                 }
                 on_event(ScoreEvent::Graded {
                     spec,
                     mode,
-                    grades: &outcome.grades,
+                    grades: &grades,
                 });
-                duplicates.extend(outcome.duplicates);
-                rows.extend(outcome.grades);
+                duplicates.extend(dups);
+                rows.extend(grades);
             }
             Err(e) => {
                 let interrupted = e.is_interrupted();
@@ -260,6 +296,7 @@ pub async fn score_specs(
     let mut report = Report::new(rows, input.skipped, None);
     report.duplicates = duplicates;
     report.locks = locks;
+    report.regrade = reuse;
     report.timeout_multiplier = Some(opts.timeout_multiplier.get()).filter(|m| *m != 1.0);
     record.locks = report.locks.clone();
     let index = append_run(&session.cache, &record);
@@ -268,9 +305,9 @@ pub async fn score_specs(
         index,
     });
     report.run = Some(record.clone());
-    let markdown = write_reports(&opts.out, &report).map_err(ScoreSpecsError::Reports)?;
+    let markdown = write_reports(&out, &mut report).map_err(ScoreSpecsError::Reports)?;
     on_event(ScoreEvent::ReportsWritten {
-        dir: &opts.out,
+        dir: &out,
         markdown: &markdown,
     });
     Ok(ScoreEnd::Reported(Box::new(report)))

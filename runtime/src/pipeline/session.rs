@@ -54,7 +54,7 @@ pub async fn open_session(opts: &SessionOptions) -> Result<OpenSession, Pipeline
             record: Arc::new(record),
             jobs: jobs.max(1),
             limits: super::fair_limits(cores, jobs),
-            progress: Arc::new(Progress::new(opts.progress)),
+            progress: Arc::new(Progress::new(opts.progress).with_jobs(jobs)),
         },
         note,
     })

@@ -36,6 +36,23 @@ struct View {
     ranking: Vec<super::leaderboard::Rank>,
     /// Every target that did not pass: its failing tests and the run's log.
     failing: Vec<FailingView>,
+    /// Every target of every prediction: the link to its run's test log.
+    run_logs: Vec<RunLogView>,
+    /// `score --regrade`: one line per prediction and run.
+    regrade: Vec<String>,
+}
+
+/// The log of the run that tested one target of one prediction.
+#[derive(Serialize)]
+struct RunLogView {
+    task: String,
+    model: String,
+    mode: String,
+    target: String,
+    /// As `report.json` gives it: relative to the report's folder.
+    path: String,
+    /// `path` percent-encoded.
+    href: String,
 }
 
 /// A target of one prediction that did not pass.
@@ -52,6 +69,8 @@ struct FailingView {
     failure: String,
     /// Path of the run's log, or empty when unknown.
     log: String,
+    /// The link to the log, relative to the report (empty when unknown).
+    href: String,
 }
 
 #[derive(Serialize)]
@@ -307,6 +326,21 @@ fn view(report: &Report) -> View {
         rows: report.rows.iter().map(row_view).collect(),
         ranking: super::leaderboard::ranking(report),
         failing: failing_targets(report),
+        run_logs: report
+            .rows
+            .iter()
+            .flat_map(|r| {
+                r.run_logs.iter().map(|(target, path)| RunLogView {
+                    task: r.task.clone(),
+                    model: r.model.clone(),
+                    mode: super::mode_str(r.mode).into(),
+                    target: target.clone(),
+                    path: path.clone(),
+                    href: super::markdown::href(path),
+                })
+            })
+            .collect(),
+        regrade: report.regrade.iter().map(|r| r.line()).collect(),
     }
 }
 
@@ -338,6 +372,11 @@ fn failing_targets(report: &Report) -> Vec<FailingView> {
                     .map(|f| f.to_string())
                     .unwrap_or_default(),
                 log: r.logs.get(name).cloned().unwrap_or_default(),
+                href: r
+                    .run_logs
+                    .get(name)
+                    .map(|p| super::markdown::href(p))
+                    .unwrap_or_default(),
             });
         }
     }

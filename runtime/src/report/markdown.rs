@@ -107,7 +107,64 @@ pub fn render(report: &Report) -> String {
     for r in &report.rows {
         row(&mut s, r);
     }
+    run_logs(&mut s, report);
+    regrade(&mut s, report);
     s
+}
+
+/// Every run's log, one link per target of every prediction (relative to the report's
+/// folder); nothing when no row has a stored log.
+fn run_logs(s: &mut String, report: &Report) {
+    if report.rows.iter().all(|r| r.run_logs.is_empty()) {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n## Run logs\n\nThe test log of the run that tested each target (paths relative to this report).\n\n| task | model | mode | target | log |\n|---|---|---|---|---|"
+    );
+    for r in &report.rows {
+        for (target, path) in &r.run_logs {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | [{}]({}) |",
+                cell(&r.task),
+                cell(&r.model),
+                super::mode_str(r.mode),
+                cell(target),
+                cell(path),
+                href(path)
+            );
+        }
+    }
+}
+
+/// What `score --regrade` reused, and what it could not.
+fn regrade(s: &mut String, report: &Report) {
+    if report.regrade.is_empty() {
+        return;
+    }
+    let reused = report.regrade.iter().filter(|r| r.reused()).count();
+    let _ = writeln!(
+        s,
+        "\n## Regrade\n\nGraded from stored results against the current locks; no run executed. {reused} of {} runs reused.\n",
+        report.regrade.len()
+    );
+    for r in &report.regrade {
+        let _ = writeln!(s, "- {}", cell(&r.line()));
+    }
+}
+
+/// A path as a link target: every byte but `A-Z a-z 0-9 / . _ - ~` percent-encoded.
+pub(crate) fn href(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'~') {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
 }
 
 fn metrics_table(s: &mut String, m: &Metrics) {

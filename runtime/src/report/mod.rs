@@ -77,6 +77,10 @@ pub struct Report {
     /// The run's id and inputs (`taskc score` sets it; absent in reports built otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<crate::pipeline::RunRecord>,
+    /// `score --regrade`: per prediction and run, the stored result reused or why none
+    /// could be.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regrade: Vec<crate::pipeline::RunReuse>,
 }
 
 /// `joint` or `independent`.
@@ -125,6 +129,7 @@ impl Report {
             locks: BTreeMap::new(),
             timeout_multiplier: None,
             run: None,
+            regrade: Vec::new(),
         }
     }
 
