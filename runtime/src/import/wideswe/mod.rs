@@ -331,10 +331,12 @@ fn convert(
         }
         if let Some(e) = &environment {
             for cmd in e.setup.get(&r.name).into_iter().flatten() {
-                body.push(
-                    Stmt::new("setup", vec![string(cmd)])
-                        .comment("from an install step of environment/run_profile.sh"),
-                );
+                let from = if cmd.starts_with("cargo fetch") {
+                    "from a `cargo fetch` of environment/run_profile.sh, at image build (runs have no network)"
+                } else {
+                    "from an install step of environment/run_profile.sh"
+                };
+                body.push(Stmt::new("setup", vec![string(cmd)]).comment(from));
             }
         }
         if !r.target {
