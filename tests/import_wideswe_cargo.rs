@@ -60,3 +60,28 @@ fn cargo_fetch_of_run_profile_becomes_each_repositorys_setup() {
         );
     }
 }
+
+#[test]
+fn the_cargo_report_prefix_is_removed_from_the_oracle() {
+    let (_dir, task, log, stderr) = import();
+    // The oracle keeps the test paths, without WideSWE's runner prefix.
+    let oracle = read(&task.join(format!("{CASE}.oracle.toml")));
+    assert!(
+        oracle.contains("f2p = [\"source::unset\"]")
+            && oracle.contains("p2p = [\"wheels::typical\"]")
+            && oracle.contains("f2p = [\"suite::cli::source_cli\"]"),
+        "{oracle}"
+    );
+    assert!(!oracle.contains("cargo::"), "{oracle}");
+
+    // Said once per repository; a test path whose module shares a repository's name
+    // (`wheels::typical` of gears) is not taken for that repository's test.
+    assert_eq!(
+        stderr
+            .matches("carry WideSWE's cargo report prefix `cargo::`")
+            .count(),
+        2,
+        "{log}"
+    );
+    assert!(!stderr.contains("another repository's name"), "{log}");
+}
