@@ -157,6 +157,12 @@ pub fn environment(
             }
         }
     }
+    // A `cargo fetch` runs at image build: taskc's test runs have no network.
+    for f in &installs.fetches {
+        for owner in &f.repos {
+            push(&mut setup, owner, f.command.clone());
+        }
+    }
     let sets: Vec<&Vec<String>> = per_repo.values().collect();
     if sets.windows(2).any(|w| w[0] != w[1]) {
         if let Some(t) = &case.run_profile {

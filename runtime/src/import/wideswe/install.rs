@@ -52,10 +52,24 @@ pub struct Unmapped {
     pub what: String,
 }
 
+/// One `cargo fetch` of the script: WideSWE fetches a Rust repository's crates before its
+/// tests (with network), then runs them from its cache; taskc's runs have no network, so the
+/// fetch becomes a `setup` step of the repositories it is attributed to (at image build).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetch {
+    /// Byte offset of the command in the script.
+    pub at: usize,
+    /// WideSWE repositories the command is attributed to.
+    pub repos: Vec<String>,
+    /// The command as written (`cargo fetch --locked`), up to the end of the command.
+    pub command: String,
+}
+
 /// What the script's installs are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Installs {
     pub steps: Vec<Install>,
+    pub fetches: Vec<Fetch>,
     pub unmapped: Vec<Unmapped>,
 }
 
@@ -119,6 +133,42 @@ pub fn read(script: &str, repos: &[ScriptRepo<'_>], profiles: &[(String, String)
     let lines = logical_lines(script);
     let mut out = Installs::default();
     for (i, (at, line)) in lines.iter().enumerate() {
+        if line.contains("fetch") {
+            let ws = words(line);
+            for start in cargo_fetches(&ws) {
+                let args = &ws[start..];
+                let args = &args[..args
+                    .iter()
+                    .position(|w| ["&&", "||", ";", "|", ")", "'"].contains(&w.as_str()))
+                    .unwrap_or(args.len())];
+                if let Some(a) = args.iter().find(|a| a.contains('$')) {
+                    out.unmapped.push(Unmapped {
+                        at: *at,
+                        what: format!(
+                            "the `cargo fetch` argument `{a}`, built from a shell variable"
+                        ),
+                    });
+                    continue;
+                }
+                let mut command = String::from("cargo fetch");
+                for a in args {
+                    command.push(' ');
+                    command.push_str(&taskc_compiler::lower::shell_quote(a));
+                }
+                let repos = attribute(&lines, i, repos, profiles);
+                if !out
+                    .fetches
+                    .iter()
+                    .any(|f| f.command == command && f.repos == repos)
+                {
+                    out.fetches.push(Fetch {
+                        at: *at,
+                        repos,
+                        command,
+                    });
+                }
+            }
+        }
         if !line.contains("install") && !line.contains("sync") {
             continue;
         }
@@ -187,6 +237,14 @@ fn pip_installs(words: &[String]) -> Vec<usize> {
         }
     }
     out
+}
+
+/// The index just after `fetch` of every `cargo fetch` in `words` (`cargo`, or a path to it).
+fn cargo_fetches(words: &[String]) -> Vec<usize> {
+    (1..words.len())
+        .filter(|&i| words[i] == "fetch" && words[i - 1].rsplit('/').next() == Some("cargo"))
+        .map(|i| i + 1)
+        .collect()
 }
 
 /// One install command's arguments as a typed step.

@@ -66,7 +66,7 @@ pub fn import_case(dir: &Path, opts: &ImportOptions) -> CaseReport {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| dir.display().to_string());
-    let Some(case) = case::read(&mut files) else {
+    let Some(mut case) = case::read(&mut files) else {
         let (diagnostics, sources) = files.into_parts();
         return CaseReport {
             case: fallback,
@@ -80,7 +80,8 @@ pub fn import_case(dir: &Path, opts: &ImportOptions) -> CaseReport {
         services: services::needed(&case, &mut files),
         ..CaseSummary::default()
     };
-    data::check(&case, &mut files);
+    let cargo_paths = data::cargo_runner_prefix(&mut case, &mut files);
+    data::check(&case, &mut files, &cargo_paths);
     let folder = convert(&case, &mut files, opts, &mut summary);
     let id = case.id.clone();
     let mut out = None;
@@ -331,10 +332,12 @@ fn convert(
         }
         if let Some(e) = &environment {
             for cmd in e.setup.get(&r.name).into_iter().flatten() {
-                body.push(
-                    Stmt::new("setup", vec![string(cmd)])
-                        .comment("from an install step of environment/run_profile.sh"),
-                );
+                let from = if cmd.starts_with("cargo fetch") {
+                    "from a `cargo fetch` of environment/run_profile.sh, at image build (runs have no network)"
+                } else {
+                    "from an install step of environment/run_profile.sh"
+                };
+                body.push(Stmt::new("setup", vec![string(cmd)]).comment(from));
             }
         }
         if !r.target {

@@ -1,0 +1,87 @@
+//! `taskc import wideswe` on a Rust case the project writes itself in WideSWE's layout
+//! (tests/fixtures/wideswe-cargo), in the two shapes WideSWE's real cargo case (106,
+//! `rust_lang_cargo_rustup_983bca136493`) has: `run_profile.sh` fetches each repository's
+//! crates (`cargo fetch --locked`) before tests that run offline, and the scoring manifest
+//! names every test `cargo::<test path>` whichever repository runs it. The fetch becomes
+//! each repository's `setup` (taskc's runs have no network); the `cargo::` prefix is removed
+//! from the imported oracle with a note, never read as another repository's name.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::Command;
+
+const CASE: &str = "demo_gears_wheels_5e6f7a8b9c0d";
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// `taskc import wideswe <fixture> --out out` in a fresh folder: the folder, the imported
+/// task folder, the exit code and the log.
+fn import() -> (tempfile::TempDir, std::path::PathBuf, String, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-cargo");
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["import", "--color", "never", "wideswe"])
+        .arg(&root)
+        .args(["--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run taskc");
+    let log = format!(
+        "exit {:?}\n---- stdout ----\n{}---- stderr ----\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{log}");
+    let task = dir.path().join("out").join(CASE);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (dir, task, log, stderr)
+}
+
+#[test]
+fn cargo_fetch_of_run_profile_becomes_each_repositorys_setup() {
+    let (_dir, task, _log, _stderr) = import();
+    let spec = read(&task.join(format!("{CASE}.task")));
+    // Each repository fetches its crates at image build, once, in its own `repo` block.
+    for repo in ["gears", "wheels"] {
+        let block = spec
+            .split(&format!("repo {repo} {{"))
+            .nth(1)
+            .and_then(|b| b.split("\n  }").next())
+            .unwrap_or_else(|| panic!("no `repo {repo}` block in\n{spec}"));
+        assert_eq!(
+            block.matches("setup \"cargo fetch --locked\"").count(),
+            1,
+            "`repo {repo}` fetches its crates once:\n{block}"
+        );
+    }
+}
+
+#[test]
+fn the_cargo_report_prefix_is_removed_from_the_oracle() {
+    let (_dir, task, log, stderr) = import();
+    // The oracle keeps the test paths, without WideSWE's runner prefix.
+    let oracle = read(&task.join(format!("{CASE}.oracle.toml")));
+    assert!(
+        oracle.contains("f2p = [\"source::unset\"]")
+            && oracle.contains("p2p = [\"wheels::typical\"]")
+            && oracle.contains("f2p = [\"suite::cli::source_cli\"]"),
+        "{oracle}"
+    );
+    assert!(!oracle.contains("cargo::"), "{oracle}");
+
+    // Said once per repository; a test path whose module shares a repository's name
+    // (`wheels::typical` of gears) is not taken for that repository's test.
+    assert_eq!(
+        stderr
+            .matches("carry WideSWE's cargo report prefix `cargo::`")
+            .count(),
+        2,
+        "{log}"
+    );
+    assert!(!stderr.contains("another repository's name"), "{log}");
+}
