@@ -170,7 +170,11 @@ fn check(lang: &str, extra: &[&str], min_exact: usize) {
             exact += usize::from(ids == allowed);
         }
     }
-    assert!(narrowed >= 2, "{narrowed} narrowed runs");
+    // Under a template the `uses` checks may run in full: a missing test there is no
+    // evidence, so a narrowed `uses` check is risked only on slack, which the proper
+    // subset's narrowed cell has the first claim on (never more runs than `--full`).
+    let min_narrowed = if extra.contains(&"--template") { 1 } else { 2 };
+    assert!(narrowed >= min_narrowed, "{narrowed} narrowed runs");
     assert!(
         exact >= min_exact.min(narrowed),
         "{exact} of {narrowed} narrowed runs reported their whole selection"

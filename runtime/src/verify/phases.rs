@@ -485,16 +485,6 @@ impl<'p> Targeting<'p> {
                 None => false,
             }
         };
-        // The `uses` checks: always, against a valid run.
-        for u in &self.plan.uses_checks {
-            if self
-                .merged
-                .get(&u.against)
-                .is_some_and(RunResult::completed)
-            {
-                take(&u.run, false, &mut steps, &mut chosen);
-            }
-        }
         for c in &self.plan.configurations {
             let targeted_cells: Vec<(&String, &taskc_compiler::plan::TargetCheck)> = c
                 .targets
@@ -525,6 +515,17 @@ impl<'p> Targeting<'p> {
                 if take(&k.run, false, &mut steps, &mut chosen) {
                     break;
                 }
+            }
+        }
+        // The `uses` checks: always, against a valid run; after the configurations' cells,
+        // which a narrowed run can decide and so have the first claim on the slack.
+        for u in &self.plan.uses_checks {
+            if self
+                .merged
+                .get(&u.against)
+                .is_some_and(RunResult::completed)
+            {
+                take(&u.run, false, &mut steps, &mut chosen);
             }
         }
         steps
