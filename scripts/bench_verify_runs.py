@@ -13,8 +13,8 @@ Per spec and sample, each mode from an empty cache (images are reused, results a
              minimum any verification of the task executes (its phase 1). Its runs' own
              durations (`wall_ms` of the result store) are printed too.
   base+gold (store)  the minimum's wall from the result store of the default run itself:
-             the stored durations (`wall_ms`) of its phase-1 runs (the plan's `verify.runs`,
-             from `taskc plan`: every target at base and with its closure at gold), summed
+             the stored durations (`wall_ms`) of its phase-1 runs (the cells of its all-base
+             and all-gold rows: every target at base and with its closure at gold), summed
              and scheduled on the job slots (longest first; `-j`, else 2) — what those runs
              cost without anything else around them. `--minimum store` skips the per-repo
              copy (one verification less per sample).
@@ -57,12 +57,17 @@ def verify(taskc, spec, cache, backend, jobs, extra):
     return out, wall, run_ms, by_run
 
 
-def phase_one(taskc, spec):
-    """The ids of the plan's phase-1 runs (base and closure-gold of every target)."""
-    p = subprocess.run([taskc, "plan", spec], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"{spec}: taskc plan failed: {p.stderr[-2000:]}")
-    return [r["id"] for r in json.loads(p.stdout)["verify"]["runs"]]
+def phase_one(out):
+    """The ids of the phase-1 runs of a verification (`--format json`): the cells of its
+    all-base and all-gold rows, i.e. every target at base and with its closure at gold.
+    (Taken from the verification, not from `taskc plan`: verify lowers with the base
+    image's content id, which `plan` does not know, so the run ids differ.)"""
+    targets = sorted(out["verification"]["targets"])
+    ids = []
+    for row in out["verification"]["rows"]:
+        if row["gold"] == [] or sorted(row["gold"]) == targets:
+            ids += [c["run"] for c in row["cells"].values()]
+    return sorted(set(ids))
 
 
 def makespan(durations, slots):
@@ -115,7 +120,6 @@ def main():
         name = os.path.splitext(os.path.basename(spec))[0]
         work = tempfile.mkdtemp(prefix="taskc-bench-")
         try:
-            first = phase_one(taskc, spec)
             modes = [("default", spec, []), ("full", spec, ["--full"])]
             if a.minimum != "store":
                 modes.insert(0, ("base+gold", per_repo_copy(spec, work), []))
@@ -141,7 +145,11 @@ def main():
                           flush=True)
                     if mode == "default":
                         # The minimum from this run's own store: its phase-1 durations.
-                        mins = [max(by_run.get(i, [0])) / 1000 for i in first]
+                        first = phase_one(out)
+                        missing = [i for i in first if i not in by_run]
+                        if missing:
+                            raise SystemExit(f"{spec}: no stored result for phase-1 runs {missing}")
+                        mins = [max(by_run[i]) / 1000 for i in first]
                         span = makespan(mins, a.jobs or 2)
                         per_mode.setdefault("base+gold (store)", []).append((len(first), span))
                         print(f"{name:<28} sample={k + 1} base+gold (store) runs={len(first):<3} "

@@ -292,11 +292,7 @@ fn gold_only_ids(lang: &str) {
         .filter(|id| id.contains("gold_param") || id.contains("GoldParam"))
         .collect();
     assert_eq!(gold_only.len(), 2, "{f2p}");
-    assert_eq!(
-        strings(&cell["basis"]["not_collected"]),
-        gold_only,
-        "{row}"
-    );
+    assert_eq!(strings(&cell["basis"]["not_collected"]), gold_only, "{row}");
 }
 
 #[test]

@@ -513,7 +513,10 @@ fn go_subtests_a_configuration_does_not_have_are_not_passing() {
 /// whole (did not build) is, whatever else failed.
 #[test]
 fn go_not_collected_needs_nothing_that_could_stop_it() {
-    let ids = vec!["ex.com/a/TestNew".to_string(), "ex.com/b/TestNew".to_string()];
+    let ids = vec![
+        "ex.com/a/TestNew".to_string(),
+        "ex.com/b/TestNew".to_string(),
+    ];
     let mut tests = BTreeMap::new();
     assert_eq!(phases::go_not_collected(&ids, &tests), ids);
     tests.insert("ex.com/a/TestOld".to_string(), Outcome::Failed);

@@ -196,7 +196,10 @@ mod tests {
 
     #[test]
     fn go_packages_end_before_the_first_test_name() {
-        assert_eq!(go_package("example.com/r1/TestX/sub"), Some("example.com/r1"));
+        assert_eq!(
+            go_package("example.com/r1/TestX/sub"),
+            Some("example.com/r1")
+        );
         assert_eq!(
             go_package("example.com/Testing/pkg/TestA"),
             Some("example.com/Testing/pkg")
