@@ -11,13 +11,17 @@
 //!      compiler's pure [`narrow_run`]) to the target's F2P tests, stopping at the first
 //!      failure; the first cell that shows a failure decides the configuration;
 //!    - the `uses` checks, narrowed to everything but P2P, in the first round;
+//!    - never more targeted runs than `--full` executes ([`Targeting::slack`]): a narrowed
+//!      run that may end undecided, and so cost a full re-run, is chosen only while the
+//!      cells decided configurations leave unrun pay for it, else its full suite runs;
 //!    - a cell of a configuration expected to pass runs its full suite.
 //!
 //!    A narrowed run that cannot decide — every selected F2P test passed (only the full
 //!    suite can tell), it is invalid, or a selected test is only missing where that proves
 //!    nothing ([`shows_failure`]) — runs again in full, once no untried cell of its
 //!    configuration is left. A selected test the configuration does not even collect (gold
-//!    adds parametrize values) is not passing: the plugin says so and the run decides. The
+//!    adds parametrize values) is not passing: the plugin says so and the run decides; so is a
+//!    selected Go test nothing can have stopped ([`go_not_collected`]). The
 //!    verdict is then exactly the full verification's.
 
 use std::collections::{BTreeMap, BTreeSet};
