@@ -3,6 +3,7 @@
 base+gold minimum (docs/performance.md, "Verification at the price of base and gold").
 
 usage: scripts/bench_verify_runs.py SPEC [SPEC ...] [--samples N] [--backend B] [-j N]
+                                   [--minimum both|store|per-repo]
 
 Per spec and sample, each mode from an empty cache (images are reused, results are not):
   default    `taskc verify SPEC` (targeted);
@@ -11,6 +12,12 @@ Per spec and sample, each mode from an empty cache (images are reused, results a
              exactly the all-base run and the closure-gold run of every target, the
              minimum any verification of the task executes (its phase 1). Its runs' own
              durations (`wall_ms` of the result store) are printed too.
+  base+gold (store)  the minimum's wall from the result store of the default run itself:
+             the stored durations (`wall_ms`) of its phase-1 runs (the cells of its all-base
+             and all-gold rows: every target at base and with its closure at gold), summed
+             and scheduled on the job slots (longest first; `-j`, else 2) — what those runs
+             cost without anything else around them. `--minimum store` skips the per-repo
+             copy (one verification less per sample).
 Each line: runs executed, the wall of the runs' execution (`runs.wall_s` of `--format json`:
 every phase and round, image preparation left out — the same images serve every mode), and
 for default the ratio of its wall to base+gold's of the same sample. The oracle and the verdict (sound, problems) of
@@ -42,8 +49,39 @@ def verify(taskc, spec, cache, backend, jobs, extra):
         sys.stderr.write(p.stderr[-3000:])
         raise SystemExit(f"{spec}: taskc verify {' '.join(extra)} printed no JSON (exit {p.returncode})")
     store = glob.glob(os.path.join(cache, "results", "*", "*.json"))
-    run_ms = sorted(json.load(open(f)).get("wall_ms", 0) for f in store)
-    return out, wall, run_ms
+    by_run = {}
+    for f in store:
+        r = json.load(open(f))
+        by_run.setdefault(r.get("run", f), []).append(r.get("wall_ms", 0))
+    run_ms = sorted(ms for v in by_run.values() for ms in v)
+    return out, wall, run_ms, by_run
+
+
+def phase_one(out):
+    """The ids of the phase-1 runs of a verification (`--format json`): the cells of its
+    all-base and all-gold rows, i.e. every target at base and with its closure at gold.
+    (Taken from the verification, not from `taskc plan`: verify lowers with the base
+    image's content id, which `plan` does not know, so the run ids differ.)"""
+    targets = sorted(out["verification"]["targets"])
+    ids = []
+    for row in out["verification"]["rows"]:
+        if row["gold"] == [] or sorted(row["gold"]) == targets:
+            ids += [c["run"] for c in row["cells"].values()]
+    return sorted(set(ids))
+
+
+def makespan(durations, slots):
+    """Longest-first list scheduling of `durations` on `slots` parallel slots."""
+    ends = [0.0] * max(1, slots)
+    for d in sorted(durations, reverse=True):
+        i = ends.index(min(ends))
+        ends[i] += d
+    return max(ends)
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
 def per_repo_copy(spec, work):
@@ -71,7 +109,9 @@ def main():
     ap.add_argument("--samples", type=int, default=3)
     ap.add_argument("--backend", default="docker")
     ap.add_argument("-j", "--jobs", type=int, default=0)
+    ap.add_argument("--minimum", choices=["both", "store", "per-repo"], default="both")
     a = ap.parse_args()
+    summary = []
     taskc = os.environ.get("TASKC", "./target/debug/taskc")
     failed = False
     load = open("/proc/loadavg").read().split()[:3]
@@ -80,32 +120,56 @@ def main():
         name = os.path.splitext(os.path.basename(spec))[0]
         work = tempfile.mkdtemp(prefix="taskc-bench-")
         try:
-            minimum = per_repo_copy(spec, work)
+            modes = [("default", spec, []), ("full", spec, ["--full"])]
+            if a.minimum != "store":
+                modes.insert(0, ("base+gold", per_repo_copy(spec, work), []))
+            per_mode = {}
             for k in range(a.samples):
                 row = {}
-                for mode, path, extra in [("base+gold", minimum, []), ("default", spec, []),
-                                          ("full", spec, ["--full"])]:
+                for mode, path, extra in modes:
                     # One cache per spec (materialised sources and images reused); the
                     # results are removed after each verify, so every mode runs everything.
                     cache = os.path.join(work, "cache")
-                    out, wall, run_ms = verify(taskc, path, cache, a.backend, a.jobs, extra)
+                    out, wall, run_ms, by_run = verify(taskc, path, cache, a.backend, a.jobs, extra)
                     shutil.rmtree(os.path.join(cache, "results"), ignore_errors=True)
                     wall = out["runs"].get("wall_s", wall)
                     row[mode] = (out, wall)
                     runs = out["runs"]["executed"] + out["runs"]["cached"]
+                    per_mode.setdefault(mode, []).append((runs, wall))
                     ratio = ""
-                    if mode == "default":
+                    if mode == "default" and "base+gold" in row:
                         ratio = f" ratio_to_base+gold={wall / row['base+gold'][1]:.2f}"
                     print(f"{name:<28} sample={k + 1} {mode:<9} runs={runs:<3} "
                           f"executed={out['runs']['executed']:<3} wall={wall:6.1f}s "
                           f"run_walls_s={[round(ms / 1000, 1) for ms in run_ms]}{ratio}",
                           flush=True)
+                    if mode == "default":
+                        # The minimum from this run's own store: its phase-1 durations.
+                        first = phase_one(out)
+                        missing = [i for i in first if i not in by_run]
+                        if missing:
+                            raise SystemExit(f"{spec}: no stored result for phase-1 runs {missing}")
+                        mins = [max(by_run[i]) / 1000 for i in first]
+                        span = makespan(mins, a.jobs or 2)
+                        per_mode.setdefault("base+gold (store)", []).append((len(first), span))
+                        print(f"{name:<28} sample={k + 1} base+gold (store) runs={len(first):<3} "
+                              f"sum={sum(mins):6.1f}s scheduled_on_{a.jobs or 2}={span:6.1f}s "
+                              f"ratio_to_it={wall / span if span else float('nan'):.2f}", flush=True)
                 if verdict(row["default"][0]) != verdict(row["full"][0]):
                     failed = True
                     print(f"{name}: default and --full differ:\n  default {verdict(row['default'][0])}\n"
                           f"  full    {verdict(row['full'][0])}")
+            summary.append((name, per_mode))
         finally:
             shutil.rmtree(work, ignore_errors=True)
+    print("\n| task | mode | runs executed | wall per sample | median wall |")
+    print("|---|---|---|---|---|")
+    for name, per_mode in summary:
+        for mode, v in per_mode.items():
+            runs = sorted({r for r, _ in v})
+            walls = " / ".join(f"{w:.1f} s" for _, w in v)
+            print(f"| {name} | {mode} | {', '.join(map(str, runs))} | {walls} | "
+                  f"{median([w for _, w in v]):.1f} s |")
     print(f"# load average at end {' '.join(open('/proc/loadavg').read().split()[:3])}")
     sys.exit(1 if failed else 0)
 

@@ -6,7 +6,7 @@ that pass only when every gold patch of its closure is applied (docs/performance
 
 usage: gen_targeted_task.py OUT [--repos K] [--tests N] [--f2p F] [--cost-ms C]
                             [--lang python|go|tap] [--awkward] [--template]
-                            [--verify joint|per-repo]
+                            [--verify joint|per-repo] [--gold-params]
 
 - `--tests N` test cases per repository, `--f2p F` of them fail-to-pass (added by the
   hidden test patch); the other N - F exist at base and pass everywhere (P2P).
@@ -18,6 +18,11 @@ usage: gen_targeted_task.py OUT [--repos K] [--tests N] [--f2p F] [--cost-ms C]
   taskc cannot narrow itself; with `--template` the spec gives it a `select "… {ids} …"`
   template (the runner keeps the test names it is given as arguments), without it the
   proper subsets run the full suite.
+- `--gold-params`: the F2P tests of each repository that has others in its closure check
+  only those others, and one more test is parametrised by a list in the repository's own
+  source that its gold patch extends (pytest `@pytest.mark.parametrize("v", m.PARAMS)`; a
+  Go table of `t.Run` subtests): those F2P ids exist only with that repository's gold
+  patch, so a configuration without it does not collect them (issue 22; the pypa shape).
 - The spec is OUT/targeted-gen.task; its F2P ids are in OUT/f2p.json (per repository, as
   the parser reports them), so a test can compare them with what verify derived.
 """
@@ -81,15 +86,29 @@ def change_patch(path, before, old, new):
     ).replace("@@ -1,1 +1,1 @@", "@@ -1 +1 @@")
 
 
+# The values a gold patch adds to a repository's parameter list, and how pytest and go test
+# report them (go: spaces to `_`).
+GOLD_PARAMS = [("new a", "new a", "new_a"), ("new-b", "new-b", "new-b")]
+
+
+def replace_patch(path, old_lines, new_lines):
+    """A patch replacing a whole file of `old_lines` by `new_lines`."""
+    out = [f"diff --git a/{path} b/{path}", f"--- a/{path}", f"+++ b/{path}",
+           f"@@ -1,{len(old_lines)} +1,{len(new_lines)} @@"]
+    out += ["-" + line for line in old_lines] + ["+" + line for line in new_lines]
+    return "\n".join(out) + "\n"
+
+
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
 
 
-def python_repo(out, i, closure, p2p, f2p, cost, awkward):
+def python_repo(out, i, closure, p2p, f2p, cost, awkward, gold_params=False):
     root = f"{out}/repos/r{i}"
-    write(f"{root}/m{i}/__init__.py", "LEVEL = 0\n")
+    init = ["LEVEL = 0"] + (['PARAMS = ["old"]'] if gold_params else [])
+    write(f"{root}/m{i}/__init__.py", "\n".join(init) + "\n")
     write(
         f"{root}/tests/test_base_r{i}.py",
         "import time\n\nimport pytest\n\n\n"
@@ -97,9 +116,17 @@ def python_repo(out, i, closure, p2p, f2p, cost, awkward):
         f"def test_p2p(k):\n    time.sleep({cost / 1000!r})\n",
     )
     imports = "".join(f"import m{j}\n" for j in closure)
-    check = " and ".join(f"m{j}.LEVEL == 1" for j in closure)
+    checked = [j for j in closure if j != i] if gold_params and len(closure) > 1 else closure
+    check = " and ".join(f"m{j}.LEVEL == 1" for j in checked)
     body = f"import time\n\nimport pytest\n\n{imports}\n\ndef ready():\n    return {check}\n\n"
     ids = []
+    if gold_params:
+        body += (
+            f"\n@pytest.mark.parametrize(\"v\", m{i}.PARAMS)\n"
+            f"def test_gold_param(v):\n    time.sleep({cost / 1000!r})\n    assert v == \"old\" or m{i}.LEVEL == 1\n\n"
+        )
+        ids += [f"tests/test_new_r{i}.py::test_gold_param[{py}]" for _, py, _ in GOLD_PARAMS]
+        f2p -= len(GOLD_PARAMS)
     n_odd = min(len(PY_AWKWARD), f2p) if awkward else 0
     if n_odd:
         params = ", ".join(src for src, _ in PY_AWKWARD[:n_odd])
@@ -115,18 +142,25 @@ def python_repo(out, i, closure, p2p, f2p, cost, awkward):
     run = "python3 -m pytest -q -rA -p no:cacheprovider tests"
     if pythonpath:
         run = f"PYTHONPATH={pythonpath} {run}"
-    gold = change_patch(f"m{i}/__init__.py", [], "LEVEL = 0", "LEVEL = 1")
+    if gold_params:
+        values = ", ".join(json.dumps(v) for v in ["old"] + [src for src, _, _ in GOLD_PARAMS])
+        gold = replace_patch(f"m{i}/__init__.py", init, ["LEVEL = 1", f"PARAMS = [{values}]"])
+    else:
+        gold = change_patch(f"m{i}/__init__.py", [], "LEVEL = 0", "LEVEL = 1")
     tests = new_file_patch(f"tests/test_new_r{i}.py", body.rstrip("\n") + "\n")
     return run, "pytest", gold, tests, ids
 
 
-def go_repo(out, i, closure, p2p, f2p, cost, awkward):
+def go_repo(out, i, closure, p2p, f2p, cost, awkward, gold_params=False):
     root = f"{out}/repos/r{i}"
     mod = f"example.com/r{i}"
     requires = "".join(f"require example.com/r{j} v0.0.0\n" for j in closure if j != i)
     replaces = "".join(f"replace example.com/r{j} => ../r{j}\n" for j in closure if j != i)
     write(f"{root}/go.mod", f"module {mod}\n\ngo 1.19\n\n{requires}{replaces}")
-    write(f"{root}/level.go", f"package m{i}\n\nconst Level = 0\n")
+    level = [f"package m{i}", "", "const Level = 0"]
+    if gold_params:
+        level += ["", 'var Params = []string{"old"}']
+    write(f"{root}/level.go", "\n".join(level) + "\n")
     sleep = f"time.Sleep({cost} * time.Millisecond)"
     write(
         f"{root}/base_test.go",
@@ -136,13 +170,23 @@ def go_repo(out, i, closure, p2p, f2p, cost, awkward):
     )
     others = [j for j in closure if j != i]
     imports = "".join(f"\tm{j} \"example.com/r{j}\"\n" for j in others)
-    check = " && ".join(["Level == 1"] + [f"m{j}.Level == 1" for j in others])
+    own = [] if gold_params and others else ["Level == 1"]
+    check = " && ".join(own + [f"m{j}.Level == 1" for j in others])
     body = (
         f"package m{i}\n\nimport (\n\t\"testing\"\n\t\"time\"\n{imports})\n\n"
         f"func ready(t *testing.T) {{\n\t{sleep}\n\tif !({check}) {{\n\t\tt.Fatal(\"not ready\")\n\t}}\n}}\n"
     )
     pkg = mod
     ids = []
+    if gold_params:
+        # Before the other F2P tests: go runs a file's tests in order, and a failure first
+        # would stop the narrowed run (-failfast) before anything shows they are absent.
+        body += (
+            "\nfunc TestGoldParam(t *testing.T) {\n\tfor _, p := range Params {\n\t\tp := p\n"
+            f"\t\tt.Run(p, func(t *testing.T) {{\n\t\t\t{sleep}\n"
+            "\t\t\tif p != \"old\" && Level != 1 {\n\t\t\t\tt.Fatal(\"not ready\")\n\t\t\t}\n\t\t})\n\t}\n}\n"
+        )
+        ids += [f"{pkg}/TestGoldParam/{go}" for _, _, go in GOLD_PARAMS]
     n_odd = min(len(GO_AWKWARD), max(f2p - 1, 0)) if awkward else 0
     if n_odd:
         runs = "".join(f"\tt.Run({src}, ready)\n" for src, _ in GO_AWKWARD[:n_odd])
@@ -151,7 +195,12 @@ def go_repo(out, i, closure, p2p, f2p, cost, awkward):
     for k in range(f2p - len(ids)):
         body += f"\nfunc TestF2P{k}(t *testing.T) {{ ready(t) }}\n"
         ids.append(f"{pkg}/TestF2P{k}")
-    gold = change_patch("level.go", [f"package m{i}", ""], "const Level = 0", "const Level = 1")
+    if gold_params:
+        values = ", ".join(json.dumps(v) for v in ["old"] + [src for src, _, _ in GOLD_PARAMS])
+        new = [f"package m{i}", "", "const Level = 1", "", f"var Params = []string{{{values}}}"]
+        gold = replace_patch("level.go", level, new)
+    else:
+        gold = change_patch("level.go", [f"package m{i}", ""], "const Level = 0", "const Level = 1")
     tests = new_file_patch("new_test.go", body)
     return "go test -json ./...", "go-test-json", gold, tests, ids
 
@@ -217,7 +266,10 @@ def main():
     ap.add_argument("--awkward", action="store_true")
     ap.add_argument("--template", action="store_true")
     ap.add_argument("--verify", choices=["joint", "per-repo"], default="joint")
+    ap.add_argument("--gold-params", action="store_true")
     a = ap.parse_args()
+    if a.gold_params and (a.lang == "tap" or a.f2p <= len(GOLD_PARAMS)):
+        sys.exit(f"--gold-params needs --lang python or go and --f2p > {len(GOLD_PARAMS)}")
     if a.f2p < 1 or a.tests <= a.f2p or a.repos < 1:
         sys.exit("need --repos >= 1 and --tests > --f2p >= 1")
     out = a.out
@@ -231,7 +283,7 @@ def main():
             run, parser, gold, tests, ids = tap_repo(*args, a.template)
         else:
             make = python_repo if a.lang == "python" else go_repo
-            run, parser, gold, tests, ids = make(*args)
+            run, parser, gold, tests, ids = make(*args, a.gold_params)
         select = f"      select {json.dumps(run + ' {ids}')}\n" if a.template else ""
         write(f"{out}/gold/r{i}.patch", gold)
         write(f"{out}/tests/r{i}.patch", tests)

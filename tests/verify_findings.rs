@@ -210,7 +210,25 @@ fn targeted_and_full_verification_agree_on_the_examples() {
             "{ex} --full ran a targeted cell:\n{full}"
         );
         assert_eq!(summary(&targeted), summary(&full), "{ex}");
+        // Issue 22: default verify never needs more runs than `--full` (executed and
+        // cached alike: the two share a cache here).
+        assert!(
+            runs_of(&targeted) <= runs_of(&full),
+            "{ex}: default needed {} runs, --full {}:\n{targeted}\n{full}",
+            runs_of(&targeted),
+            runs_of(&full)
+        );
         let (_, again) = run(&[]);
         assert!(again.contains(" 0 executed"), "{ex}:\n{again}");
     }
+}
+
+/// The `N runs:` of a verify header (`verify NAME (joint: 2 targets, 8 runs: 8 executed, …)`).
+fn runs_of(out: &str) -> usize {
+    out.lines()
+        .find(|l| l.starts_with("verify "))
+        .and_then(|l| l.split(" runs: ").next())
+        .and_then(|h| h.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no run count in:\n{out}"))
 }

@@ -132,7 +132,8 @@ pub struct RepoTests {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canaries: Option<CanaryCheck>,
     /// Selected ids the narrowed run's configuration does not collect (the pytest plugin's
-    /// `not collected` line), sorted: not passing there, and missing from its full suite too.
+    /// `not collected` line; for `go test -run`, `verify::phases::go_not_collected`), sorted:
+    /// not passing there, and missing from its full suite too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_collected: Vec<String>,
 }

@@ -171,6 +171,31 @@ fn pytest_plugin_says_when_an_id_matches_nothing_in_a_file_that_collected() {
     assert_eq!((count, ids), ("1", vec![near[1].clone()]), "{log}");
 }
 
+/// Issue 22: a selected test whose whole file the configuration does not have (a test
+/// file only gold adds) and a parametrize value only gold adds are both listed as not
+/// collected; the tests that exist run.
+#[test]
+fn pytest_plugin_lists_ids_of_a_file_and_a_value_the_configuration_lacks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (repo, f2p) = fixture(dir.path(), "python", true);
+    let gone = "tests/test_only_with_gold.py::test_x".to_string();
+    let value = format!("{}[only with gold]", f2p[0].split('[').next().expect("id"));
+    let (log, tests) = pytest(
+        dir.path(),
+        &repo,
+        &[f2p[0].clone(), gone.clone(), value.clone()],
+        false,
+    );
+    assert_eq!(keys(&tests), BTreeSet::from([f2p[0].clone()]), "{log}");
+    let line = log
+        .lines()
+        .find_map(|l| l.strip_prefix(PYTEST_UNMATCHED_MARK))
+        .expect("the not-collected line");
+    let (count, list) = line.split_once(' ').expect("count and list");
+    let ids: BTreeSet<String> = serde_json::from_str(list).expect("a JSON list");
+    assert_eq!((count, ids), ("2", BTreeSet::from([gone, value])), "{log}");
+}
+
 /// Runs `go test -json ./...` in `repo` with `-run=<go_pattern(ids)>` in GOFLAGS.
 fn go_test(dir: &Path, repo: &Path, ids: &[String]) -> std::collections::BTreeMap<String, Outcome> {
     let flags = format!("-buildvcs=false -run={}", go_pattern(ids));

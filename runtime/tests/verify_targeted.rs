@@ -158,6 +158,10 @@ fn simulate(m: &Model, run: &Run) -> RunResult {
         })
         .unwrap_or_default();
     let mut not_collected = not_collected;
+    // taskc's reading of a Go `-run` run: selected tests nothing can have stopped.
+    if let Some(s) = select.filter(|s| matches!(s.how, SelectHow::GoRun { .. })) {
+        not_collected = phases::go_not_collected(&s.ids, &tests);
+    }
     not_collected.sort();
     let mut repos = BTreeMap::new();
     repos.insert(
@@ -284,6 +288,22 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Default verification never executes more runs than `--full` (issue 22): a narrowed
+    /// run that may not decide is risked only while the configurations already decided pay
+    /// for its full re-run — with taskc's pytest plugin, a fail-fast superset runner (Go)
+    /// and a sloppy `select` template alike.
+    #[test]
+    fn targeted_never_runs_more_than_full(m in model()) {
+        for (runner, task) in [("pytest", task_of(&m)), ("go", go_task_of(&m)), ("template", template_task_of(&m))] {
+            let (t, f) = run_counts_of(&m, &task);
+            prop_assert!(t <= f, "{runner}: targeted executed {t} runs, --full {f}");
+        }
+    }
+}
+
 #[test]
 fn a_stop_caused_by_an_unselected_failure_is_no_evidence() {
     // r1's F2P test (test 1) passes with only r0 at gold, so that subset passes: the task
@@ -321,10 +341,14 @@ fn both_of(m: &Model, task: &Task) -> (Verification, Verification) {
 
 /// Runs executed targeted and by `--full` on the pytest task of `m`.
 fn run_counts(m: &Model) -> (usize, usize) {
-    let task = task_of(m);
+    run_counts_of(m, &task_of(m))
+}
+
+/// Runs executed targeted and by `--full` on `task` under the model.
+fn run_counts_of(m: &Model, task: &Task) -> (usize, usize) {
     let lower = |full| {
         lower_verify(
-            &task,
+            task,
             &LowerOptions {
                 full,
                 ..LowerOptions::default()
@@ -450,4 +474,57 @@ fn f2p_ids_a_configuration_does_not_collect_are_not_passing() {
     assert!(rendered.contains("not run"), "{rendered}");
     // Base and gold of both (4), the narrowed {r0} cell of r1, r0's two `uses` checks.
     assert_eq!(run_counts(&m), (7, 8));
+}
+
+/// The same shape on Go (`go test -run`): gold adds table values, so the consumer's F2P
+/// subtests do not exist without its own gold patch. Nothing failed in the narrowed run, so
+/// nothing can have stopped them: not collected, not passing, recorded; no full re-run.
+#[test]
+fn go_subtests_a_configuration_does_not_have_are_not_passing() {
+    let m = Model {
+        uses: vec![vec![], vec![0]],
+        tests: vec![
+            vec![t(&[F, P]), t(&[P, P])],
+            vec![t(&[M, M, M, P]), t(&[M, M, M, P]), t(&[P, P, P, P])],
+        ],
+    };
+    let task = go_task_of(&m);
+    agree(&m, &task).unwrap();
+    let (t, full) = both_of(&m, &task);
+    assert!(full.is_sound(), "{:?}", full.problems);
+    let cell = t
+        .rows
+        .iter()
+        .find(|r| r.gold == ["r0"])
+        .and_then(|r| r.cells.get("r1"))
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        cell.basis,
+        Basis::Narrowed {
+            not_collected: vec![test_id(0), test_id(1)]
+        }
+    );
+    assert!(!cell.pass);
+    assert_eq!(run_counts_of(&m, &task), (7, 8));
+}
+
+/// A selected Go test missing after another test of its package failed may have been
+/// stopped by `-failfast`: not counted as not collected. One whose package failed as a
+/// whole (did not build) is, whatever else failed.
+#[test]
+fn go_not_collected_needs_nothing_that_could_stop_it() {
+    let ids = vec![
+        "ex.com/a/TestNew".to_string(),
+        "ex.com/b/TestNew".to_string(),
+    ];
+    let mut tests = BTreeMap::new();
+    assert_eq!(phases::go_not_collected(&ids, &tests), ids);
+    tests.insert("ex.com/a/TestOld".to_string(), Outcome::Failed);
+    assert!(phases::go_not_collected(&ids, &tests).is_empty());
+    tests.insert("ex.com/b".to_string(), Outcome::Error);
+    assert_eq!(
+        phases::go_not_collected(&ids, &tests),
+        vec!["ex.com/b/TestNew".to_string()]
+    );
 }

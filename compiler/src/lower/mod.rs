@@ -20,7 +20,7 @@ mod workspace;
 use crate::model::Task;
 use crate::plan::{Plan, ScoreMode, WorkspaceMode};
 
-pub use select::{fill_template, go_pattern, narrow_run, NarrowError, IDS_PLACEHOLDER};
+pub use select::{fill_template, go_package, go_pattern, narrow_run, NarrowError, IDS_PLACEHOLDER};
 pub use shell_word::quote as shell_quote;
 pub use task_image::tree_digest;
 

@@ -39,6 +39,20 @@ fn go_levels(id: &str) -> Vec<&str> {
     parts[first..].to_vec()
 }
 
+/// The package path of a `go-test-json` id (`pkg/path/TestX/sub` → `pkg/path`): the
+/// components before the first that names a Go test function; `None` when no component
+/// does (the id of a package as a whole: a build failure, say).
+pub fn go_package(id: &str) -> Option<&str> {
+    let mut at = 0;
+    for part in id.split('/') {
+        if is_go_test_name(part) {
+            return Some(id[..at].trim_end_matches('/'));
+        }
+        at += part.len() + 1;
+    }
+    None
+}
+
 /// One level of a Go test name as an anchored regexp matching exactly it: metacharacters
 /// escaped (as `regexp.QuoteMeta` does), white space and control characters as `\x{…}` so
 /// the pattern is one `GOFLAGS` word. (`go test` reports subtest names rewritten — spaces
@@ -178,6 +192,19 @@ mod tests {
         );
         assert_eq!(go_levels("example.com/pkg/Test/sub"), ["Test", "sub"]);
         assert_eq!(go_levels("example.com/pkg/ExampleFoo"), ["ExampleFoo"]);
+    }
+
+    #[test]
+    fn go_packages_end_before_the_first_test_name() {
+        assert_eq!(
+            go_package("example.com/r1/TestX/sub"),
+            Some("example.com/r1")
+        );
+        assert_eq!(
+            go_package("example.com/Testing/pkg/TestA"),
+            Some("example.com/Testing/pkg")
+        );
+        assert_eq!(go_package("example.com/r1"), None);
     }
 
     #[test]

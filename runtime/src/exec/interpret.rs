@@ -298,6 +298,16 @@ pub fn interpret(
                     ),
                 });
                 tests.tests = parsed.tests;
+                // Selected Go tests the configuration does not have: recorded as the
+                // plugin's line records pytest's (`phases::go_not_collected`).
+                if let Some(sel) = t
+                    .select
+                    .as_ref()
+                    .filter(|s| matches!(s.how, SelectHow::GoRun { .. }))
+                {
+                    tests.not_collected =
+                        crate::verify::phases::go_not_collected(&sel.ids, &tests.tests);
+                }
                 tests.duplicates = parsed.duplicates;
                 tests.unnamed_skipped = parsed.unnamed_skipped as u64;
                 tests.tool = tool_version(t.parser, log);

@@ -11,24 +11,29 @@
 //!      compiler's pure [`narrow_run`]) to the target's F2P tests, stopping at the first
 //!      failure; the first cell that shows a failure decides the configuration;
 //!    - the `uses` checks, narrowed to everything but P2P, in the first round;
+//!    - never more targeted runs than `--full` executes ([`Targeting::slack`]): a narrowed
+//!      run that may end undecided, and so cost a full re-run, is chosen only while the
+//!      cells decided configurations leave unrun pay for it, else its full suite runs;
 //!    - a cell of a configuration expected to pass runs its full suite.
 //!
 //!    A narrowed run that cannot decide — every selected F2P test passed (only the full
 //!    suite can tell), it is invalid, or a selected test is only missing where that proves
 //!    nothing ([`shows_failure`]) — runs again in full, once no untried cell of its
 //!    configuration is left. A selected test the configuration does not even collect (gold
-//!    adds parametrize values) is not passing: the plugin says so and the run decides. The
+//!    adds parametrize values) is not passing: the plugin says so and the run decides; so is a
+//!    selected Go test nothing can have stopped ([`go_not_collected`]). The
 //!    verdict is then exactly the full verification's.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use taskc_compiler::lower::narrow_run;
+use taskc_compiler::lower::{go_package, narrow_run};
 use taskc_compiler::plan::{
     Configuration, Expect, Run, SelectHow, SelectWhat, TargetedRun, Verdict, VerifyPlan,
 };
 
 use super::merge_repetitions;
 use super::oracle::{self, RepoOracle};
+use crate::parsers::Outcome;
 use crate::results::RunResult;
 
 /// One narrowed run.
@@ -186,6 +191,14 @@ pub fn shows_failure(
         SelectHow::Command { .. } => false,
         SelectHow::PytestPlugin => true,
         SelectHow::GoRun { .. } => {
+            // Selected tests the run shows its configuration does not have
+            // ([`go_not_collected`]): missing from the full suite too.
+            let absent = r.repos.get(target).map(|t| &t.not_collected);
+            if sel.ids.iter().any(|id| {
+                outcome(id).is_none() && absent.is_some_and(|a| a.binary_search(id).is_ok())
+            }) {
+                return true;
+            }
             let foreign_failure = r.repos.get(target).is_some_and(|t| {
                 t.tests
                     .iter()
@@ -194,6 +207,48 @@ pub fn shows_failure(
             !(sel.fail_fast && foreign_failure)
         }
     }
+}
+
+/// Whether a narrowed run may end undecided for a reason other than an invalid run (which
+/// `--full` would not show either): an F2P selection whose tests may all pass (only the
+/// full suite can then tell), or whose missing tests may be no evidence (a `select`
+/// template, a Go stop); a `uses` check under a template, whose missing tests may be there
+/// in full. A `uses` check narrowed by taskc itself (pytest plugin, Go `-run`) always decides.
+fn may_stay_undecided(n: &Narrowed) -> bool {
+    match n.what {
+        SelectWhat::F2p => true,
+        SelectWhat::NotP2p => n
+            .run
+            .test
+            .select
+            .as_ref()
+            .is_none_or(|s| matches!(s.how, SelectHow::Command { .. })),
+    }
+}
+
+/// The selected ids a narrowed `go test -run` run shows its configuration does not have,
+/// sorted: a selected test not reported where nothing can have stopped it — its package
+/// failed as a whole (it did not build, or ended before running a test: the package's own
+/// id is reported not passing), or no test failed at all (`-failfast` stops only after a
+/// failure; `-run` runs every existing test it matches). The full suite builds the same
+/// packages from the same files and would not report them either. A selected test missing
+/// after some test failed may have been stopped: it is not counted here.
+pub fn go_not_collected(ids: &[String], tests: &BTreeMap<String, Outcome>) -> Vec<String> {
+    let failed = |id: &str| tests.get(id).is_some_and(|o| !o.is_pass());
+    // The packages of the selected tests, whose own ids are reported when they fail whole.
+    let packages: BTreeSet<&str> = ids.iter().filter_map(|id| go_package(id)).collect();
+    let stop_possible = tests
+        .iter()
+        .any(|(id, o)| !o.is_pass() && !packages.contains(id.as_str()));
+    let mut out: Vec<String> = ids
+        .iter()
+        .filter(|id| !tests.contains_key(*id))
+        .filter(|id| !stop_possible || go_package(id).is_some_and(failed))
+        .cloned()
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Where a targeted run stands.
@@ -222,6 +277,8 @@ pub struct Targeting<'p> {
     second: BTreeMap<String, Vec<RunResult>>,
     /// Full-suite results of targeted runs by their id.
     third: BTreeMap<String, Vec<RunResult>>,
+    /// Targeted runs executed so far, narrowed or in full (each repetition set counts once).
+    spent: usize,
 }
 
 /// What a cell shows so far.
@@ -257,6 +314,7 @@ impl<'p> Targeting<'p> {
             status,
             second: BTreeMap::new(),
             third: BTreeMap::new(),
+            spent: 0,
         }
     }
 
@@ -350,10 +408,60 @@ impl<'p> Targeting<'p> {
         (c.gold.iter().any(|g| g == target), at_gold)
     }
 
-    /// The runs of the next round; empty when every configuration is decided.
+    /// Whether targeted run `id`, not run yet, may still have to run: it is a `uses` check
+    /// against a valid run, a cell constrained alone or of a configuration expected to
+    /// pass, or a cell of a configuration expected to fail that nothing has decided yet.
+    /// Once false it stays false (a decided configuration stays decided).
+    fn may_run(&self, id: &str) -> bool {
+        let uses = self.plan.uses_checks.iter().any(|u| {
+            u.run == id
+                && self
+                    .merged
+                    .get(&u.against)
+                    .is_some_and(RunResult::completed)
+        });
+        uses || self.plan.configurations.iter().any(|c| {
+            c.targets.values().any(|check| {
+                check.run == id
+                    && (c.expected == Verdict::Pass
+                        || check.expected != Expect::Any
+                        || (c.expected == Verdict::Fail && self.row_shown(c) == Shown::Open))
+            })
+        })
+    }
+
+    /// How many more targeted runs may execute at most if every narrowed run from now on
+    /// decides: one per run that may still run or whose narrowed run could not decide.
+    fn owed(&self) -> usize {
+        self.status
+            .iter()
+            .filter(|(id, st)| match st {
+                Status::Pending => self.may_run(id),
+                Status::Undecided(_) => true,
+                Status::Narrowed(_) | Status::Full => false,
+            })
+            .count()
+    }
+
+    /// The narrowed runs the next round may still risk: `--full` runs every targeted run
+    /// once, and a narrowed run that cannot decide costs a second run (its full suite), so
+    /// a risky narrowed run is chosen only while the runs executed, the runs still owed and
+    /// one more stay within `--full`'s count. The runs a decided configuration leaves
+    /// unrun pay for them.
+    fn slack(&self) -> usize {
+        self.plan
+            .targeted
+            .len()
+            .saturating_sub(self.spent + self.owed())
+    }
+
+    /// The runs of the next round; empty when every configuration is decided. Never more
+    /// targeted runs in all than `--full` executes ([`Targeting::slack`]): a narrowed run
+    /// that may fail to decide and finds no slack runs its full suite at once.
     pub fn next(&self) -> Vec<Step<'p>> {
         let mut chosen: BTreeSet<String> = BTreeSet::new();
         let mut steps = Vec::new();
+        let slack = std::cell::Cell::new(self.slack());
         let take = |id: &str,
                     full_only: bool,
                     steps: &mut Vec<Step<'p>>,
@@ -361,7 +469,18 @@ impl<'p> Targeting<'p> {
             if chosen.contains(id) {
                 return true;
             }
-            match self.step(id, full_only) {
+            let step = match self.step(id, full_only) {
+                Some(Step::Narrowed(n)) if may_stay_undecided(&n) => {
+                    if slack.get() > 0 {
+                        slack.set(slack.get() - 1);
+                        Some(Step::Narrowed(n))
+                    } else {
+                        self.targeted(id).map(|t| Step::Full(&t.run))
+                    }
+                }
+                other => other,
+            };
+            match step {
                 Some(s) => {
                     chosen.insert(id.to_string());
                     steps.push(s);
@@ -370,16 +489,6 @@ impl<'p> Targeting<'p> {
                 None => false,
             }
         };
-        // The `uses` checks: always, against a valid run.
-        for u in &self.plan.uses_checks {
-            if self
-                .merged
-                .get(&u.against)
-                .is_some_and(RunResult::completed)
-            {
-                take(&u.run, false, &mut steps, &mut chosen);
-            }
-        }
         for c in &self.plan.configurations {
             let targeted_cells: Vec<(&String, &taskc_compiler::plan::TargetCheck)> = c
                 .targets
@@ -412,11 +521,23 @@ impl<'p> Targeting<'p> {
                 }
             }
         }
+        // The `uses` checks: always, against a valid run; after the configurations' cells,
+        // which a narrowed run can decide and so have the first claim on the slack.
+        for u in &self.plan.uses_checks {
+            if self
+                .merged
+                .get(&u.against)
+                .is_some_and(RunResult::completed)
+            {
+                take(&u.run, false, &mut steps, &mut chosen);
+            }
+        }
         steps
     }
 
     /// Take the results of a round's `steps` (repetitions per run id).
     pub fn record(&mut self, steps: &[Step<'p>], results: &BTreeMap<String, Vec<RunResult>>) {
+        self.spent += steps.len();
         for s in steps {
             match s {
                 Step::Narrowed(n) => {
