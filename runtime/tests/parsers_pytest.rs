@@ -171,8 +171,8 @@ fn a_plugin_dropping_failing_tests_is_tampering() {
     ] {
         let t = tampering(log);
         assert!(
-            t.iter().any(|e| e.contains("collected 9 test(s) to run")
-                && e.contains("accounts for 6")),
+            t.iter()
+                .any(|e| e.contains("collected 9 test(s) to run") && e.contains("accounts for 6")),
             "{log}: {t:?}"
         );
     }

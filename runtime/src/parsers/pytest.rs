@@ -966,12 +966,18 @@ SKIPPED [2] tests/test_a.py:5: no network
             collected_line(b"collected 10 items / 7 deselected / 3 selected"),
             Some(3)
         );
-        assert_eq!(collected_line(b"collected 10 items / 7 deselected"), Some(3));
+        assert_eq!(
+            collected_line(b"collected 10 items / 7 deselected"),
+            Some(3)
+        );
         assert_eq!(collected_line(b"collected 17 items / 1 error"), Some(17));
         assert_eq!(collected_line(b"collected things"), None);
         assert!(is_stop_banner(b"!!!!!! stopping after 1 failures !!!!!!"));
         assert!(!is_stop_banner(b"!!!!!!!!!!!!"));
-        assert_eq!(subtest_word(b"SUBFAILED(i=1) t.py::test_s - x"), Some(Word::Failed));
+        assert_eq!(
+            subtest_word(b"SUBFAILED(i=1) t.py::test_s - x"),
+            Some(Word::Failed)
+        );
         assert_eq!(subtest_word(b"SUBFAILED t.py::test_s"), None);
     }
 
