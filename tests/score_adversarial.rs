@@ -289,6 +289,15 @@ fn check(mode: &str, backend: &str) {
                 a.class
             ));
         }
+        // A neighbour's processes must not keep this run's test command from starting (a
+        // per-uid process limit shared by the local runs did: `setpriv: failed to execute
+        // env: Resource temporarily unavailable`).
+        if failures.contains("could not start") || failures.contains("temporarily unavailable") {
+            wrong.push(format!(
+                "{}: its test command could not start: {failures}",
+                a.class
+            ));
+        }
         if a.expect == "tampered" && !failures.contains("tampered") {
             wrong.push(format!(
                 "{}: expected `tampered`, got {status} {failures}",
