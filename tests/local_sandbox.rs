@@ -351,13 +351,18 @@ fn the_test_command_runs_unprivileged_and_reads_no_upload() {
         );
         assert_eq!(p["wrote_own"], true, "its own repository is its own: {p}");
         // Defence 14: on a cgroup v1 host (as root) the run has its own cpu, memory and pids
-        // groups, with the container's limits.
+        // groups, with the container's limits; its `cpu` group is a top-level one of its own
+        // (`/taskc-<run>`, not under a shared parent whose one weight all runs would share).
         if std::path::Path::new("/sys/fs/cgroup/pids/cgroup.procs").is_file() {
-            for c in ["cpu", "memory", "pids"] {
+            for (c, prefix) in [
+                ("cpu", "/taskc-"),
+                ("memory", "/taskc/"),
+                ("pids", "/taskc/"),
+            ] {
                 let path = p["cgroups"][c].as_str().unwrap_or_default();
                 assert!(
-                    path.starts_with("/taskc/"),
-                    "the run is not in a `{c}` group of its own: {p}"
+                    path.starts_with(prefix),
+                    "the run is not in a `{c}` group of its own ({prefix}…): {p}"
                 );
             }
         }

@@ -67,6 +67,8 @@ const CLASSES: &[&str] = &[
     "neighbour-cpu-hog",
     "neighbour-memory-hog",
     "neighbour-fork-loop",
+    // Round 5: pytest's own accounting (its collected count against its final line).
+    "library-plugin-drop-failures",
 ];
 
 /// The task the Python attacks are scored on: sdk-retry's Python target alone (same image,
@@ -140,8 +142,9 @@ fn specs(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
     (full, py)
 }
 
-/// Score every attack and a gold control per task in `mode`; the report's rows by model.
-fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
+/// Score every attack, a gold control per task and an empty control in `mode` on
+/// `backend`; the report's rows by model.
+fn score(mode: &str, backend: &str) -> BTreeMap<String, serde_json::Value> {
     let dir = tempfile::tempdir().expect("temp dir");
     let (full, py) = specs(dir.path());
     let mut lines = Vec::new();
@@ -153,6 +156,9 @@ fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
         serde_json::json!({"task": PY_TASK, "model": "gold-control-python",
         "patches": {"sdk-python": gold("sdk-python")}}),
     );
+    let empty: BTreeMap<&str, &str> = TARGETS.iter().map(|t| (*t, "")).collect();
+    lines
+        .push(serde_json::json!({"task": "sdk-retry", "model": "empty-control", "patches": empty}));
     for a in attacks() {
         if a.repo == "sdk-python" {
             lines.push(serde_json::json!({"task": PY_TASK, "model": a.class,
@@ -189,7 +195,7 @@ fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
             .arg(&py)
             .args([
                 "--backend",
-                "docker",
+                backend,
                 "--jobs",
                 "2",
                 "--color",
@@ -212,7 +218,7 @@ fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
             .arg(&py)
             .arg("--predictions")
             .arg(&file)
-            .args(["--mode", mode, "--backend", "docker", "--jobs", "2"])
+            .args(["--mode", mode, "--backend", backend, "--jobs", "2"])
             .args(["--color", "never", "--cache"])
             .arg(dir.path().join("cache"))
             .arg("--out")
@@ -252,15 +258,20 @@ fn score(mode: &str) -> BTreeMap<String, serde_json::Value> {
     rows
 }
 
-fn check(mode: &str) {
-    let rows = score(mode);
+fn check(mode: &str, backend: &str) {
+    let rows = score(mode, backend);
     for c in ["gold-control", "gold-control-python"] {
         let control = &rows[c];
         assert_eq!(
             control["status"], "solved",
-            "gold must still solve the task with canaries in place: {control:#}"
+            "{backend} {mode}: gold must still solve the task with canaries in place: {control:#}"
         );
     }
+    assert_eq!(
+        rows["empty-control"]["status"], "unsolved",
+        "{backend} {mode}: an empty prediction solves nothing: {:#}",
+        rows["empty-control"]
+    );
     let mut wrong = Vec::new();
     for a in attacks() {
         let Some(r) = rows.get(&a.class) else {
@@ -278,13 +289,22 @@ fn check(mode: &str) {
                 a.class
             ));
         }
+        // A neighbour's processes must not keep this run's test command from starting (a
+        // per-uid process limit shared by the local runs did: `setpriv: failed to execute
+        // env: Resource temporarily unavailable`).
+        if failures.contains("could not start") || failures.contains("temporarily unavailable") {
+            wrong.push(format!(
+                "{}: its test command could not start: {failures}",
+                a.class
+            ));
+        }
         if a.expect == "tampered" && !failures.contains("tampered") {
             wrong.push(format!(
                 "{}: expected `tampered`, got {status} {failures}",
                 a.class
             ));
         }
-        eprintln!("{mode} {:<32} {status:<9} {failures}", a.class);
+        eprintln!("{backend} {mode} {:<32} {status:<9} {failures}", a.class);
         let flags = r["flags"].to_string();
         for f in &a.flagged {
             if !flags.contains(&format!("\"file\":\"{f}\"")) {
@@ -292,19 +312,28 @@ fn check(mode: &str) {
             }
         }
     }
-    assert!(wrong.is_empty(), "{mode}:\n{}", wrong.join("\n"));
+    assert!(wrong.is_empty(), "{backend} {mode}:\n{}", wrong.join("\n"));
 }
 
 #[test]
 fn docker_no_rigged_prediction_is_solved_joint() {
     if docker_or_skip() {
-        check("joint");
+        check("joint", "docker");
     }
 }
 
 #[test]
 fn docker_no_rigged_prediction_is_solved_independent() {
     if docker_or_skip() {
-        check("independent");
+        check("independent", "docker");
     }
+}
+
+/// The same corpus on the local backend (bubblewrap, the run's cgroups), both modes in one
+/// test (issue 20, Done-when 1: every backend and mode). Where bubblewrap cannot sandbox
+/// (no `bwrap`), the local backend refuses a prediction's code and this test says so.
+#[test]
+fn local_no_rigged_prediction_is_solved_joint_and_independent() {
+    check("joint", "local");
+    check("independent", "local");
 }

@@ -59,6 +59,7 @@ fn local_gold_solves_every_sound_example_independent() {
 #[test]
 fn local_empty_solves_nothing() {
     assert_eq!(score(SOUND, "empty", "joint", "local"), (0, 4, 0));
+    assert_eq!(score(SOUND, "empty", "independent", "local"), (0, 4, 0));
 }
 
 #[test]

@@ -146,3 +146,61 @@ fn all_xfail() {
         "a conftest marks every test xfail: XFAIL is a failed body, XPASS a passed one",
     );
 }
+
+/// Issue 20 item 1: pytest's own accounting, cross-checked. Logs of real pytest 9.2 runs of
+/// one module holding a pass, a failure, two parameters, an xfail, a skip, a teardown error,
+/// a setup error and three subtests (one failing), and a module skipped by `pytestmark`.
+fn tampering(fixture: &str) -> Vec<String> {
+    let path = format!(
+        "{}/tests/fixtures/logs/pytest/{fixture}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let log = std::fs::read(&path).expect("fixture exists");
+    parse(LogParser::Pytest, &log)
+        .expect("pytest is a known parser")
+        .tampering
+}
+
+#[test]
+fn a_plugin_dropping_failing_tests_is_tampering() {
+    // A plugin (`-p hide`, as library code could register) runs each test without reporting
+    // it when it failed: `collected 9 items`, but the final line accounts for 6.
+    for log in [
+        "count-dropped-failures.log",
+        "count-dropped-failures-default.log",
+    ] {
+        let t = tampering(log);
+        assert!(
+            t.iter()
+                .any(|e| e.contains("collected 9 test(s) to run") && e.contains("accounts for 6")),
+            "{log}: {t:?}"
+        );
+    }
+}
+
+#[test]
+fn honest_counts_are_not_tampering() {
+    // Every honest shape: subtests (a `SUBFAILED` line counted as `failed`), a test counted
+    // twice (passed, then a teardown error), `-k` deselection, `-v`, and sessions that
+    // stopped early (`-x`, a collection error, `pytest.exit`, `KeyboardInterrupt`).
+    for log in [
+        "count-honest-subtests.log",
+        "count-verbose.log",
+        "count-deselected.log",
+        "count-stopped-x.log",
+        "count-collection-error.log",
+        "count-exit.log",
+        "count-keyboard-interrupt.log",
+        "rA-plain.log",
+        "rA-color.log",
+        "rA-ci-multiline.log",
+        "rA-quiet.log",
+        "collection-error.log",
+        "pytester-nested.log",
+        "two-sessions-duplicates.log",
+        "verbose-only.log",
+        "all-xfail.log",
+    ] {
+        assert_eq!(tampering(log), Vec::<String>::new(), "{log}");
+    }
+}

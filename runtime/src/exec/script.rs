@@ -95,6 +95,10 @@ pub const UNSANDBOXED_VAR: &str = "TASKC_UNSANDBOXED";
 pub use taskc_compiler::plan::{TEST_UID, TEST_USER};
 /// The test user's process limit where the sandbox has no pids cgroup (the local backend).
 pub const LOCAL_NPROC: u32 = 4096;
+/// Set to `1` by a backend whose run has a pids cgroup of its own (the local backend with
+/// its cgroup v1 groups): the test command then gets no per-uid `prlimit --nproc`, which
+/// counts the test user's processes of every run on the host.
+pub const PIDS_CGROUP_VAR: &str = "TASKC_PIDS_CGROUP";
 /// Time the harness may take around the test command (patches, uploads, collect) before
 /// the backend kills the whole run.
 pub const SETUP_ALLOWANCE: Duration = Duration::from_secs(120);
@@ -677,10 +681,11 @@ fn drop_privileges(s: &mut Script<'_>, run: &Run) {
          --inh-caps=-all --bounding-set=-all --no-new-privs --)"
     ));
     // Docker caps the processes of a run (its pids limit); bubblewrap has no cgroup, so on
-    // the local backend the test user gets a process limit of its own (per uid, shared by
-    // the local runs in flight).
+    // the local backend without a pids group of its own ([`PIDS_CGROUP_VAR`]) the test user
+    // gets a process limit (per uid, shared by the local runs in flight: one run's fork bomb
+    // would make every other run's `setpriv` fail to exec, so never where the run has one).
     s.line(&format!(
-        "  [ -n \"$TASKC_ROOT\" ] && drop=(prlimit --nproc={LOCAL_NPROC}:{LOCAL_NPROC} -- \"${{drop[@]}}\")"
+        "  [ -n \"$TASKC_ROOT\" ] && [ \"${{{PIDS_CGROUP_VAR}:-}}\" != 1 ] && drop=(prlimit --nproc={LOCAL_NPROC}:{LOCAL_NPROC} -- \"${{drop[@]}}\")"
     ));
     s.line("fi");
 }

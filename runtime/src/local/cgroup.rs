@@ -1,9 +1,14 @@
 //! A local run's share of the machine (issue 20, item 4; `docs/security.md`, defence 14):
 //! bubblewrap has no cgroup of its own, so where the host's cgroup v1 controllers are
 //! writable (taskc runs as root on a cgroup v1 host, as on the machines it is tested on)
-//! every local run gets one group per controller, `/sys/fs/cgroup/<controller>/taskc/<run>`:
+//! every local run gets one group per controller, `/sys/fs/cgroup/<controller>/taskc/<run>`
+//! (`cpu`: `/sys/fs/cgroup/cpu/taskc-<run>`, see below):
 //!
-//! - `cpu`: a hard CFS quota of the run's CPUs (`cpu.cfs_quota_us` over a 100 ms period);
+//! - `cpu`: a hard CFS quota of the run's CPUs (`cpu.cfs_quota_us` over a 100 ms period), in
+//!   a top-level group of its own: the kernel shares the CPU out among the groups of each
+//!   level by weight, so runs under one `taskc` parent would share that one group's weight
+//!   against the rest of the host, and a hostile neighbour would take half of what an
+//!   honest run gets alone on a loaded host, whatever the quotas (issue 20, Done-when 2);
 //! - `memory`: `memory.limit_in_bytes`, and the same for memory plus swap where the kernel
 //!   accounts swap (no swap beyond the limit); a kill by the group's OOM killer
 //!   (`memory.oom_control`'s `oom_kill`) makes the run `out-of-memory`, as on Docker;
@@ -117,7 +122,10 @@ impl RunCgroup {
             .collect();
         let mut group = RunCgroup { dirs: Vec::new() };
         for c in Controller::ALL {
-            let dir = Path::new(ROOT).join(c.name()).join("taskc").join(&name);
+            let dir = match c {
+                Controller::Cpu => Path::new(ROOT).join("cpu").join(format!("taskc-{name}")),
+                _ => Path::new(ROOT).join(c.name()).join("taskc").join(&name),
+            };
             std::fs::create_dir_all(&dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             group.dirs.push((c, dir));

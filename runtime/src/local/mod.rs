@@ -366,6 +366,10 @@ impl LocalBackend {
             .flatten();
         if let Some(g) = &group {
             argv = g.wrap(argv);
+            if req.limits.pids.is_some_and(|p| p > 0) {
+                // The run's own pids group limits it; a per-uid limit would be shared.
+                env.push((crate::exec::script::PIDS_CGROUP_VAR.into(), "1".into()));
+            }
         }
         let started = Instant::now();
         let finished = process::run_script(

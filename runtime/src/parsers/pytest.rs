@@ -33,7 +33,15 @@
 //! at exit); and a final line whose counts disagree with the results its summary section
 //! lists (for each of passed, failed, error, skipped, xfailed, xpassed that the section
 //! lists at all: the section of `-rA` lists every test, that of `-rfE` failures and errors)
-//! means the summary was rewritten.
+//! means the summary was rewritten; and a final line that accounts for fewer tests than the
+//! session's `collected N items` line selected (`N` minus `/ M deselected`, or `/ K
+//! selected`) while the session did not stop early (no `!!! … !!!` banner such as `stopping
+//! after 1 failures`, `Interrupted: 1 error during collection`, `KeyboardInterrupt`,
+//! `_pytest.outcomes.Exit` after its last `===` banner): every selected item ends in at least one
+//! of passed, failed, error, skipped, xfailed or xpassed, so tests fewer than that were
+//! dropped from the results (a plugin running a failing test without reporting it).
+//! pytest ≥ 9's `SUBFAILED(…) id` lines (a failed subtest, which pytest 9.2 counts as
+//! `failed` on the final line) are never results; the failures they add are allowed for.
 //!
 //! **Speed.** A log with one session and a summary holding passes is read from
 //! its last summary header on (memchr/memmem searches, ids kept as ranges of
@@ -70,10 +78,12 @@ fn full_scan(log: &[u8]) -> ParsedLog {
 /// final line: the full scan reports it).
 fn fast_path(log: &[u8]) -> Option<ParsedLog> {
     let mut headers = 0;
+    let mut header_end = 0;
     for hit in memmem::find_iter(log, b"test session starts") {
         let (start, end) = line_around(log, hit);
         if is_banner(&log[start..end], b"test session starts") {
             headers += 1;
+            header_end = end;
             if headers > 1 {
                 return None;
             }
@@ -89,6 +99,9 @@ fn fast_path(log: &[u8]) -> Option<ParsedLog> {
     state.summary_start = Some(0);
     state.progress = false;
     state.open = true;
+    if headers == 1 {
+        state.collected = collected_before(log, header_end, body);
+    }
     feed(&mut state, &log[body..]);
     // Grouped skips may be named by `-v` lines before the summary: the full scan reads them.
     let verbose_skips = || memmem::find(&log[..body], b" SKIPPED").is_some();
@@ -96,6 +109,26 @@ fn fast_path(log: &[u8]) -> Option<ParsedLog> {
         return None;
     }
     Some(state.end_of_log())
+}
+
+/// The tests pytest's `collected N items` line selected: the first such line between the
+/// session header (ending at `from`) and `to`.
+fn collected_before(log: &[u8], from: usize, to: usize) -> Option<usize> {
+    let mut scratch = Vec::new();
+    for hit in memmem::find_iter(&log[from..to], b"collected ") {
+        let (start, end) = line_around(log, from + hit);
+        let line = &log[start..end];
+        let line = if ansi::has_escape(line) {
+            ansi::strip_into(line, &mut scratch);
+            &scratch[..]
+        } else {
+            line
+        };
+        if let Some(n) = collected_line(line) {
+            return Some(n);
+        }
+    }
+    None
 }
 
 fn feed<'a>(state: &mut State<'a>, region: &'a [u8]) {
@@ -230,6 +263,13 @@ struct State<'a> {
     after_final: bool,
     /// Result lines of the current summary section, per status word.
     listed: Listed,
+    /// `SUBFAILED(…)` lines of the current summary section.
+    sub_failed: usize,
+    /// The tests the current session's `collected N items` line selected.
+    collected: Option<usize>,
+    /// A `!!! … !!!` banner (the session stopped early: `-x`, a collection error,
+    /// `pytest.exit`, a `KeyboardInterrupt`) after the session's last `===` banner.
+    stopped: bool,
     tampering: Vec<String>,
 }
 
@@ -240,6 +280,10 @@ struct Listed([usize; 6]);
 impl Listed {
     fn add(&mut self, word: Word, n: usize) {
         self.0[word as usize] += n;
+    }
+
+    fn total(&self) -> usize {
+        self.0.iter().sum()
     }
 }
 
@@ -258,6 +302,9 @@ impl<'a> State<'a> {
             grouped_skips: 0,
             after_final: false,
             listed: Listed::default(),
+            sub_failed: 0,
+            collected: None,
+            stopped: false,
             tampering: Vec::new(),
         }
     }
@@ -290,14 +337,32 @@ impl<'a> State<'a> {
 
     /// Compares the final line's counts with what the summary section listed.
     fn check_counts(&mut self, final_line: &[u8]) {
+        let counts = final_counts(final_line);
+        if let (Some(selected), false) = (self.collected, self.stopped) {
+            let total = counts.total();
+            if total < selected {
+                let shown =
+                    String::from_utf8_lossy(&final_line[..final_line.len().min(120)]).into_owned();
+                self.tamper(format!(
+                    "pytest collected {selected} test(s) to run but its final line accounts for {total} \
+                     (`{}`): results were dropped",
+                    shown.trim_matches(|c| c == '=' || c == ' ')
+                ));
+            }
+        }
         if self.summary_start.is_none() {
             return;
         }
-        let counts = final_counts(final_line);
         for word in Word::ALL {
             let listed = self.listed.0[word as usize];
             let said = counts.0[word as usize];
-            if listed > 0 && listed != said {
+            // pytest 9 counts a failed subtest (`SUBFAILED(…)`) as `failed`.
+            let subtests = if word == Word::Failed {
+                self.sub_failed
+            } else {
+                0
+            };
+            if listed > 0 && listed != said && listed + subtests != said {
                 self.tamper(format!(
                     "pytest's final line counts {said} {} but its summary lists {listed} `{}` results",
                     word.count_name(),
@@ -322,15 +387,21 @@ impl<'a> State<'a> {
                 b"test session starts" => return self.header(),
                 b"short test summary info" if self.depth <= 1 => {
                     // A later header replaces an earlier one (printed by a test).
+                    self.stopped = false;
                     let start = *self.summary_start.get_or_insert(self.items.len());
                     self.items.truncate(start);
                     self.listed = Listed::default();
+                    self.sub_failed = 0;
                     self.open = true;
                     self.progress = false;
                     return;
                 }
                 b"" => {}
-                _ if self.depth <= 1 => self.progress = false,
+                _ if self.depth <= 1 => {
+                    self.progress = false;
+                    // A section after a stop banner (the final line is no section).
+                    self.stopped &= is_final_line(line);
+                }
                 _ => {}
             }
         }
@@ -340,7 +411,17 @@ impl<'a> State<'a> {
             }
             return;
         }
+        if first == b'!' && self.depth == 1 && is_stop_banner(line) {
+            self.stopped = true;
+        }
         if self.summary_start.is_some() {
+            if let Some(word) = subtest_word(line) {
+                // A subtest: maybe counted on the final line, never a result of its own.
+                if word == Word::Failed {
+                    self.sub_failed += 1;
+                }
+                return;
+            }
             if let Some((word, id)) = status_first_word(line) {
                 self.summary_has_pass |= first == b'P';
                 self.listed.add(word, 1);
@@ -356,6 +437,12 @@ impl<'a> State<'a> {
                 self.verbose.push((id.to_vec(), outcome));
                 self.open = true;
                 return;
+            }
+            if self.depth == 1 && self.collected.is_none() {
+                if let Some(n) = collected_line(line) {
+                    self.collected = Some(n);
+                    return;
+                }
             }
         }
         if is_final_line(line) {
@@ -402,6 +489,9 @@ impl<'a> State<'a> {
         self.progress = true;
         self.summary_start = None;
         self.listed = Listed::default();
+        self.sub_failed = 0;
+        self.collected = None;
+        self.stopped = false;
         self.sessions += 1;
         if !complete {
             self.incomplete.push(self.sessions);
@@ -559,6 +649,48 @@ fn status_first_word(line: &[u8]) -> Option<(Word, &[u8])> {
         return None;
     }
     Some((word, id))
+}
+
+/// `collected 10 items`, `collecting ... collected 1 item`, `collected 10 items / 3
+/// deselected / 7 selected`, `collected 4 items / 1 error` → the tests selected to run.
+fn collected_line(line: &[u8]) -> Option<usize> {
+    let rest = line
+        .strip_prefix(b"collecting ... ")
+        .unwrap_or(line)
+        .strip_prefix(b"collected ")?;
+    let mut parts = rest.split(|&b| b == b'/');
+    let number = |part: &[u8], words: &[&[u8]]| -> Option<usize> {
+        let part = trim_matches(part, |b| b == b' ');
+        let digits = part.iter().take_while(|b| b.is_ascii_digit()).count();
+        let n = std::str::from_utf8(&part[..digits]).ok()?.parse().ok()?;
+        let word = trim_matches(&part[digits..], |b| b == b' ');
+        words.contains(&word).then_some(n)
+    };
+    let mut n: usize = number(parts.next()?, &[b"item", b"items"])?;
+    for part in parts {
+        if let Some(k) = number(part, &[b"selected"]) {
+            n = k;
+        } else if let Some(d) = number(part, &[b"deselected"]) {
+            n = n.saturating_sub(d);
+        }
+    }
+    Some(n)
+}
+
+/// `!!!!!!! stopping after 1 failures !!!!!!!`, `!!! Interrupted: 1 error during collection
+/// !!!`, `!!! KeyboardInterrupt !!!`: the session stopped before running every selected test.
+fn is_stop_banner(line: &[u8]) -> bool {
+    let line = trim_matches(line, |b| b == b' ' || b == b'\r');
+    line.starts_with(b"!!!")
+        && line.ends_with(b"!!!")
+        && !trim_matches(line, |b| b == b'!' || b == b' ').is_empty()
+}
+
+/// `SUBFAILED(i=1) tests/t.py::test_x - msg` (pytest ≥ 9's subtests): its status word.
+fn subtest_word(line: &[u8]) -> Option<Word> {
+    let rest = line.strip_prefix(b"SUB")?;
+    let (word, after) = status_word_of(rest)?;
+    after.starts_with(b"(").then_some(word)
 }
 
 /// `SKIPPED [3] tests/t.py:12: reason` → 3.
@@ -778,6 +910,12 @@ SKIPPED [2] tests/test_a.py:5: no network
             let fast = fast_path(log).expect("one session with passes");
             assert_eq!(fast, full_scan(log));
         }
+        // The collected count is read by both (the fast path before its summary section).
+        let dropped: &[u8] =
+            include_bytes!("../../tests/fixtures/logs/pytest/count-dropped-failures.log");
+        let fast = fast_path(dropped).expect("one session with passes");
+        assert!(!fast.tampering.is_empty(), "{fast}");
+        assert_eq!(fast, full_scan(dropped));
         let nested: &[u8] = include_bytes!("../../tests/fixtures/logs/pytest/pytester-nested.log");
         assert!(
             fast_path(nested).is_none(),
@@ -817,6 +955,30 @@ SKIPPED [2] tests/test_a.py:5: no network
             node_id(b"t.py::x[dash - in id] - m"),
             b"t.py::x[dash - in id]"
         );
+    }
+
+    #[test]
+    fn collected_lines() {
+        assert_eq!(collected_line(b"collected 10 items"), Some(10));
+        assert_eq!(collected_line(b"collected 1 item"), Some(1));
+        assert_eq!(collected_line(b"collecting ... collected 4 items"), Some(4));
+        assert_eq!(
+            collected_line(b"collected 10 items / 7 deselected / 3 selected"),
+            Some(3)
+        );
+        assert_eq!(
+            collected_line(b"collected 10 items / 7 deselected"),
+            Some(3)
+        );
+        assert_eq!(collected_line(b"collected 17 items / 1 error"), Some(17));
+        assert_eq!(collected_line(b"collected things"), None);
+        assert!(is_stop_banner(b"!!!!!! stopping after 1 failures !!!!!!"));
+        assert!(!is_stop_banner(b"!!!!!!!!!!!!"));
+        assert_eq!(
+            subtest_word(b"SUBFAILED(i=1) t.py::test_s - x"),
+            Some(Word::Failed)
+        );
+        assert_eq!(subtest_word(b"SUBFAILED t.py::test_s"), None);
     }
 
     #[test]
