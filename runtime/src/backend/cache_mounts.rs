@@ -2,7 +2,7 @@
 //! the Docker backend's classic-builder fallback and the exported Harbor Dockerfile, which
 //! any builder must build. The recipes keep downloads in cache mounts under
 //! `/var/cache/taskc` (and cargo's under `/root/.cargo`), outside the image; without the
-//! mounts each step removes those folders at its end, so the image content is the same.
+//! mounts each step empties those folders at its end, so the image content is the same.
 
 /// The Dockerfile `text` with every `RUN --mount=type=cache,…` flag taken out, for a builder
 /// without cache mounts: each such `RUN` removes its cache folders at its end instead, so
@@ -59,11 +59,9 @@ pub fn without_cache_mounts(text: &str) -> String {
         }
         out.push_str(body);
         if !targets.is_empty() {
-            out.push_str(" && rm -rf");
-            for t in &targets {
-                out.push(' ');
-                out.push_str(t);
-            }
+            // Emptied, not removed: BuildKit leaves each mount's target as an empty folder.
+            let targets = targets.join(" ");
+            out.push_str(&format!(" && rm -rf {targets} && mkdir -p {targets}"));
         }
         if newline {
             out.push('\n');
@@ -86,8 +84,8 @@ mod tests {
         assert_eq!(
             got,
             "FROM base\n\
-             RUN uv pip install a && rm -rf /var/cache/taskc/uv\n\
-             RUN --mount=type=secret,id=s npm i \\\n  -g x && rm -rf /root/.npm\n\
+             RUN uv pip install a && rm -rf /var/cache/taskc/uv && mkdir -p /var/cache/taskc/uv\n\
+             RUN --mount=type=secret,id=s npm i \\\n  -g x && rm -rf /root/.npm && mkdir -p /root/.npm\n\
              RUN echo --mount=type=cache,target=/x\n"
         );
         // Nothing to take out: the text as it was.

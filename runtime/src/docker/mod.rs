@@ -33,8 +33,8 @@ use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 
-use crate::backend::tar_archive::{build_tar, read_collected, upload_files, TarFile};
 use crate::backend::cache_mounts::without_cache_mounts;
+use crate::backend::tar_archive::{build_tar, read_collected, upload_files, TarFile};
 use crate::backend::{
     Backend, BackendError, GcReport, ImageBuild, KeepImages, LogBuffer, RunOutcome, RunRequest,
     IMAGE_LABEL, LOG_CAP, RUN_LABEL, SESSION_LABEL, TRUNCATION_MARKER,
@@ -225,7 +225,8 @@ impl DockerBackend {
         };
         let mut labels = build.labels.clone();
         labels.insert(IMAGE_LABEL.into(), build.tag.clone());
-        if self.chosen_builder() != Some(Builder::Classic) {
+        if self.chosen_builder() != Some(Builder::Classic) && !names_image_by_id(&build.dockerfile)
+        {
             let request = buildkit::Request {
                 tag: &build.tag,
                 dockerfile: DOCKERFILE_NAME,
@@ -704,6 +705,19 @@ impl DockerBackend {
     }
 }
 
+/// Whether a `FROM` line of `dockerfile` names its image by id (`FROM sha256:…`, as the CA
+/// layer does): the engine's BuildKit resolves image names only, so such a build goes to the
+/// classic builder (it has no cache mounts to lose).
+fn names_image_by_id(dockerfile: &str) -> bool {
+    dockerfile.lines().any(|l| {
+        let mut words = l.split_whitespace();
+        words.next().is_some_and(|w| w.eq_ignore_ascii_case("FROM"))
+            && words
+                .find(|w| !w.starts_with("--"))
+                .is_some_and(|image| image.starts_with("sha256:"))
+    })
+}
+
 fn build_failed(tag: &str, detail: String, log: &str) -> BackendError {
     BackendError::ImageBuild {
         tag: tag.to_string(),
@@ -858,6 +872,17 @@ mod tests {
             })
             .collect();
         base64::engine::general_purpose::STANDARD.encode(build_tar(&files).unwrap())
+    }
+
+    #[test]
+    fn an_image_named_by_id_is_built_by_the_classic_builder() {
+        assert!(names_image_by_id("FROM sha256:abc\nRUN true\n"));
+        assert!(names_image_by_id(
+            "from --platform=linux/amd64 sha256:abc AS x\n"
+        ));
+        assert!(!names_image_by_id(
+            "FROM taskc/base:bookworm\nRUN echo sha256:x\n"
+        ));
     }
 
     #[test]
