@@ -318,7 +318,7 @@ fn a_setup_command_changes_the_task_images_dockerfile_and_id_only() {
         .images
         .task
         .dockerfile
-        .contains("RUN cd /work/proxy && bash -euo pipefail -c 'make fixtures'\n"));
+        .contains(" cd /work/proxy && bash -euo pipefail -c 'make fixtures'\n"));
     assert_ne!(a.images.task.dockerfile, b.images.task.dockerfile);
     assert_ne!(a.images.task.id, b.images.task.id);
     assert_eq!(a.images.environment, b.images.environment);

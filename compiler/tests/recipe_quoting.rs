@@ -187,8 +187,10 @@ fn packages_naming_pytest_are_not_satisfied_by_debians_pytest() {
     let lines: Vec<&str> = online.lines().collect();
     let pip = lines
         .iter()
-        .position(|l| l.starts_with("RUN pip install") && holds_word(l, "pytest"))
-        .unwrap_or_else(|| panic!("no pip install of pytest:\n{online}"));
+        .position(|l| {
+            l.starts_with("RUN ") && l.contains("uv pip install ") && holds_word(l, "pytest")
+        })
+        .unwrap_or_else(|| panic!("no install of pytest:\n{online}"));
     let linked: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].contains(link))
         .collect();

@@ -77,6 +77,16 @@ fn image_digest(env: &EnvImage, repos: &[RepoMaterial], dockerfile: &str) -> Str
     )
 }
 
+/// The download caches a setup command finds at its tools' default places (pip, uv, npm,
+/// yarn as root), as BuildKit cache mounts: kept by the engine across builds, outside the
+/// image (a builder without them removes the folders at the step's end: the same image).
+/// Only pure caches: go's module cache and cargo's registry are where the tests read their
+/// dependencies offline, so they stay in the image.
+const SETUP_CACHE_MOUNTS: &str = "--mount=type=cache,id=taskc-pip,target=/root/.cache/pip \
+     --mount=type=cache,id=taskc-uv,target=/root/.cache/uv \
+     --mount=type=cache,id=taskc-npm,target=/root/.npm \
+     --mount=type=cache,id=taskc-yarn,target=/usr/local/share/.cache/yarn";
+
 /// The task image's Dockerfile: the repositories (materialised by the runtime into the
 /// build context's `work/`, one synthetic commit each), the unprivileged test user, then
 /// every repository's setup commands in declaration order.
@@ -90,7 +100,7 @@ fn dockerfile(from: &str, repos: &[RepoMaterial]) -> String {
     for r in repos {
         for cmd in &r.setup {
             df.push_str(&format!(
-                "RUN cd {} && bash -euo pipefail -c {}\n",
+                "RUN {SETUP_CACHE_MOUNTS} cd {} && bash -euo pipefail -c {}\n",
                 quote(&r.path),
                 quote(cmd)
             ));

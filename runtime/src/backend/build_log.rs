@@ -21,6 +21,13 @@ fn is_error_line(line: &str) -> bool {
     if t.starts_with("Step ") || t.starts_with("---> ") {
         return false;
     }
+    // So does BuildKit's (`#5 [3/6] RUN …`, as `docker::buildkit` writes its log).
+    if let Some(rest) = t.strip_prefix('#') {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with(' ') {
+            return false;
+        }
+    }
     if t.starts_with("E: ") || t.starts_with("Traceback ") {
         return true;
     }
@@ -99,6 +106,15 @@ mod tests {
         assert_eq!(ex[2], "ERROR: No matching distribution found for x<1");
         assert_eq!(ex.len(), EXCERPT_LINES);
         assert!(excerpt_block(&log).contains("first error lines"));
+    }
+
+    #[test]
+    fn buildkit_step_lines_are_not_errors() {
+        let log = "#1 [internal] load build definition\n#4 [2/3] RUN echo 'error: no' || exit 1\n\
+                   E: the cause\nmore\n";
+        let ex = excerpt(log);
+        assert_eq!(ex[0], "#1 [internal] load build definition");
+        assert_eq!(ex[2], "E: the cause");
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! - a run's combined output is capped at [`LOG_CAP`] bytes, with a truncation marker.
 
 pub mod build_log;
+pub mod cache_mounts;
 mod error;
 mod gc;
 mod log_buffer;

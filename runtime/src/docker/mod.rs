@@ -11,9 +11,12 @@
 //! container's file system outside its start. Removal happens on every path, also when
 //! the future is dropped (a guard spawns the removal).
 
+mod buildkit;
 mod errors;
 mod gc;
 mod services;
+
+pub use buildkit::Builder;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -31,6 +34,7 @@ use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 
+use crate::backend::cache_mounts::without_cache_mounts;
 use crate::backend::tar_archive::{build_tar, read_collected, upload_files, TarFile};
 use crate::backend::{
     Backend, BackendError, GcReport, ImageBuild, KeepImages, LogBuffer, RunOutcome, RunRequest,
@@ -111,6 +115,9 @@ pub struct DockerBackend {
     /// Each run's container in a top-level cgroup of its own (see [`RunParent`]), where the
     /// engine uses cgroup v1 with the `cgroupfs` driver on this host.
     own_parents: bool,
+    /// The builder images are built with: `None` until the first build tells whether the
+    /// engine has BuildKit (then BuildKit, or the classic builder from then on).
+    builder: std::sync::Arc<std::sync::Mutex<Option<Builder>>>,
 }
 
 /// A run's container in a cgroup parent of its own, `/taskc-<pid>-<n>`, instead of Docker's
@@ -149,6 +156,9 @@ impl RunParent {
 /// Where this host mounts its cgroup v1 controllers.
 const CGROUP_V1: &str = "/sys/fs/cgroup";
 
+/// Whether the classic builder's fallback was announced (once per process).
+static CLASSIC_NOTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 impl DockerBackend {
     /// Connects with the local defaults (`DOCKER_HOST` or the unix socket), negotiates the API
     /// version and pings the daemon.
@@ -178,7 +188,27 @@ impl DockerBackend {
         Ok(DockerBackend {
             docker,
             own_parents,
+            builder: Default::default(),
         })
+    }
+
+    /// This backend building with `builder` only (BuildKit: no fallback to the classic
+    /// builder; the classic builder: cache mounts taken out, as on an engine without BuildKit).
+    pub fn with_builder(self, builder: Builder) -> DockerBackend {
+        DockerBackend {
+            builder: std::sync::Arc::new(std::sync::Mutex::new(Some(builder))),
+            ..self
+        }
+    }
+
+    fn chosen_builder(&self) -> Option<Builder> {
+        self.builder.lock().map(|b| *b).unwrap_or(None)
+    }
+
+    fn choose_builder(&self, builder: Builder) {
+        if let Ok(mut b) = self.builder.lock() {
+            b.get_or_insert(builder);
+        }
     }
 
     /// The underlying client, for the bootstrap and diagnostics.
@@ -200,7 +230,26 @@ impl DockerBackend {
         self.build(build).await
     }
 
+    /// Builds `build` (even if its tag exists) and returns the build's log; with `offline`
+    /// the build's steps have no network. A step that needs to download what the download
+    /// caches do not hold then fails: what tells that a rebuild downloads nothing again.
+    pub async fn build_logged(
+        &self,
+        build: &ImageBuild,
+        offline: bool,
+    ) -> Result<String, BackendError> {
+        self.build_with(build, offline.then_some("none")).await
+    }
+
     async fn build(&self, build: &ImageBuild) -> Result<(), BackendError> {
+        self.build_with(build, None).await.map(|_| ())
+    }
+
+    async fn build_with(
+        &self,
+        build: &ImageBuild,
+        network: Option<&str>,
+    ) -> Result<String, BackendError> {
         if build.context.iter().any(|f| f.path == DOCKERFILE_NAME) {
             return Err(BackendError::ImageBuild {
                 tag: build.tag.clone(),
@@ -210,35 +259,84 @@ impl DockerBackend {
                 log: String::new(),
             });
         }
-        let mut files = vec![TarFile {
-            path: DOCKERFILE_NAME,
-            bytes: build.dockerfile.as_bytes(),
-            mode: 0o644,
-            mtime: 0,
-        }];
-        files.extend(build.context.iter().map(|f| TarFile {
-            path: &f.path,
-            bytes: &f.bytes,
-            mode: f.mode,
-            mtime: f.mtime,
-        }));
-        let context = build_tar(&files).map_err(|e| BackendError::ImageBuild {
-            tag: build.tag.clone(),
-            detail: format!("cannot write the build context archive: {e}"),
-            log: String::new(),
-        })?;
-        let mut labels: HashMap<String, String> = build
-            .labels
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let context = |dockerfile: &str| {
+            let mut files = vec![TarFile {
+                path: DOCKERFILE_NAME,
+                bytes: dockerfile.as_bytes(),
+                mode: 0o644,
+                mtime: 0,
+            }];
+            files.extend(build.context.iter().map(|f| TarFile {
+                path: &f.path,
+                bytes: &f.bytes,
+                mode: f.mode,
+                mtime: f.mtime,
+            }));
+            build_tar(&files).map_err(|e| BackendError::ImageBuild {
+                tag: build.tag.clone(),
+                detail: format!("cannot write the build context archive: {e}"),
+                log: String::new(),
+            })
+        };
+        let mut labels = build.labels.clone();
         labels.insert(IMAGE_LABEL.into(), build.tag.clone());
+        if self.chosen_builder() != Some(Builder::Classic) && !names_image_by_id(&build.dockerfile)
+        {
+            let request = buildkit::Request {
+                tag: &build.tag,
+                dockerfile: DOCKERFILE_NAME,
+                labels: &labels,
+                network,
+            };
+            match buildkit::build(&request, context(&build.dockerfile)?).await {
+                buildkit::Outcome::Built { log } => {
+                    self.choose_builder(Builder::BuildKit);
+                    if !self.image_exists(&build.tag).await? {
+                        return Err(build_failed(
+                            &build.tag,
+                            "the build ended without an image".into(),
+                            &log,
+                        ));
+                    }
+                    return Ok(log);
+                }
+                buildkit::Outcome::Failed { error, log } => {
+                    return Err(build_failed(&build.tag, error, &log));
+                }
+                buildkit::Outcome::Transport(detail) => {
+                    return Err(BackendError::DockerUnreachable {
+                        detail: format!("build image `{}`: {detail}", build.tag),
+                    });
+                }
+                buildkit::Outcome::Unavailable(why) => {
+                    if self.chosen_builder() == Some(Builder::BuildKit) {
+                        return Err(build_failed(
+                            &build.tag,
+                            format!("the engine cannot build with BuildKit: {why}"),
+                            "",
+                        ));
+                    }
+                    self.choose_builder(Builder::Classic);
+                    if !CLASSIC_NOTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                        eprintln!(
+                            "note: docker: the engine cannot build with BuildKit ({why}); images \
+                             are built with the classic builder, without download caches \
+                             (every rebuilt layer downloads its packages again)"
+                        );
+                    }
+                }
+            }
+        }
+        // The classic builder: the same image, without cache mounts.
+        let context = context(&without_cache_mounts(&build.dockerfile))?;
+        let labels: HashMap<String, String> = labels.into_iter().collect();
         let options = BuildImageOptions {
             dockerfile: DOCKERFILE_NAME.to_string(),
             t: build.tag.clone(),
             rm: true,
             forcerm: true,
             labels,
+            networkmode: network.unwrap_or_default().to_string(),
             ..Default::default()
         };
         let mut stream = self.docker.build_image(options, None, Some(context.into()));
@@ -266,7 +364,7 @@ impl DockerBackend {
                 &log,
             ));
         }
-        Ok(())
+        Ok(log)
     }
 
     async fn run_inner(&self, req: &RunRequest) -> Result<RunOutcome, BackendError> {
@@ -667,6 +765,19 @@ impl DockerBackend {
     }
 }
 
+/// Whether a `FROM` line of `dockerfile` names its image by id (`FROM sha256:…`, as the CA
+/// layer does): the engine's BuildKit resolves image names only, so such a build goes to the
+/// classic builder (it has no cache mounts to lose).
+fn names_image_by_id(dockerfile: &str) -> bool {
+    dockerfile.lines().any(|l| {
+        let mut words = l.split_whitespace();
+        words.next().is_some_and(|w| w.eq_ignore_ascii_case("FROM"))
+            && words
+                .find(|w| !w.starts_with("--"))
+                .is_some_and(|image| image.starts_with("sha256:"))
+    })
+}
+
 fn build_failed(tag: &str, detail: String, log: &str) -> BackendError {
     BackendError::ImageBuild {
         tag: tag.to_string(),
@@ -821,6 +932,17 @@ mod tests {
             })
             .collect();
         base64::engine::general_purpose::STANDARD.encode(build_tar(&files).unwrap())
+    }
+
+    #[test]
+    fn an_image_named_by_id_is_built_by_the_classic_builder() {
+        assert!(names_image_by_id("FROM sha256:abc\nRUN true\n"));
+        assert!(names_image_by_id(
+            "from --platform=linux/amd64 sha256:abc AS x\n"
+        ));
+        assert!(!names_image_by_id(
+            "FROM taskc/base:bookworm\nRUN echo sha256:x\n"
+        ));
     }
 
     #[test]

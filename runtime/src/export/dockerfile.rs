@@ -28,7 +28,9 @@ pub fn dockerfile(plan: &Plan, commits: &[(String, String)], version: &str) -> S
         task = plan.task.id,
         base = env.base_image,
     );
-    df.push_str(env.dockerfile.trim_end());
+    // Built by whatever builder Harbor's engine has: without BuildKit's cache mounts (the
+    // same image content; see `backend::cache_mounts`).
+    df.push_str(crate::backend::cache_mounts::without_cache_mounts(&env.dockerfile).trim_end());
     df.push('\n');
     df.push_str(&format!("COPY {REPOS_DIR}/ /work/\n"));
     df.push_str(&format!(

@@ -95,8 +95,10 @@ pub fn dockerfile(spec: &Spec, base: Option<&str>) -> String {
             .iter()
             .map(|p| format!("'{}'", p.replace('\'', "'\\''")))
             .collect();
+        // pip's downloads stay in a BuildKit cache mount, outside the image (`docs/language.md`,
+        // "Download caches"): a rebuild does not download them again.
         df.push_str(&format!(
-            "RUN pip install --no-cache-dir {}\n",
+            "RUN --mount=type=cache,id=taskc-pip,target=/root/.cache/pip pip install {}\n",
             quoted.join(" ")
         ));
     }
