@@ -210,7 +210,7 @@ impl LogParser {
             LogParser::JestJson => Descriptor {
                 narrowing: Narrowing::Template {
                     why: "a jest name filter (`--testNamePattern`) would also drop the canaries taskc places \
-                          at run time: narrow with a `select` template",
+                          at run time",
                 },
                 canaries: Canaries::Always(CanaryFramework::Jest),
                 surface: surface::NODE,

@@ -176,7 +176,7 @@ fn a_runner_with_selection_arguments_is_narrowed_by_them_without_a_template() {
             "--reporter",
             "json",
             "--grep",
-            r#"^(?:cookies it's "quoted" $\(echo x\) \*|cookies splits \[a b\])$"#,
+            r#"^(?:cookies it's "quoted" \$\(echo x\) \*|cookies splits \[a b\])$"#,
             "done\n"
         ]
     );
