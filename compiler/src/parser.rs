@@ -152,7 +152,7 @@ impl LogParser {
             LogParser::Bun => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::BunName),
                 canaries: Canaries::None {
-                    why: "taskc writes no bun canary tests yet",
+                    why: "taskc writes no bun canary tests: bun is not packaged in Debian, so none could be proven by a real run here",
                 },
                 surface: surface::BUN,
                 version: ToolVersion::NotReported,
@@ -172,7 +172,7 @@ impl LogParser {
             LogParser::DartJson => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::DartName),
                 canaries: Canaries::None {
-                    why: "taskc writes no dart canary tests yet",
+                    why: "taskc writes no dart or flutter canary tests: neither is packaged in Debian, so none could be proven by a real run here",
                 },
                 surface: surface::DART,
                 version: ToolVersion::NotReported,
@@ -182,7 +182,7 @@ impl LogParser {
             LogParser::DotnetTrx => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::DotnetFilter),
                 canaries: Canaries::None {
-                    why: "taskc writes no .NET canary tests yet (a canary needs a test project to build into)",
+                    why: "taskc writes no .NET canary tests: a canary needs a test project to build into, and .NET is not packaged in Debian to prove one here",
                 },
                 surface: surface::DOTNET,
                 version: ToolVersion::NotReported,
@@ -200,7 +200,7 @@ impl LogParser {
             LogParser::Gradle => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::GradleTests),
                 canaries: Canaries::None {
-                    why: "taskc writes no JVM canary tests yet (a canary must be compiled into the test source set)",
+                    why: "taskc writes no JVM canary tests: a canary must be compiled into the test source set by the build, which taskc does not drive",
                 },
                 surface: surface::JVM,
                 version: ToolVersion::NotReported,
@@ -285,7 +285,7 @@ impl LogParser {
             LogParser::PlaywrightJson => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::PlaywrightGrep),
                 canaries: Canaries::None {
-                    why: "taskc writes no playwright canary tests yet (they need a browser project)",
+                    why: "taskc writes no playwright canary tests: they need a browser project, which cannot run here to prove one",
                 },
                 surface: surface::PLAYWRIGHT,
                 version: ToolVersion::NotReported,
@@ -316,7 +316,7 @@ impl LogParser {
             LogParser::Surefire => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::SurefireTest),
                 canaries: Canaries::None {
-                    why: "taskc writes no JVM canary tests yet (a canary must be compiled into the test source set)",
+                    why: "taskc writes no JVM canary tests: a canary must be compiled into the test source set by the build, which taskc does not drive",
                 },
                 surface: surface::JVM,
                 version: ToolVersion::NotReported,
@@ -363,7 +363,7 @@ impl LogParser {
             LogParser::Vitest => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::VitestName),
                 canaries: Canaries::None {
-                    why: "taskc writes no vitest canary tests yet",
+                    why: "taskc writes no vitest canary tests: vitest is not packaged in Debian, so none could be proven by a real run here",
                 },
                 surface: surface::NODE,
                 version: ToolVersion::NotReported,

@@ -95,6 +95,10 @@ pub const UNSANDBOXED_VAR: &str = "TASKC_UNSANDBOXED";
 pub use taskc_compiler::plan::{TEST_UID, TEST_USER};
 /// The test user's process limit where the sandbox has no pids cgroup (the local backend).
 pub const LOCAL_NPROC: u32 = 4096;
+/// Set to `1` by a backend whose runs share a container without a pids limit of their own
+/// (the exported Harbor grader): the test user then gets [`LOCAL_NPROC`] as on the local
+/// backend, so a process-holding daemon cannot starve the harness or the grader.
+pub const NPROC_VAR: &str = "TASKC_NPROC_LIMIT";
 /// Time the harness may take around the test command (patches, uploads, collect) before
 /// the backend kills the whole run.
 pub const SETUP_ALLOWANCE: Duration = Duration::from_secs(120);
@@ -453,9 +457,10 @@ fn drop_privileges(s: &mut Script<'_>, run: &Run) {
     ));
     // Docker caps the processes of a run (its pids limit); bubblewrap has no cgroup, so on
     // the local backend the test user gets a process limit of its own (per uid, shared by
-    // the local runs in flight).
+    // the local runs in flight), and so does it in a container without a limit per run
+    // (the Harbor verifier, which sets `NPROC_VAR`).
     s.line(&format!(
-        "  [ -n \"$TASKC_ROOT\" ] && drop=(prlimit --nproc={LOCAL_NPROC}:{LOCAL_NPROC} -- \"${{drop[@]}}\")"
+        "  {{ [ -n \"$TASKC_ROOT\" ] || [ \"${{{NPROC_VAR}:-}}\" = 1 ]; }} && drop=(prlimit --nproc={LOCAL_NPROC}:{LOCAL_NPROC} -- \"${{drop[@]}}\")"
     ));
     s.line("fi");
 }
