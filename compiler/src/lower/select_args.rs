@@ -294,7 +294,7 @@ pub fn selector_arguments(selector: Selector, ids: &[String]) -> String {
                         .and_then(|r| r.split_once("] "))
                         .map_or(i.as_str(), |(_, r)| r);
                     let (file, path) = plain.split_once("::").unwrap_or(("", plain));
-                    regex_escape(&format!("{file} {}", full_name(path)).trim().to_string())
+                    regex_escape(format!("{file} {}", full_name(path)).trim())
                 })
                 .collect();
             vec![
@@ -317,6 +317,16 @@ pub fn selector_arguments(selector: Selector, ids: &[String]) -> String {
             let mut classes: Vec<(String, Vec<String>)> = Vec::new();
             for id in ids {
                 let (class, method) = jvm_parts(id);
+                // JUnit 4's parametrised names are `method[index: name]`, and surefire
+                // matches the pattern against all of it: `method*` (the JUnit platform
+                // matches JUnit 5's `method(String)[1]` by the method name alone).
+                let name = id.split_once("::").map_or(id.as_str(), |(_, n)| n);
+                let method = if name[method.len()..].starts_with('[') {
+                    format!("{method}*")
+                } else {
+                    method.to_string()
+                };
+                let method = method.as_str();
                 match classes.iter_mut().find(|(c, _)| c == class) {
                     Some((_, methods)) => {
                         if !methods.iter().any(|m| m == method) {
@@ -492,9 +502,10 @@ mod tests {
                     "com.example.JarTest::parses(String)[2]",
                     "com.example.JarTest::sets",
                     "com.example.Other::x",
+                    "com.example.ParseParamTest::readsTheKey[3: parse(k=v) is \"wrong\"]",
                 ])
             ),
-            "'-Dtest=com.example.JarTest#parses+sets,com.example.Other#x' -Dsurefire.failIfNoSpecifiedTests=false"
+            "'-Dtest=com.example.JarTest#parses+sets,com.example.Other#x,com.example.ParseParamTest#readsTheKey*' -Dsurefire.failIfNoSpecifiedTests=false"
         );
         assert_eq!(
             selector_arguments(
