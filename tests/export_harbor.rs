@@ -267,13 +267,22 @@ fn harbor_run(
     tasks: &Path,
     jobs: &Path,
     agent: &str,
+    concurrency: &str,
 ) -> Vec<(String, serde_json::Value)> {
     let out = Command::new(bin)
         .args(["run", "-p"])
         .arg(tasks)
         .args(["-a", agent, "-o"])
         .arg(jobs)
-        .args(["--job-name", agent, "-y", "-q", "-n", "2", "--no-delete"])
+        .args([
+            "--job-name",
+            agent,
+            "-y",
+            "-q",
+            "-n",
+            concurrency,
+            "--no-delete",
+        ])
         .output()
         .expect("harbor runs");
     assert!(
@@ -292,13 +301,18 @@ fn harbor_run(
     trials.sort();
     for t in trials {
         let name = t.file_name().unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(t.join("verifier/reward.json")).unwrap_or_else(|e| {
-            panic!(
-                "{name}: no reward.json ({e}); trial log:\n{}",
-                std::fs::read_to_string(t.join("trial.log")).unwrap_or_default()
-            )
-        });
-        rewards.push((name, serde_json::from_str(&text).unwrap()));
+        // No reward.json (the verifier failed): `null`, which no caller takes for a reward.
+        let reward = match std::fs::read_to_string(t.join("verifier/reward.json")) {
+            Ok(text) => serde_json::from_str(&text).unwrap(),
+            Err(e) => {
+                eprintln!(
+                    "{name}: no reward.json ({e}); trial log:\n{}",
+                    std::fs::read_to_string(t.join("trial.log")).unwrap_or_default()
+                );
+                serde_json::Value::Null
+            }
+        };
+        rewards.push((name, reward));
     }
     rewards
 }
@@ -376,12 +390,12 @@ fn harbor_oracle_scores_1_nop_0_and_collected_patches_score_the_same() {
     }
     let _guard = HarborGuard(PREFIX);
 
-    let oracle = harbor_run(&bin, &tasks, &jobs, "oracle");
+    let oracle = harbor_run(&bin, &tasks, &jobs, "oracle", "2");
     assert_eq!(oracle.len(), SOUND.len(), "{oracle:?}");
     for (trial, r) in &oracle {
         assert_eq!(r["reward"], 1, "oracle on {trial}: {r}");
     }
-    let nop = harbor_run(&bin, &tasks, &jobs, "nop");
+    let nop = harbor_run(&bin, &tasks, &jobs, "nop", "2");
     assert_eq!(nop.len(), SOUND.len(), "{nop:?}");
     for (trial, r) in &nop {
         assert_eq!(r["reward"], 0, "nop on {trial}: {r}");
@@ -526,16 +540,16 @@ fn a_stale_lock_or_an_unreadable_job_is_an_error_with_its_code() {
 
 /// One attack tried through Harbor: what `solve.sh` does in the agent's container.
 struct Attack {
-    /// At most 20 characters (Harbor cuts trial names at 32, with [`ADV_PREFIX`]).
-    name: &'static str,
-    task: &'static str,
-    /// Repositories that get their gold patch (the attack alone decides the score).
-    gold: &'static [&'static str],
-    /// `(repo, class)`: `git apply` of `tests/adversarial/<class>/<repo>.patch`.
-    corpus: &'static [(&'static str, &'static str)],
+    /// Where it comes from (a class folder of `tests/adversarial/`, with the model for a
+    /// `predictions.jsonl` class), for messages.
+    name: String,
+    /// The exported task folder it is a copy of (`sdk-retry__sdk-go`, `cookie-split`, …).
+    folder: &'static str,
+    /// `(repo, patch text)`: `git apply`ed in `/work/<repo>`.
+    patches: Vec<(String, String)>,
     /// Shell lines run after, in `/work`.
     shell: &'static str,
-    /// What `taskc score` concludes for the same change (`grade.json`'s failures say it).
+    /// A failure kind `taskc score` gives the same change, which `grade.json` must name.
     expect_failure: Option<&'static str>,
 }
 
@@ -583,72 +597,145 @@ PY
 done
 "#;
 
-const ATTACKS: &[Attack] = &[
-    Attack {
-        name: "cookie-library-rig",
-        task: "cookie-split",
-        gold: &[],
-        corpus: &[],
-        shell: LIBRARY_RIG,
-        expect_failure: Some("tampered"),
-    },
-    Attack {
-        name: "cookie-conftest-root",
-        task: "cookie-split",
-        gold: &[],
-        corpus: &[],
-        shell: CONFTEST_ROOT,
-        expect_failure: None,
-    },
-    Attack {
-        name: "sdk-go-init-forgery",
-        task: "sdk-retry",
-        gold: &["sdk-python", "sdk-node"],
-        corpus: &[("sdk-go", "go-init-forgery")],
-        shell: "",
-        expect_failure: Some("tampered"),
-    },
-    Attack {
-        name: "sdk-node-assert-ran",
-        task: "sdk-retry",
-        gold: &["sdk-python", "sdk-go"],
-        corpus: &[("sdk-node", "node-assert-noop-when-ran")],
-        shell: "",
-        expect_failure: Some("tampered"),
-    },
+/// The isolation classes of `tests/adversarial/` (`predictions.jsonl`, scored by
+/// `tests/adversarial_isolation.rs`): the task folder each runs on, and the failure kind
+/// `taskc score` gives every model of the class (none: `unsolved` is all it says).
+/// `host/` is not here: its attacks are on the local backend's sandbox, which Harbor does
+/// not use.
+const ISOLATION: &[(&str, &str, Option<&str>)] = &[
+    ("blobs", "cookie-split", None),
+    ("cross-target", "cookie-split", None),
+    ("crash", "mini-calc", None),
+    // `taskc score` says `output-too-large` (tests/adversarial_isolation.rs); the mini task's
+    // 20 s limit can come first on a loaded machine (measured at load 60: `timeout`).
+    ("output", "mini-calc", None),
+    ("timeout", "mini-calc", Some("timeout")),
 ];
 
-/// Every attack of [`ATTACKS`] as its own Harbor task (the exported task with `solve.sh`
-/// replaced), run by Harbor's oracle agent in one job: every reward is 0, and the grade
-/// the exported grader wrote says why.
+/// The whole corpus: every class folder of `tests/adversarial/` with an `attack.toml` (the
+/// classes `tests/score_adversarial.rs` scores, on sdk-retry: the attacked repository's
+/// folder of the independent export, so the attack alone decides the reward), every model
+/// of the isolation classes, and two attacks written here on cookie-split.
+fn corpus() -> Vec<Attack> {
+    let dir = root().join("tests/adversarial");
+    let mut attacks = vec![
+        Attack {
+            name: "cookie library rig".into(),
+            folder: "cookie-split",
+            patches: vec![],
+            shell: LIBRARY_RIG,
+            expect_failure: Some("tampered"),
+        },
+        Attack {
+            name: "cookie conftests at the roots".into(),
+            folder: "cookie-split",
+            patches: vec![],
+            shell: CONFTEST_ROOT,
+            expect_failure: None,
+        },
+    ];
+    let mut classes: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("attack.toml").is_file())
+        .collect();
+    classes.sort();
+    assert!(classes.len() >= 40, "too few classes: {classes:?}");
+    for class in classes {
+        let name = class.file_name().unwrap().to_string_lossy().into_owned();
+        let meta: toml::Value =
+            toml::from_str(&std::fs::read_to_string(class.join("attack.toml")).unwrap()).unwrap();
+        assert_eq!(meta["task"].as_str(), Some("sdk-retry"), "{name}");
+        let repo = meta["repo"].as_str().unwrap().to_string();
+        let folder = match repo.as_str() {
+            "sdk-python" => "sdk-retry__sdk-python",
+            "sdk-node" => "sdk-retry__sdk-node",
+            "sdk-go" => "sdk-retry__sdk-go",
+            other => panic!("{name}: unknown repository {other}"),
+        };
+        let patch = std::fs::read_to_string(class.join(format!("{repo}.patch"))).unwrap();
+        attacks.push(Attack {
+            expect_failure: (meta["expect"].as_str() == Some("tampered")).then_some("tampered"),
+            name,
+            folder,
+            patches: vec![(repo, patch)],
+            shell: "",
+        });
+    }
+    for (class, folder, failure) in ISOLATION {
+        let text = std::fs::read_to_string(dir.join(class).join("predictions.jsonl")).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let p: serde_json::Value = serde_json::from_str(line).unwrap();
+            let patches = p["patches"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(repo, text)| (repo.clone(), text.as_str().unwrap().to_string()))
+                .collect();
+            attacks.push(Attack {
+                name: format!("{class}/{}", p["model"].as_str().unwrap()),
+                folder,
+                patches,
+                shell: "",
+                expect_failure: *failure,
+            });
+        }
+    }
+    attacks
+}
+
+/// Every attack of [`corpus`] as its own Harbor task (the exported task with `solve.sh`
+/// replaced), run by Harbor's oracle agent in one job with `TASKC_HARBOR_CONCURRENCY`
+/// trials at a time (default 6): every reward is 0, and the grade the exported grader
+/// wrote says why (`tampered` where `taskc score` says it).
 #[test]
 fn harbor_rewards_the_adversarial_corpus_0() {
     let Some(bin) = harbor() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let (out, tasks, jobs) = (
-        tmp.path().join("out"),
+    let (joint, independent, tasks, jobs) = (
+        tmp.path().join("joint"),
+        tmp.path().join("independent"),
         tmp.path().join("tasks"),
         tmp.path().join("jobs"),
     );
-    let run = taskc(&[
-        "export",
-        "harbor",
-        "--out",
-        out.to_str().unwrap(),
-        &spec("cookie-split"),
-        &spec("sdk-retry"),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let mini = "tests/adversarial/task/mini.task";
+    for (out, mode, specs) in [
+        (
+            &joint,
+            "joint",
+            vec![spec("cookie-split"), mini.to_string()],
+        ),
+        (&independent, "independent", vec![spec("sdk-retry")]),
+    ] {
+        let mut args = vec!["export", "harbor", "--mode", mode, "--out"];
+        args.push(out.to_str().unwrap());
+        args.extend(specs.iter().map(String::as_str));
+        let run = taskc(&args);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
     std::fs::create_dir_all(&tasks).unwrap();
-    for a in ATTACKS {
-        let dir = tasks.join(format!("{ADV_PREFIX}{}", a.name));
+    // `TASKC_HARBOR_ATTACKS=a,b`: only the attacks whose name holds one of these (a rerun).
+    let only = std::env::var("TASKC_HARBOR_ATTACKS").unwrap_or_default();
+    let attacks: Vec<Attack> = corpus()
+        .into_iter()
+        .filter(|a| only.is_empty() || only.split(',').any(|o| a.name.contains(o)))
+        .collect();
+    for (i, a) in attacks.iter().enumerate() {
+        // Harbor cuts a trial's name at 32 characters: the index keeps them apart.
+        let dir = tasks.join(format!("{ADV_PREFIX}{i:02}"));
+        let from = [&joint, &independent]
+            .iter()
+            .map(|o| o.join(a.folder))
+            .find(|p| p.is_dir())
+            .unwrap_or_else(|| panic!("{}: no exported folder {}", a.name, a.folder));
         let status = Command::new("cp")
             .arg("-a")
-            .arg(out.join(a.task))
+            .arg(from)
             .arg(&dir)
             .status()
             .unwrap();
@@ -656,12 +743,8 @@ fn harbor_rewards_the_adversarial_corpus_0() {
         let mut sh = String::from(
             "#!/bin/bash\nset -euo pipefail\nhere=$(cd \"$(dirname \"$0\")\" && pwd)\ncd /work\n",
         );
-        for g in a.gold {
-            sh.push_str(&format!("git -C /work/{g} apply \"$here/{g}.patch\"\n"));
-        }
-        for (repo, class) in a.corpus {
-            let patch = root().join(format!("tests/adversarial/{class}/{repo}.patch"));
-            std::fs::copy(&patch, dir.join(format!("solution/attack-{repo}.patch"))).unwrap();
+        for (repo, patch) in &a.patches {
+            std::fs::write(dir.join(format!("solution/attack-{repo}.patch")), patch).unwrap();
             sh.push_str(&format!(
                 "git -C /work/{repo} apply \"$here/attack-{repo}.patch\"\n"
             ));
@@ -670,33 +753,67 @@ fn harbor_rewards_the_adversarial_corpus_0() {
         std::fs::write(dir.join("solution/solve.sh"), sh).unwrap();
     }
     let _guard = HarborGuard(ADV_PREFIX);
+    let concurrency = std::env::var("TASKC_HARBOR_CONCURRENCY").unwrap_or_else(|_| "6".to_string());
     let start = std::time::Instant::now();
-    let rewards = harbor_run(&bin, &tasks, &jobs, "oracle");
+    let rewards = harbor_run(&bin, &tasks, &jobs, "oracle", &concurrency);
     eprintln!(
-        "{} attacks through Harbor in {:.0} s",
-        ATTACKS.len(),
+        "{} attacks through Harbor (-n {concurrency}) in {:.0} s",
+        attacks.len(),
         start.elapsed().as_secs_f64()
     );
-    assert_eq!(rewards.len(), ATTACKS.len(), "{rewards:?}");
+    assert_eq!(rewards.len(), attacks.len(), "{rewards:?}");
+    let mut wrong = Vec::new();
     for (trial, r) in &rewards {
-        // Harbor names a trial `<task folder, cut at 32 characters>__<random>`.
+        // Harbor names a trial `<task folder>__<random>`.
         let task = trial.split("__").next().unwrap();
-        let a = ATTACKS
-            .iter()
-            .find(|a| format!("{ADV_PREFIX}{}", a.name).starts_with(task))
-            .unwrap();
-        let grade =
-            std::fs::read_to_string(jobs.join("oracle").join(trial).join("verifier/grade.json"))
-                .unwrap_or_default();
-        assert_eq!(r["reward"], 0, "{}: rewarded {r}; grade: {grade}", a.name);
-        let g: serde_json::Value = serde_json::from_str(&grade).unwrap();
-        assert_eq!(g["status"], "unsolved", "{}: {grade}", a.name);
-        if let Some(f) = a.expect_failure {
-            assert!(
-                g["failures"].to_string().contains(f),
-                "{}: expected `{f}` among the failures: {grade}",
+        let i: usize = task.strip_prefix(ADV_PREFIX).unwrap().parse().unwrap();
+        let a = &attacks[i];
+        let verifier = jobs.join("oracle").join(trial).join("verifier");
+        let grade = std::fs::read_to_string(verifier.join("grade.json")).unwrap_or_default();
+        let failures = serde_json::from_str::<serde_json::Value>(&grade)
+            .map(|g| g["failures"].to_string())
+            .unwrap_or_default();
+        eprintln!("{:<40} reward {} {failures}", a.name, r["reward"]);
+        if r.is_null() {
+            wrong.push(format!(
+                "{} ({trial}): no reward.json: the grader failed",
                 a.name
-            );
+            ));
+            continue;
+        }
+        if r["reward"] != 0 {
+            wrong.push(format!("{}: REWARDED {r}; grade: {grade}", a.name));
+            continue;
+        }
+        let Ok(g) = serde_json::from_str::<serde_json::Value>(&grade) else {
+            wrong.push(format!("{} ({trial}): no grade.json", a.name));
+            continue;
+        };
+        if g["status"] != "unsolved" {
+            wrong.push(format!("{}: {} instead of unsolved", a.name, g["status"]));
+        }
+        if let Some(f) = a.expect_failure {
+            if !g["failures"].to_string().contains(f) && !g.to_string().contains(f) {
+                wrong.push(format!("{}: expected `{f}`: {grade}", a.name));
+            }
+        }
+        if a.name == "blobs/read-blobs" {
+            // The hidden tests and the grader's files are out of the test user's reach.
+            let logs: String = ["proxy", "gateway"]
+                .iter()
+                .map(|t| {
+                    std::fs::read_to_string(verifier.join(format!("{t}.log"))).unwrap_or_default()
+                })
+                .collect();
+            if !logs.contains("read-blobs ran in /work/proxy, 0 files read")
+                || logs.lines().any(|l| l.starts_with("LEAKED:/"))
+            {
+                wrong.push(format!(
+                    "{}: read something, or did not run:\n{logs}",
+                    a.name
+                ));
+            }
         }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -111,15 +111,48 @@ impl LogParser {
     ];
 
     /// Everything taskc knows about this parser's runner. Each arm is a full struct
-    /// literal: adding a field or a variant fails to compile until every parser decides it.
+    /// literal: adding a field or a variant fails to compile until every parser decides it
+    /// (no wildcard arm: clippy's `wildcard_enum_match_arm` is denied here).
+    ///
+    /// A descriptor that decides every capability compiles:
+    ///
+    /// ```
+    /// use taskc_compiler::parser::{Canaries, Descriptor, Export, Input, Narrowing, ToolVersion};
+    /// let _ = Descriptor {
+    ///     narrowing: Narrowing::Template { why: "no filter" },
+    ///     canaries: Canaries::None { why: "no framework" },
+    ///     surface: &["tests/**"],
+    ///     version: ToolVersion::NotReported,
+    ///     input: Input::Log,
+    ///     export: Export::Supported,
+    /// };
+    /// ```
+    ///
+    /// The same descriptor with one capability left undecided (here `export`) does not
+    /// (E0063, missing field), and there is no `Default` to fill it from:
+    ///
+    /// ```compile_fail,E0063
+    /// use taskc_compiler::parser::{Canaries, Descriptor, Input, Narrowing, ToolVersion};
+    /// let _ = Descriptor {
+    ///     narrowing: Narrowing::Template { why: "no filter" },
+    ///     canaries: Canaries::None { why: "no framework" },
+    ///     surface: &["tests/**"],
+    ///     version: ToolVersion::NotReported,
+    ///     input: Input::Log,
+    /// };
+    /// ```
+    ///
+    /// ```compile_fail,E0599
+    /// use taskc_compiler::parser::Descriptor;
+    /// let _ = Descriptor::default();
+    /// ```
+    #[deny(clippy::wildcard_enum_match_arm)]
     pub fn descriptor(self) -> Descriptor {
         match self {
             LogParser::Bun => Descriptor {
-                narrowing: Narrowing::Template {
-                    why: "bun selects tests with `-t <pattern>`, which taskc does not write yet: narrow with a `select` template",
-                },
+                narrowing: Narrowing::Arguments(Selector::BunName),
                 canaries: Canaries::None {
-                    why: "taskc writes no bun canary tests yet",
+                    why: "taskc writes no bun canary tests: bun is not packaged in Debian, so none could be proven by a real run here",
                 },
                 surface: surface::BUN,
                 version: ToolVersion::NotReported,
@@ -137,11 +170,9 @@ impl LogParser {
                 export: Export::Supported,
             },
             LogParser::DartJson => Descriptor {
-                narrowing: Narrowing::Template {
-                    why: "dart and flutter select tests with `--plain-name`, which taskc does not write yet: narrow with a `select` template",
-                },
+                narrowing: Narrowing::Arguments(Selector::DartName),
                 canaries: Canaries::None {
-                    why: "taskc writes no dart canary tests yet",
+                    why: "taskc writes no dart or flutter canary tests: neither is packaged in Debian, so none could be proven by a real run here",
                 },
                 surface: surface::DART,
                 version: ToolVersion::NotReported,
@@ -149,11 +180,9 @@ impl LogParser {
                 export: Export::Supported,
             },
             LogParser::DotnetTrx => Descriptor {
-                narrowing: Narrowing::Template {
-                    why: "dotnet test selects tests with `--filter FullyQualifiedName=…`, which taskc does not write yet: narrow with a `select` template",
-                },
+                narrowing: Narrowing::Arguments(Selector::DotnetFilter),
                 canaries: Canaries::None {
-                    why: "taskc writes no .NET canary tests yet (a canary needs a test project to build into)",
+                    why: "taskc writes no .NET canary tests: a canary needs a test project to build into, and .NET is not packaged in Debian to prove one here",
                 },
                 surface: surface::DOTNET,
                 version: ToolVersion::NotReported,
@@ -169,11 +198,9 @@ impl LogParser {
                 export: Export::Supported,
             },
             LogParser::Gradle => Descriptor {
-                narrowing: Narrowing::Template {
-                    why: "gradle selects tests with `--tests Class.method`, which taskc does not write yet: narrow with a `select` template",
-                },
+                narrowing: Narrowing::Arguments(Selector::GradleTests),
                 canaries: Canaries::None {
-                    why: "taskc writes no JVM canary tests yet (a canary must be compiled into the test source set)",
+                    why: "taskc writes no JVM canary tests: a canary must be compiled into the test source set by the build, which taskc does not drive",
                 },
                 surface: surface::JVM,
                 version: ToolVersion::NotReported,
@@ -182,7 +209,8 @@ impl LogParser {
             },
             LogParser::JestJson => Descriptor {
                 narrowing: Narrowing::Template {
-                    why: "a jest command is narrowed only by its own arguments (`--testNamePattern`)",
+                    why: "a jest name filter (`--testNamePattern`) would also drop the canaries taskc places \
+                          at run time",
                 },
                 canaries: Canaries::Always(CanaryFramework::Jest),
                 surface: surface::NODE,
@@ -221,10 +249,7 @@ impl LogParser {
                 export: Export::Supported,
             },
             LogParser::MochaJson => Descriptor {
-                narrowing: Narrowing::Template {
-                    why: "mocha selects tests with `--grep`, which taskc does not write yet: \
-                          narrow with a `select` template",
-                },
+                narrowing: Narrowing::Arguments(Selector::MochaGrep),
                 canaries: Canaries::None {
                     why: "taskc writes no mocha canary tests yet",
                 },
@@ -235,7 +260,9 @@ impl LogParser {
             },
             LogParser::Phpt => Descriptor {
                 narrowing: Narrowing::Template {
-                    why: "run-tests.php takes the `.phpt` files to run as arguments, which taskc does not write yet: narrow with a `select` template",
+                    why: "run-tests.php runs the `.phpt` files and folders its arguments name, so narrowing \
+                          replaces the command's folder argument: write `select \"php run-tests.php -q {ids}\"` \
+                          (ids are those file paths)",
                 },
                 canaries: Canaries::None {
                     why: "taskc writes no phpt canary tests yet",
@@ -246,10 +273,7 @@ impl LogParser {
                 export: Export::Supported,
             },
             LogParser::PhpunitJunit => Descriptor {
-                narrowing: Narrowing::Template {
-                    why: "phpunit selects tests with `--filter`, which taskc does not write yet: \
-                          narrow with a `select` template",
-                },
+                narrowing: Narrowing::Arguments(Selector::PhpunitFilter),
                 canaries: Canaries::None {
                     why: "taskc writes no phpunit or pest canary tests yet",
                 },
@@ -259,11 +283,9 @@ impl LogParser {
                 export: Export::Supported,
             },
             LogParser::PlaywrightJson => Descriptor {
-                narrowing: Narrowing::Template {
-                    why: "playwright selects tests with `-g <pattern>`, which taskc does not write yet: narrow with a `select` template",
-                },
+                narrowing: Narrowing::Arguments(Selector::PlaywrightGrep),
                 canaries: Canaries::None {
-                    why: "taskc writes no playwright canary tests yet (they need a browser project)",
+                    why: "taskc writes no playwright canary tests: they need a browser project, which cannot run here to prove one",
                 },
                 surface: surface::PLAYWRIGHT,
                 version: ToolVersion::NotReported,
@@ -292,11 +314,9 @@ impl LogParser {
                 export: Export::Supported,
             },
             LogParser::Surefire => Descriptor {
-                narrowing: Narrowing::Template {
-                    why: "surefire selects tests with `-Dtest=Class#method`, which taskc does not write yet: narrow with a `select` template",
-                },
+                narrowing: Narrowing::Arguments(Selector::SurefireTest),
                 canaries: Canaries::None {
-                    why: "taskc writes no JVM canary tests yet (a canary must be compiled into the test source set)",
+                    why: "taskc writes no JVM canary tests: a canary must be compiled into the test source set by the build, which taskc does not drive",
                 },
                 surface: surface::JVM,
                 version: ToolVersion::NotReported,
@@ -318,9 +338,7 @@ impl LogParser {
                 export: Export::Supported,
             },
             LogParser::Tcltest => Descriptor {
-                narrowing: Narrowing::Template {
-                    why: "tcltest selects tests with `-match <names>`, which taskc does not write yet: narrow with a `select` template",
-                },
+                narrowing: Narrowing::Arguments(Selector::TclMatch),
                 canaries: Canaries::None {
                     why: "taskc writes no tcltest canary tests yet",
                 },
@@ -343,11 +361,9 @@ impl LogParser {
                 export: Export::Supported,
             },
             LogParser::Vitest => Descriptor {
-                narrowing: Narrowing::Template {
-                    why: "vitest selects tests with `-t <pattern>`, which taskc does not write yet: narrow with a `select` template",
-                },
+                narrowing: Narrowing::Arguments(Selector::VitestName),
                 canaries: Canaries::None {
-                    why: "taskc writes no vitest canary tests yet",
+                    why: "taskc writes no vitest canary tests: vitest is not packaged in Debian, so none could be proven by a real run here",
                 },
                 surface: surface::NODE,
                 version: ToolVersion::NotReported,
@@ -357,12 +373,25 @@ impl LogParser {
         }
     }
 
-    /// How a run of this parser is narrowed natively, or why only a `select` template can.
-    pub fn narrowable(self) -> Result<(), &'static str> {
+    /// Whether a run of this parser with test command `command` is narrowed by taskc
+    /// itself, or why only a `select` template can narrow it.
+    pub fn narrowable(self, command: &str) -> Result<(), String> {
         match self.descriptor().narrowing {
             Narrowing::PytestPlugin | Narrowing::GoRun => Ok(()),
-            Narrowing::Template { why } => Err(why),
+            Narrowing::Arguments(selector) => {
+                crate::lower::locate_invocation(command, selector).map(|_| ())
+            }
+            Narrowing::Template { why } => Err(why.to_string()),
         }
+    }
+
+    /// Whether taskc narrows this parser's runs through the environment, whatever the
+    /// command (a `select` template is then never needed).
+    pub fn narrows_through_environment(self) -> bool {
+        matches!(
+            self.descriptor().narrowing,
+            Narrowing::PytestPlugin | Narrowing::GoRun
+        )
     }
 }
 
@@ -391,9 +420,69 @@ pub enum Narrowing {
     PytestPlugin,
     /// `-run` patterns through `GOFLAGS`, one anchored alternative per test path.
     GoRun,
+    /// The runner's own documented selection arguments, built from the ids by taskc
+    /// (`lower::selector_arguments`) and appended to the one simple command of the test
+    /// command that invokes the runner (`lower::insert_arguments`); a command where that
+    /// invocation is not found exactly once (or that uses command substitution, subshells
+    /// or here-documents) needs a `select` template, and the plan says why.
+    Arguments(Selector),
     /// taskc cannot: only a spec's `select "… {ids} …"` template narrows it; `why` is said
     /// in the plan's `full_suite` notes.
     Template { why: &'static str },
+}
+
+/// A runner's documented way to select tests by name on its command line (see
+/// [`Narrowing::Arguments`]). Each selects *at least* the given ids (a name pattern can
+/// match a same-named test elsewhere): a narrowed run is read like a `select` template's,
+/// so a selected test missing from it is no evidence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selector {
+    /// tcltest: `-match` with a Tcl list of the test names, each a `string match` pattern
+    /// escaped to match only itself (`tclsh all.tcl` passes its arguments to `configure`).
+    TclMatch,
+    /// phpunit and pest: `--filter` with an anchored PCRE of the ids (`Class::method`,
+    /// data sets included), which phpunit uses as it is since it is a valid pattern.
+    PhpunitFilter,
+    /// mocha: `--grep` with an anchored regular expression of the full titles (mocha makes a
+    /// `RegExp` of the string and matches it against `fullTitle()`).
+    MochaGrep,
+    /// vitest: `-t` (`--testNamePattern`) with an anchored regular expression of the full
+    /// names (describe blocks and title joined by spaces).
+    VitestName,
+    /// bun: `-t` (`--test-name-pattern`), the same over bun's full names.
+    BunName,
+    /// playwright: `-g` (`--grep`), a regular expression over each test's title path
+    /// (project, file, describe blocks, title joined by spaces), matched at its end.
+    PlaywrightGrep,
+    /// dart and flutter: `--name` (`-n`), an anchored regular expression of the full names.
+    DartName,
+    /// dotnet test: `--filter` with `FullyQualifiedName=` alternatives (`|`), the
+    /// filter's special characters escaped with `\`.
+    DotnetFilter,
+    /// Maven surefire: `-Dtest=Class#m1+m2,Other#m` (methods of one class joined by `+`)
+    /// and `-Dsurefire.failIfNoSpecifiedTests=false` (a module without them is no error).
+    SurefireTest,
+    /// gradle: one `--tests Class.method` per test.
+    GradleTests,
+}
+
+impl Selector {
+    /// The runner's program names (a word's last path component, after `npx`, `yarn`,
+    /// `pnpm` or `bunx`) and the sub-command that must follow it, if any.
+    pub fn programs(self) -> &'static [(&'static str, Option<&'static str>)] {
+        match self {
+            Selector::TclMatch => &[("tclsh", None), ("tclsh8.6", None), ("tclsh9.0", None)],
+            Selector::PhpunitFilter => &[("phpunit", None), ("pest", None)],
+            Selector::MochaGrep => &[("mocha", None), ("_mocha", None)],
+            Selector::VitestName => &[("vitest", None)],
+            Selector::BunName => &[("bun", Some("test"))],
+            Selector::PlaywrightGrep => &[("playwright", Some("test"))],
+            Selector::DartName => &[("dart", Some("test")), ("flutter", Some("test"))],
+            Selector::DotnetFilter => &[("dotnet", Some("test"))],
+            Selector::SurefireTest => &[("mvn", None), ("mvnw", None)],
+            Selector::GradleTests => &[("gradle", None), ("gradlew", None)],
+        }
+    }
 }
 
 /// The frameworks taskc writes canary tests for (the runtime's `canary::Framework`).

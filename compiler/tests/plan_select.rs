@@ -114,3 +114,75 @@ fn without_a_template_the_proper_subsets_run_the_full_suite_with_a_note() {
         .expect("a gateway run");
     assert!(narrow_run(run, "gateway", &awkward_ids(), true).is_err());
 }
+
+/// cookie-split with `gateway` on `parser`, run by `run`, without a template.
+fn gateway_on(parser: taskc_compiler::parser::LogParser, run: &str) -> VerifyPlan {
+    let mut task = cookie_split();
+    let gateway = task
+        .repos
+        .iter_mut()
+        .find(|r| r.name == "gateway")
+        .and_then(|r| r.test.as_mut())
+        .expect("gateway's test block");
+    gateway.parser = parser;
+    gateway.run = run.to_string();
+    gateway.select = None;
+    let plan = lower_verify(&task, &LowerOptions::default()).expect("lowers");
+    plan.verify().expect("a verify plan").clone()
+}
+
+#[test]
+fn a_runner_with_selection_arguments_is_narrowed_by_them_without_a_template() {
+    use taskc_compiler::parser::LogParser;
+    let run = "npx mocha --reporter json 2>/dev/null; echo done";
+    let vp = gateway_on(LogParser::MochaJson, run);
+    assert!(vp.full_suite.is_empty(), "{:?}", vp.full_suite);
+    let t = vp
+        .targeted
+        .iter()
+        .find(|t| t.run.under_test == "gateway")
+        .expect("gateway's proper subsets are narrowed");
+    let ids: Vec<String> = [
+        "test/a.js::cookies splits [a b]",
+        "test/a.js::cookies it's \"quoted\" $(echo x) *",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    let narrowed = narrow_run(&t.run, "gateway", &ids, true).expect("narrows");
+    let sel = narrowed.test.select.as_ref().expect("a selection");
+    let SelectHow::Command { command } = &sel.how else {
+        panic!("narrowed by a command: {:?}", sel.how)
+    };
+    assert!(
+        !sel.fail_fast,
+        "the curator's command decides whether it stops"
+    );
+    // The arguments land on mocha's invocation, before the rest of the command, and
+    // reach it as two words, nothing expanded.
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(command.replacen("npx mocha", "printf '%s\\0'", 1))
+        .output()
+        .expect("run bash");
+    let words: Vec<String> = out
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|w| !w.is_empty())
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect();
+    assert_eq!(
+        words,
+        [
+            "--reporter",
+            "json",
+            "--grep",
+            r#"^(?:cookies it's "quoted" \$\(echo x\) \*|cookies splits \[a b\])$"#,
+            "done\n"
+        ]
+    );
+    // A command that runs mocha twice cannot be narrowed by arguments: full suite, and why.
+    let vp = gateway_on(LogParser::MochaJson, "mocha test/a; mocha test/b");
+    assert!(vp.targeted.iter().all(|t| t.run.under_test != "gateway"));
+    let note = vp.full_suite.get("gateway").expect("a note for gateway");
+    assert!(note.contains("invokes `mocha`, `_mocha` 2 times"), "{note}");
+}

@@ -409,3 +409,70 @@ fn tcltest_redis_runtest() {
     let cut = parse(p, &log.as_bytes()[..log.find("!!!").expect("in the log")]);
     assert!(!cut.complete, "{cut}");
 }
+
+/// Real surefire output: Debian bookworm's maven 3.8.7 with surefire 2.22.3 and JUnit 4.13.2
+/// from `/usr/share/maven-repo`, offline (`mvn -o -Dmaven.repo.local=/usr/share/maven-repo
+/// test`), on `scripts/fixtures/surefire/` (written for taskc): the reports concatenated,
+/// then the same project narrowed by the `-Dtest=` taskc writes for seven of its ids.
+#[test]
+fn surefire_real_junit4_reports_and_the_narrowed_run() {
+    let p = LogParser::Surefire;
+    let (_, full) = fixture("surefire/junit4-real.xml");
+    let all = parse(p, &full);
+    assert!(all.complete && all.tampering.is_empty(), "{all}");
+    assert_eq!(all.tests.len(), 11, "{all}");
+    let jar = "com.example.JarTest::";
+    for (id, want) in [
+        (format!("{jar}failsOnPurpose"), Outcome::Failed),
+        (format!("{jar}errorsWithoutEquals"), Outcome::Error),
+        (format!("{jar}isSkipped"), Outcome::Skipped),
+        (format!("{jar}printsAFakeReport"), Outcome::Passed),
+        (
+            "com.example.ParseParamTest::readsTheKey[3: parse(k=v) is \"wrong\"]".to_string(),
+            Outcome::Failed,
+        ),
+        (
+            "com.example.ParseParamTest::readsTheKey[2: parse(ünï=1) is \"ünï\"]".to_string(),
+            Outcome::Passed,
+        ),
+        (
+            "com.example.NestedTest$WhenFull::holdsOne".to_string(),
+            Outcome::Passed,
+        ),
+    ] {
+        assert_eq!(outcome(&all, &id), Some(want), "{id}: {all}");
+    }
+    // The fake testcase the test printed is output, not a result.
+    assert!(all.tests.keys().all(|i| !i.contains("forged")), "{all}");
+    // The narrowed run: the ids taskc selected, by the arguments it writes.
+    let mut ids: Vec<String> = all
+        .tests
+        .keys()
+        .filter(|i| {
+            i.contains("ParseParamTest")
+                || i.ends_with("::failsOnPurpose")
+                || i.ends_with("::parsesAPair")
+                || i.ends_with("::holdsOne")
+        })
+        .cloned()
+        .collect();
+    ids.sort();
+    let taskc_compiler::parser::Narrowing::Arguments(selector) = p.descriptor().narrowing else {
+        panic!("surefire is narrowed by -Dtest");
+    };
+    assert_eq!(
+        taskc_compiler::lower::selector_arguments(selector, &ids),
+        "'-Dtest=com.example.JarTest#failsOnPurpose+parsesAPair,com.example.NestedTest$WhenFull#holdsOne,com.example.ParseParamTest#readsTheKey*' -Dsurefire.failIfNoSpecifiedTests=false"
+    );
+    let (_, narrowed) = fixture("surefire/junit4-real-narrowed.xml");
+    let narrowed = parse(p, &narrowed);
+    assert!(
+        narrowed.complete && narrowed.tampering.is_empty(),
+        "{narrowed}"
+    );
+    let got: Vec<&String> = narrowed.tests.keys().collect();
+    assert_eq!(got, ids.iter().collect::<Vec<_>>(), "{narrowed}");
+    for id in &ids {
+        assert_eq!(narrowed.tests[id], all.tests[id], "{id}");
+    }
+}

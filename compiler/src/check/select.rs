@@ -43,7 +43,7 @@ pub(super) fn template(
         );
         return None;
     }
-    if parser.narrowable().is_ok() {
+    if parser.narrows_through_environment() {
         cx.emit(
             Diagnostic::new(
                 Code::SelectNotNeeded,

@@ -11,6 +11,7 @@ mod prepare;
 pub mod relax;
 mod score;
 mod select;
+mod select_args;
 mod service;
 mod shell_word;
 mod task_image;
@@ -21,6 +22,7 @@ use crate::model::Task;
 use crate::plan::{Plan, ScoreMode, WorkspaceMode};
 
 pub use select::{fill_template, go_package, go_pattern, narrow_run, NarrowError, IDS_PLACEHOLDER};
+pub use select_args::{insert_arguments, locate_invocation, selector_arguments};
 pub use shell_word::quote as shell_quote;
 pub use task_image::tree_digest;
 

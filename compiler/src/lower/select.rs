@@ -15,7 +15,7 @@ pub enum NarrowError {
     NotNarrowable {
         repo: String,
         parser: LogParser,
-        why: &'static str,
+        why: String,
     },
 }
 
@@ -127,14 +127,30 @@ pub fn narrow_run(
         (Narrowing::GoRun, _) => SelectHow::GoRun {
             pattern: go_pattern(&ids),
         },
-        (Narrowing::Template { .. }, Some(template)) => SelectHow::Command {
-            command: fill_template(template, &ids),
-        },
+        (Narrowing::Template { .. } | Narrowing::Arguments(_), Some(template)) => {
+            SelectHow::Command {
+                command: fill_template(template, &ids),
+            }
+        }
+        // The runner's own arguments, appended to its invocation: read as a template's
+        // command is (it may run more than the ids; a missing id is no evidence).
+        (Narrowing::Arguments(selector), None) => {
+            match super::select_args::insert_arguments(&step.command, selector, &ids) {
+                Ok(command) => SelectHow::Command { command },
+                Err(why) => {
+                    return Err(NarrowError::NotNarrowable {
+                        repo: repo.to_string(),
+                        parser: step.parser,
+                        why,
+                    })
+                }
+            }
+        }
         (Narrowing::Template { why }, None) => {
             return Err(NarrowError::NotNarrowable {
                 repo: repo.to_string(),
                 parser: step.parser,
-                why,
+                why: why.to_string(),
             })
         }
     };

@@ -52,7 +52,7 @@ pub(crate) fn lower(prep: Prepared<'_>, opts: &LowerOptions) -> Result<Plan, Low
         if test.select_template.is_some() {
             return None;
         }
-        let why = test.parser.narrowable().err()?;
+        let why = test.parser.narrowable(&test.command).err()?;
         Some(format!(
             "{why}; a `select \"… {{ids}} …\"` template in its test block would narrow it"
         ))

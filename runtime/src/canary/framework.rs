@@ -35,12 +35,14 @@ impl Framework {
     /// The framework of `test`, as its parser's descriptor decides (for parsers several
     /// frameworks share, from its command); `Err` says why canaries cannot be placed.
     pub fn of(test: &TestStep) -> Result<Framework, String> {
-        let framework = test
-            .parser
-            .descriptor()
-            .canaries
+        let canaries = test.parser.descriptor().canaries;
+        // A parser without canaries says so as `none — <why>` (verify's canary lines).
+        let framework = canaries
             .framework(&test.command)
-            .map_err(str::to_string)?;
+            .map_err(|why| match canaries {
+                taskc_compiler::parser::Canaries::None { .. } => format!("none — {why}"),
+                _ => why.to_string(),
+            })?;
         Ok(match framework {
             CanaryFramework::Pytest => Framework::Pytest,
             CanaryFramework::GoTest => Framework::GoTest,

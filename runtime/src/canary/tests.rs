@@ -230,6 +230,15 @@ fn unsupported_frameworks_say_why() {
     let p = place(&run, &blobs, &seed());
     assert!(p.canaries.is_empty());
     assert!(p.unplaced["proxy"].contains("TAP"), "{:?}", p.unplaced);
+    // A parser without canaries says `none — <why>` (what verify prints).
+    let (vitest, blobs) = self::run("vitest", "npx vitest run --reporter=json");
+    let p = place(&vitest, &blobs, &seed());
+    assert!(p.canaries.is_empty());
+    assert!(
+        p.unplaced["proxy"].starts_with("none — taskc writes no vitest canary tests"),
+        "{:?}",
+        p.unplaced
+    );
 }
 
 fn tests_with(

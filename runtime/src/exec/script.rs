@@ -99,6 +99,10 @@ pub const LOCAL_NPROC: u32 = 4096;
 /// its cgroup v1 groups): the test command then gets no per-uid `prlimit --nproc`, which
 /// counts the test user's processes of every run on the host.
 pub const PIDS_CGROUP_VAR: &str = "TASKC_PIDS_CGROUP";
+/// Set to `1` by a backend whose runs share a container without a pids limit of their own
+/// (the exported Harbor grader): the test user then gets [`LOCAL_NPROC`] as on the local
+/// backend, so a process-holding daemon cannot starve the harness or the grader.
+pub const NPROC_VAR: &str = "TASKC_NPROC_LIMIT";
 /// Time the harness may take around the test command (patches, uploads, collect) before
 /// the backend kills the whole run.
 pub const SETUP_ALLOWANCE: Duration = Duration::from_secs(120);
@@ -683,9 +687,11 @@ fn drop_privileges(s: &mut Script<'_>, run: &Run) {
     // Docker caps the processes of a run (its pids limit); bubblewrap has no cgroup, so on
     // the local backend without a pids group of its own ([`PIDS_CGROUP_VAR`]) the test user
     // gets a process limit (per uid, shared by the local runs in flight: one run's fork bomb
-    // would make every other run's `setpriv` fail to exec, so never where the run has one).
+    // would make every other run's `setpriv` fail to exec, so never where the run has one),
+    // and so does it in a container without a limit per run (the Harbor verifier, which sets
+    // [`NPROC_VAR`]).
     s.line(&format!(
-        "  [ -n \"$TASKC_ROOT\" ] && [ \"${{{PIDS_CGROUP_VAR}:-}}\" != 1 ] && drop=(prlimit --nproc={LOCAL_NPROC}:{LOCAL_NPROC} -- \"${{drop[@]}}\")"
+        "  {{ {{ [ -n \"$TASKC_ROOT\" ] && [ \"${{{PIDS_CGROUP_VAR}:-}}\" != 1 ]; }} || [ \"${{{NPROC_VAR}:-}}\" = 1 ]; }} && drop=(prlimit --nproc={LOCAL_NPROC}:{LOCAL_NPROC} -- \"${{drop[@]}}\")"
     ));
     s.line("fi");
 }

@@ -98,6 +98,9 @@ impl InContainer {
         env.retain(|(k, _)| !req.env.contains_key(k) && k != "TASKC_ROOT");
         env.extend(req.env.iter().map(|(k, v)| (k.clone(), v.clone())));
         env.push(("TASKC_ROOT".into(), String::new()));
+        // No pids limit per run in this container: the test user gets a process limit
+        // (the pid-holder attack otherwise forks until the verifier times out).
+        env.push((crate::exec::script::NPROC_VAR.into(), "1".into()));
         let started = Instant::now();
         let finished = run_script(
             &bash(&req.script),

@@ -19,5 +19,7 @@ fi
 if [ ! -d /logs/artifacts/taskc/diffs ] && [ -f /opt/taskc/taskc_record.py ] && command -v python3 >/dev/null 2>&1; then
   python3 /opt/taskc/taskc_record.py /opt/taskc/repos.json /logs/artifacts/taskc
 fi
+# Reward 0 until the grader says otherwise: a grader killed on the way leaves no pass.
+echo '{"reward": 0}' > /logs/verifier/reward.json
 # The image's environment (its ENV lines) reaches the tests; taskc keeps its own PATH.
 exec "$here/taskc" export harbor-grade --tests "$here"
