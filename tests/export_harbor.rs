@@ -691,6 +691,12 @@ fn corpus() -> Vec<Attack> {
 /// wrote says why (`tampered` where `taskc score` says it).
 #[test]
 fn harbor_rewards_the_adversarial_corpus_0() {
+    /// The attacks that fill the host's process table (or its memory) for as long as they run.
+    fn is_process_hog(name: &str) -> bool {
+        ["fork-bomb", "pid-holder", "neighbour-"]
+            .iter()
+            .any(|h| name.contains(h))
+    }
     let Some(bin) = harbor() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let (joint, independent, tasks, jobs) = (
@@ -718,7 +724,14 @@ fn harbor_rewards_the_adversarial_corpus_0() {
             String::from_utf8_lossy(&run.stderr)
         );
     }
+    // Attacks that hold the host's processes run in a job of their own, after the others:
+    // Harbor's trials share the test user's uid on one kernel, and so its per-uid process
+    // limit, so a fork bomb in one trial starves the honest runs of the trials beside it
+    // (docs/security.md, "Harbor: trials beside a process hog").
+    let hungry_tasks = tmp.path().join("tasks-hungry");
+    let hungry_jobs = tmp.path().join("jobs-hungry");
     std::fs::create_dir_all(&tasks).unwrap();
+    std::fs::create_dir_all(&hungry_tasks).unwrap();
     // `TASKC_HARBOR_ATTACKS=a,b`: only the attacks whose name holds one of these (a rerun).
     let only = std::env::var("TASKC_HARBOR_ATTACKS").unwrap_or_default();
     let attacks: Vec<Attack> = corpus()
@@ -727,7 +740,8 @@ fn harbor_rewards_the_adversarial_corpus_0() {
         .collect();
     for (i, a) in attacks.iter().enumerate() {
         // Harbor cuts a trial's name at 32 characters: the index keeps them apart.
-        let dir = tasks.join(format!("{ADV_PREFIX}{i:02}"));
+        let dir = if is_process_hog(&a.name) { &hungry_tasks } else { &tasks }
+            .join(format!("{ADV_PREFIX}{i:02}"));
         let from = [&joint, &independent]
             .iter()
             .map(|o| o.join(a.folder))
@@ -755,7 +769,16 @@ fn harbor_rewards_the_adversarial_corpus_0() {
     let _guard = HarborGuard(ADV_PREFIX);
     let concurrency = std::env::var("TASKC_HARBOR_CONCURRENCY").unwrap_or_else(|_| "6".to_string());
     let start = std::time::Instant::now();
-    let rewards = harbor_run(&bin, &tasks, &jobs, "oracle", &concurrency);
+    let mut rewards = Vec::new();
+    for (tasks, jobs) in [(&tasks, &jobs), (&hungry_tasks, &hungry_jobs)] {
+        if std::fs::read_dir(tasks).unwrap().next().is_some() {
+            rewards.extend(
+                harbor_run(&bin, tasks, jobs, "oracle", &concurrency)
+                    .into_iter()
+                    .map(|(trial, r)| (trial, r, jobs.clone())),
+            );
+        }
+    }
     eprintln!(
         "{} attacks through Harbor (-n {concurrency}) in {:.0} s",
         attacks.len(),
@@ -763,7 +786,7 @@ fn harbor_rewards_the_adversarial_corpus_0() {
     );
     assert_eq!(rewards.len(), attacks.len(), "{rewards:?}");
     let mut wrong = Vec::new();
-    for (trial, r) in &rewards {
+    for (trial, r, jobs) in &rewards {
         // Harbor names a trial `<task folder>__<random>`.
         let task = trial.split("__").next().unwrap();
         let i: usize = task.strip_prefix(ADV_PREFIX).unwrap().parse().unwrap();

@@ -115,7 +115,8 @@ fn fast_path(log: &[u8]) -> Option<ParsedLog> {
 /// session header (ending at `from`) and `to`.
 fn collected_before(log: &[u8], from: usize, to: usize) -> Option<usize> {
     let mut scratch = Vec::new();
-    for hit in memmem::find_iter(&log[from..to], b"collected ") {
+    // A cut or reordered log may put the summary before the session header ends: no count.
+    for hit in memmem::find_iter(log.get(from..to)?, b"collected ") {
         let (start, end) = line_around(log, from + hit);
         let line = &log[start..end];
         let line = if ansi::has_escape(line) {
