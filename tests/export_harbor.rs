@@ -740,8 +740,12 @@ fn harbor_rewards_the_adversarial_corpus_0() {
         .collect();
     for (i, a) in attacks.iter().enumerate() {
         // Harbor cuts a trial's name at 32 characters: the index keeps them apart.
-        let dir = if is_process_hog(&a.name) { &hungry_tasks } else { &tasks }
-            .join(format!("{ADV_PREFIX}{i:02}"));
+        let dir = if is_process_hog(&a.name) {
+            &hungry_tasks
+        } else {
+            &tasks
+        }
+        .join(format!("{ADV_PREFIX}{i:02}"));
         let from = [&joint, &independent]
             .iter()
             .map(|o| o.join(a.folder))
