@@ -151,6 +151,36 @@ impl RunParent {
             let _ = std::fs::remove_dir(c.path().join(self.name.trim_start_matches('/')));
         }
     }
+
+    /// Removes the (empty) parent groups runs of processes that have ended left behind (a
+    /// run cancelled before its container was gone): `taskc-<pid>-<n>` whose `<pid>` is no
+    /// longer alive. Groups still holding a process are not empty and stay.
+    fn sweep_stale() {
+        let Ok(controllers) = std::fs::read_dir(CGROUP_V1) else {
+            return;
+        };
+        for c in controllers.flatten() {
+            let Ok(groups) = std::fs::read_dir(c.path()) else {
+                continue;
+            };
+            for g in groups.flatten() {
+                let name = g.file_name();
+                let Some(pid) = stale_parent_pid(&name.to_string_lossy()) else {
+                    continue;
+                };
+                if !Path::new("/proc").join(pid.to_string()).exists() {
+                    let _ = std::fs::remove_dir(g.path());
+                }
+            }
+        }
+    }
+}
+
+/// The pid in a run parent's name `taskc-<pid>-<n>`.
+fn stale_parent_pid(name: &str) -> Option<u32> {
+    let (pid, n) = name.strip_prefix("taskc-")?.split_once('-')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
 }
 
 /// Where this host mounts its cgroup v1 controllers.
@@ -185,6 +215,9 @@ impl DockerBackend {
             }
             Err(_) => false,
         };
+        if own_parents {
+            RunParent::sweep_stale();
+        }
         Ok(DockerBackend {
             docker,
             own_parents,
@@ -917,6 +950,29 @@ impl Backend for DockerBackend {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn run_parents_of_ended_processes_are_swept() {
+        assert_eq!(super::stale_parent_pid("taskc-17121-0"), Some(17121));
+        assert_eq!(super::stale_parent_pid("taskc-17121-x"), None);
+        assert_eq!(super::stale_parent_pid("taskc"), None);
+        assert_eq!(super::stale_parent_pid("docker"), None);
+        // Live where this host has writable cgroup v1 controllers (as root): a dead pid's
+        // empty group goes, the group of this (living) process stays.
+        let cpu = std::path::Path::new(super::CGROUP_V1).join("cpu");
+        let dead = cpu.join("taskc-4194399-0");
+        let alive = cpu.join(format!("taskc-{}-999999", std::process::id()));
+        if std::fs::create_dir(&dead).is_err() || std::fs::create_dir(&alive).is_err() {
+            let _ = std::fs::remove_dir(&dead);
+            return;
+        }
+        super::RunParent::sweep_stale();
+        let (dead_gone, alive_kept) = (!dead.exists(), alive.exists());
+        let _ = std::fs::remove_dir(&alive);
+        let _ = std::fs::remove_dir(&dead);
+        assert!(dead_gone, "the group of an ended process was left");
+        assert!(alive_kept, "the group of a living process was removed");
+    }
+
     use base64::Engine as _;
 
     use super::*;
