@@ -15,7 +15,7 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{docker_or_skip, root, DockerGuard};
+use common::{docker_or_skip, DockerGuard};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -92,22 +92,6 @@ fn text(o: &Output) -> String {
     )
 }
 
-/// The stand-in, built from the host's pyenv CPython 3.12 if the engine lacks it.
-fn ensure_stand_in() {
-    let have = Command::new("docker")
-        .args(["image", "inspect", STAND_IN])
-        .output()
-        .unwrap();
-    if have.status.success() {
-        return;
-    }
-    let o = Command::new(root().join("scripts/standins/build.sh"))
-        .arg("python:3.12")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "scripts/standins/build.sh: {o:?}");
-}
-
 /// Removes what taskc built under `cache` (its own labelled images and results).
 fn gc(cache: &Path, cwd: &Path) {
     let _ = Command::new(env!("CARGO_BIN_EXE_taskc"))
@@ -182,7 +166,7 @@ fn a_spec_naming_python_3_12_verifies_through_the_image_map_and_the_lock_says_so
     );
 
     // With the stand-in mapped, the task verifies sound on CPython 3.12.
-    ensure_stand_in();
+    common::ensure_stand_in(STAND_IN);
     std::fs::write(
         dir.join("taskc.toml"),
         format!("[images.map]\n\"python:3.12-bookworm\" = \"{STAND_IN}\"\n"),

@@ -41,22 +41,6 @@ fn text(o: &Output) -> String {
     )
 }
 
-/// The stand-in, built from the host's rustup 1.95 if the engine lacks it.
-fn ensure_stand_in() {
-    let have = Command::new("docker")
-        .args(["image", "inspect", STAND_IN])
-        .output()
-        .unwrap();
-    if have.status.success() {
-        return;
-    }
-    let o = Command::new(root().join("scripts/standins/build.sh"))
-        .arg("rust:1.95")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "scripts/standins/build.sh: {o:?}");
-}
-
 #[test]
 fn docker_hidden_unit_tests_beside_the_code_keep_the_solution_and_not_its_test_edits() {
     if !docker_or_skip() {
@@ -68,7 +52,7 @@ fn docker_hidden_unit_tests_beside_the_code_keep_the_solution_and_not_its_test_e
     common::copy_dir(&root().join("tests/fixtures/rust-inline-tests"), &dir);
     let cache = tmp.path().join("cache");
     let cache_s = cache.to_str().unwrap();
-    ensure_stand_in();
+    common::ensure_stand_in(STAND_IN);
     std::fs::write(
         dir.join("taskc.toml"),
         format!("[images.map]\n\"rust:1.95-bookworm\" = \"{STAND_IN}\"\n"),

@@ -191,3 +191,26 @@ pub fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The stand-in image `tag` (`taskc-standin/<what>`), built by `scripts/standins/build.sh
+/// <what>` from the host's own toolchains if the engine lacks it; left in place afterwards,
+/// so the suite builds each stand-in once per engine.
+#[allow(dead_code)] // not every test binary uses a stand-in
+pub fn ensure_stand_in(tag: &str) {
+    let have = Command::new("docker")
+        .args(["image", "inspect", tag])
+        .output()
+        .unwrap();
+    if have.status.success() {
+        return;
+    }
+    let what = tag.strip_prefix("taskc-standin/").unwrap_or(tag);
+    let o = Command::new(root().join("scripts/standins/build.sh"))
+        .arg(what)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "scripts/standins/build.sh {what}: {o:?}"
+    );
+}
