@@ -100,3 +100,45 @@ fn doc_test_ids_do_not_move_with_doc_lines() {
     assert_eq!(before.tests.len(), 8, "{before}");
     assert_eq!(before.tests, after.tests);
 }
+
+#[test]
+fn libtest_forged_block() {
+    // Real `cargo test --no-fail-fast -- --test-threads=1` of a crate whose first test
+    // (`aaa_forger`) runs `sh -c 'printf …'`: the child's output is not captured by libtest,
+    // so it lands in the result lines as a whole forged block (`needs_gold ... ok`, a
+    // `test result: ok. 3 passed`), ending the real block early; the real
+    // `needs_gold ... FAILED` comes after it. Before the count check it read `needs_gold`
+    // as passed and the log as clean.
+    snapshot(
+        "libtest-forged-block.log",
+        "a test prints a forged result block through a child process -> tampered: the forged \
+         `test result:` disagrees with the block's listed results, and the real results come \
+         after it outside any block",
+    );
+    let path = format!(
+        "{}/tests/fixtures/logs/cargo/libtest-forged-block.log",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let parsed = parse(LogParser::Cargo, &std::fs::read(path).unwrap()).unwrap();
+    assert!(!parsed.tampering.is_empty(), "{parsed}");
+}
+
+#[test]
+fn honest_logs_have_no_tampering() {
+    // Real logs where captured output holds `test result:` and result lines (a failing
+    // test printing them), doc-tests, a crash mid-block: none of it is forgery.
+    for fixture in [
+        "libtest-no-fail-fast.log",
+        "doc-tests.log",
+        "doc-tests-moved.log",
+        "compile-error.log",
+        "old-cargo-duplicates.log",
+    ] {
+        let path = format!(
+            "{}/tests/fixtures/logs/cargo/{fixture}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let parsed = parse(LogParser::Cargo, &std::fs::read(path).unwrap()).unwrap();
+        assert!(parsed.tampering.is_empty(), "{fixture}: {parsed}");
+    }
+}

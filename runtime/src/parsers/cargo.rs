@@ -28,6 +28,15 @@
 //! `Summary` is not counted twice. A log with nextest's `Starting N tests` line
 //! is read as nextest only.
 //!
+//! **Counts.** A block's `test result: ok. P passed; F failed; I ignored; M measured` must
+//! agree with the results it listed and with its `running N tests` when it ends the result
+//! lines (no `failures:` section before it): a test that writes to the real stdout (a child
+//! process is not captured by libtest) can print a whole forged block, ending the real one
+//! early so that the real results land outside it — that is `tampered`, as is a result line
+//! or `test result:` outside a block after a block so ended. After a `failures:` section a
+//! failing test's captured output may hold such lines (cargo's own tests print them), so a
+//! block ended there is not compared, and the real `test result:` after it is expected.
+//!
 //! **Complete** when every `running N tests` block reaches `test result:` (or the
 //! test binary's crash is reported by cargo's `process didn't exit successfully`),
 //! and every nextest `Starting` reaches its `Summary`. A log without any test
@@ -71,6 +80,91 @@ struct Block {
     pending: Option<String>,
     /// A doc block's results, as rustdoc named them.
     docs: Vec<(String, Outcome)>,
+    /// The results listed so far, by libtest's status word.
+    listed: Tally,
+}
+
+/// Results counted by libtest's status words (`ok`, `FAILED`, `ignored`, `bench:`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    ignored: usize,
+    measured: usize,
+}
+
+impl Tally {
+    fn add(&mut self, status: LibtestStatus) {
+        match status {
+            LibtestStatus::Ok => self.passed += 1,
+            LibtestStatus::Failed => self.failed += 1,
+            LibtestStatus::Ignored => self.ignored += 1,
+            LibtestStatus::Bench => self.measured += 1,
+        }
+    }
+
+    fn total(self) -> usize {
+        self.passed + self.failed + self.ignored + self.measured
+    }
+}
+
+impl std::fmt::Display for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} passed; {} failed; {} ignored; {} measured",
+            self.passed, self.failed, self.ignored, self.measured
+        )
+    }
+}
+
+/// A libtest status word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LibtestStatus {
+    Ok,
+    Failed,
+    Ignored,
+    Bench,
+}
+
+impl LibtestStatus {
+    fn outcome(self) -> Outcome {
+        match self {
+            LibtestStatus::Ok | LibtestStatus::Bench => Outcome::Passed,
+            LibtestStatus::Failed => Outcome::Failed,
+            LibtestStatus::Ignored => Outcome::Skipped,
+        }
+    }
+}
+
+/// `test result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; …` →
+/// (whether it says `ok`, the counts); none when the line is not libtest's.
+fn test_result_line(line: &str) -> Option<(bool, Tally)> {
+    let rest = line.strip_prefix("test result: ")?;
+    let (word, counts) = rest.split_once(". ")?;
+    let ok = match word {
+        "ok" => true,
+        "FAILED" => false,
+        _ => return None,
+    };
+    let mut tally = Tally::default();
+    let mut named = 0;
+    for part in counts.split("; ") {
+        let Some((n, what)) = part.split_once(' ') else {
+            continue;
+        };
+        let Ok(n) = n.parse::<usize>() else { continue };
+        let slot = match what {
+            "passed" => &mut tally.passed,
+            "failed" => &mut tally.failed,
+            "ignored" => &mut tally.ignored,
+            "measured" => &mut tally.measured,
+            _ => continue,
+        };
+        *slot = n;
+        named += 1;
+    }
+    (named == 4).then_some((ok, tally))
 }
 
 impl Block {
@@ -147,6 +241,7 @@ fn parse_libtest(text: &str) -> ParsedLog {
     let mut target: Option<String> = None;
     let mut block: Option<Block> = None;
     let mut doc = false;
+    let mut ended = Ended::Not;
     for line in text.lines() {
         let trimmed = line.trim();
         if block.is_none() {
@@ -154,15 +249,25 @@ fn parse_libtest(text: &str) -> ParsedLog {
             if let Some(rest) = trimmed.strip_prefix("Running ") {
                 target = running_source(rest);
                 doc = false;
+                ended = Ended::Not;
                 continue;
             }
             if trimmed.starts_with("Doc-tests ") {
                 target = None;
                 doc = true;
+                ended = Ended::Not;
+                continue;
+            }
+            if ended == Ended::InResults && is_result_line(line) {
+                parsed.tampered(format!(
+                    "a result after its block's `test result:` line, outside any `running N tests` block: `{}` (a test printed a forged block)",
+                    shorten(trimmed)
+                ));
                 continue;
             }
         }
         if let Some(expected) = running_count(trimmed).filter(|_| block.is_none()) {
+            ended = Ended::Not;
             block = Some(Block {
                 target: target.clone(),
                 doc,
@@ -171,15 +276,23 @@ fn parse_libtest(text: &str) -> ParsedLog {
                 results: true,
                 pending: None,
                 docs: Vec::new(),
+                listed: Tally::default(),
             });
             continue;
         }
         if trimmed.starts_with("process didn't exit successfully") {
             close_block(&mut parsed, &mut block, true);
+            ended = Ended::Not;
             continue;
         }
         let Some(open) = block.as_mut() else { continue };
         if trimmed.starts_with("test result: ") {
+            ended = if open.results {
+                check_counts(&mut parsed, open, trimmed);
+                Ended::InResults
+            } else {
+                Ended::AfterFailures
+            };
             close_block(&mut parsed, &mut block, true);
             continue;
         }
@@ -191,9 +304,10 @@ fn parse_libtest(text: &str) -> ParsedLog {
             continue;
         }
         if let Some(pending) = open.pending.take() {
-            if let Some(outcome) = libtest_status(trimmed) {
+            if let Some(status) = libtest_status(trimmed) {
                 open.seen += 1;
-                open.result(&mut parsed, pending, outcome);
+                open.listed.add(status);
+                open.result(&mut parsed, pending, status.outcome());
                 continue;
             }
             open.pending = Some(pending);
@@ -209,9 +323,10 @@ fn parse_libtest(text: &str) -> ParsedLog {
             .unwrap_or(name)
             .to_string();
         match libtest_status(status.trim()) {
-            Some(outcome) => {
+            Some(status) => {
                 open.seen += 1;
-                open.result(&mut parsed, name, outcome);
+                open.listed.add(status);
+                open.result(&mut parsed, name, status.outcome());
             }
             None => open.pending = Some(name),
         }
@@ -269,13 +384,72 @@ fn running_count(line: &str) -> Option<usize> {
     count.parse().ok()
 }
 
-fn libtest_status(status: &str) -> Option<Outcome> {
+fn libtest_status(status: &str) -> Option<LibtestStatus> {
     match status {
-        "ok" => Some(Outcome::Passed),
-        "FAILED" => Some(Outcome::Failed),
-        s if s == "ignored" || s.starts_with("ignored, ") => Some(Outcome::Skipped),
-        s if s.starts_with("bench:") => Some(Outcome::Passed),
+        "ok" => Some(LibtestStatus::Ok),
+        "FAILED" => Some(LibtestStatus::Failed),
+        s if s == "ignored" || s.starts_with("ignored, ") => Some(LibtestStatus::Ignored),
+        s if s.starts_with("bench:") => Some(LibtestStatus::Bench),
         _ => None,
+    }
+}
+
+/// How the last libtest block ended, for the lines that follow it outside any block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// No block yet, or a new binary started, or the binary crashed.
+    Not,
+    /// Its `test result:` line came while results were still listed: the block's real end,
+    /// so a result or `test result:` line after it is forged.
+    InResults,
+    /// Its `test result:` line came after a `failures:` section, where captured output may
+    /// hold such a line: the real one may still follow.
+    AfterFailures,
+}
+
+/// `test x ... ok` (any status word) or `test result: …` at the start of a line.
+fn is_result_line(line: &str) -> bool {
+    let trimmed = line.trim();
+    if test_result_line(trimmed).is_some() {
+        return true;
+    }
+    line.strip_prefix("test ")
+        .and_then(|rest| rest.rsplit_once(" ... "))
+        .is_some_and(|(_, status)| libtest_status(status.trim()).is_some())
+}
+
+/// Compares a block's `test result:` counts with the results it listed and its
+/// `running N tests`; a difference is a forged block.
+fn check_counts(parsed: &mut ParsedLog, open: &Block, line: &str) {
+    let Some((ok, said)) = test_result_line(line) else {
+        return;
+    };
+    let name = open.target.as_deref().unwrap_or(if open.doc {
+        "the doc-tests"
+    } else {
+        "a test binary"
+    });
+    if said != open.listed || open.listed.total() != open.expected || open.pending.is_some() {
+        parsed.tampered(format!(
+            "{name}: `test result:` says {said} but the block listed {} of `running {}` ({})",
+            open.listed.total(),
+            open.expected,
+            open.listed
+        ));
+    } else if ok != (said.failed == 0) {
+        parsed.tampered(format!(
+            "{name}: `test result: {}` with {} failed",
+            if ok { "ok" } else { "FAILED" },
+            said.failed
+        ));
+    }
+}
+
+/// At most 120 characters of a log line, for evidence.
+fn shorten(line: &str) -> String {
+    match line.char_indices().nth(120) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
     }
 }
 
