@@ -22,7 +22,6 @@ use taskc_compiler::model::{Task, VerifyStrategy};
 use taskc_compiler::plan::{Run, SelectHow, VerifyPlan};
 use taskc_runtime::parsers::Outcome;
 use taskc_runtime::results::{RepoTests, RunResult, RESULT_SCHEMA};
-use taskc_runtime::verify::prestart::prestart;
 use taskc_runtime::verify::{evaluate, evaluate_targeted, phases, truth, Basis, Verification};
 
 /// One generated test: its outcome for each subset (bitmask over the target's closure, in
@@ -195,14 +194,10 @@ fn execute<'a>(
         .collect()
 }
 
-/// Targeted verification under the model; with `early`, the runs `prestart` names execute
-/// with phase 1, as the pipeline does. Also gives how many rounds followed phase 1.
-fn targeted_early(m: &Model, plan: &VerifyPlan, early: bool) -> (Verification, usize, usize) {
-    let early_runs = if early { prestart(plan) } else { Vec::new() };
-    let first = execute(m, plan.runs.iter().chain(early_runs));
+fn targeted(m: &Model, plan: &VerifyPlan) -> (Verification, usize) {
+    let first = execute(m, &plan.runs);
     let mut rounds = phases::Targeting::new(plan, &first);
     let mut executed = first.len();
-    let mut round_count = 0;
     loop {
         let steps = rounds.next();
         if steps.is_empty() {
@@ -210,14 +205,12 @@ fn targeted_early(m: &Model, plan: &VerifyPlan, early: bool) -> (Verification, u
         }
         let results = execute(m, steps.iter().map(|s| s.run()));
         executed += results.len();
-        round_count += 1;
         rounds.record(&steps, &results);
     }
     let (results, decisions) = rounds.assemble();
     (
         evaluate_targeted(plan, &results, &BTreeMap::new(), &decisions),
         executed,
-        round_count,
     )
 }
 
@@ -251,15 +244,7 @@ fn template_task_of(m: &Model) -> Task {
 /// Targeted and full verification of `task` under the model agree: oracle, verdict,
 /// problems and every row's verdict (only the counts of narrowed cells differ).
 fn agree(m: &Model, task: &Task) -> Result<(), TestCaseError> {
-    for early in [false, true] {
-        agree_with(m, task, early)?;
-    }
-    Ok(())
-}
-
-/// [`agree`] with or without the runs started early (`prestart`).
-fn agree_with(m: &Model, task: &Task, early: bool) -> Result<(), TestCaseError> {
-    let (t, full) = both_of_early(m, task, early);
+    let (t, full) = both_of(m, task);
     prop_assert_eq!(&t.oracles, &full.oracles);
     prop_assert_eq!(
         t.is_sound(),
@@ -313,10 +298,8 @@ proptest! {
     #[test]
     fn targeted_never_runs_more_than_full(m in model()) {
         for (runner, task) in [("pytest", task_of(&m)), ("go", go_task_of(&m)), ("template", template_task_of(&m))] {
-            for early in [false, true] {
-                let (t, f) = run_counts_early(&m, &task, early);
-                prop_assert!(t <= f, "{runner} (early {early}): targeted executed {t} runs, --full {f}");
-            }
+            let (t, f) = run_counts_of(&m, &task);
+            prop_assert!(t <= f, "{runner}: targeted executed {t} runs, --full {f}");
         }
     }
 }
@@ -338,11 +321,6 @@ fn a_stop_caused_by_an_unselected_failure_is_no_evidence() {
 
 /// `task` verified targeted and in full under the model.
 fn both_of(m: &Model, task: &Task) -> (Verification, Verification) {
-    both_of_early(m, task, false)
-}
-
-/// [`both_of`], with or without the runs started early (`prestart`).
-fn both_of_early(m: &Model, task: &Task, early: bool) -> (Verification, Verification) {
     let lower = |full| {
         lower_verify(
             task,
@@ -358,7 +336,7 @@ fn both_of_early(m: &Model, task: &Task, early: bool) -> (Verification, Verifica
     };
     let (plan, full_plan) = (lower(false), lower(true));
     let full = evaluate(&full_plan, &execute(m, &full_plan.runs), &BTreeMap::new());
-    (targeted_early(m, &plan, early).0, full)
+    (targeted(m, &plan).0, full)
 }
 
 /// Runs executed targeted and by `--full` on the pytest task of `m`.
@@ -368,11 +346,6 @@ fn run_counts(m: &Model) -> (usize, usize) {
 
 /// Runs executed targeted and by `--full` on `task` under the model.
 fn run_counts_of(m: &Model, task: &Task) -> (usize, usize) {
-    run_counts_early(m, task, false)
-}
-
-/// [`run_counts_of`], with or without the runs started early (`prestart`).
-fn run_counts_early(m: &Model, task: &Task, early: bool) -> (usize, usize) {
     let lower = |full| {
         lower_verify(
             task,
@@ -387,10 +360,7 @@ fn run_counts_early(m: &Model, task: &Task, early: bool) -> (usize, usize) {
         .unwrap()
     };
     let full_plan = lower(true);
-    (
-        targeted_early(m, &lower(false), early).1,
-        full_plan.runs.len(),
-    )
+    (targeted(m, &lower(false)).1, full_plan.runs.len())
 }
 
 /// The named shapes, each checked in both modes.
@@ -557,72 +527,4 @@ fn go_not_collected_needs_nothing_that_could_stop_it() {
         phases::go_not_collected(&ids, &tests),
         vec!["ex.com/b/TestNew".to_string()]
     );
-}
-
-/// The pypa shape with runs started early (issue 22): the consumer's proper-subset cell
-/// (the configuration {r0}, where r0's closure-gold run passes) and r0's two `uses` checks
-/// run in full with phase 1, so no round follows; the F2P ids gold adds are not collected
-/// there and count as failing in the full suite as in `--full`. 7 runs, as before, and the
-/// verdict is `--full`'s.
-#[test]
-fn early_runs_leave_no_round_on_the_pypa_shape() {
-    let m = Model {
-        uses: vec![vec![], vec![0]],
-        tests: vec![
-            vec![t(&[F, P]), t(&[P, P])],
-            vec![t(&[M, M, M, P]), t(&[M, M, M, P]), t(&[P, P, P, P])],
-        ],
-    };
-    let task = task_of(&m);
-    agree(&m, &task).unwrap();
-    let plan = lower_verify(&task, &LowerOptions::default())
-        .unwrap()
-        .verify()
-        .cloned()
-        .unwrap();
-    assert_eq!(prestart(&plan).len(), 3);
-    let (t, executed, rounds) = targeted_early(&m, &plan, true);
-    assert_eq!((executed, rounds), (7, 0));
-    let cell = t
-        .rows
-        .iter()
-        .find(|r| r.gold == ["r0"])
-        .and_then(|r| r.cells.get("r1"))
-        .cloned()
-        .unwrap();
-    assert_eq!(cell.basis, Basis::Full);
-    assert!(!cell.pass);
-    assert_eq!(
-        t.rows
-            .iter()
-            .find(|r| r.gold == ["r1"])
-            .and_then(|r| r.cells.get("r1"))
-            .map(|c| c.basis.clone()),
-        Some(Basis::NotRun)
-    );
-    // Without the early start: the same 7 runs, one round after phase 1.
-    assert_eq!(targeted_early(&m, &plan, false).2, 1);
-}
-
-/// A configuration whose phase-1 cell is a base run (a target with F2P tests fails there)
-/// is decided by phase 1: none of its cells starts early, only the `uses` checks do.
-#[test]
-fn nothing_starts_early_where_a_base_run_decides() {
-    // r0 and r1 independent: {r0} has r1 at base (r1's base run), {r1} has r0 at base.
-    let m = Model {
-        uses: vec![vec![], vec![]],
-        tests: vec![vec![t(&[F, P])], vec![t(&[F, P])]],
-    };
-    let task = task_of(&m);
-    agree(&m, &task).unwrap();
-    let plan = lower_verify(&task, &LowerOptions::default())
-        .unwrap()
-        .verify()
-        .cloned()
-        .unwrap();
-    let early: Vec<&str> = prestart(&plan).iter().map(|r| r.id.as_str()).collect();
-    let uses: Vec<&str> = plan.uses_checks.iter().map(|u| u.run.as_str()).collect();
-    assert_eq!(early, uses);
-    let (_, executed, rounds) = targeted_early(&m, &plan, true);
-    assert_eq!((executed, rounds), (4 + uses.len(), 0));
 }

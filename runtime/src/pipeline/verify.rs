@@ -8,7 +8,6 @@ use taskc_compiler::plan::{Plan, PlanBody, PlanKind};
 
 use super::{prepare_images_and_base_files, resolve_base, PipelineError, Session, Site};
 use crate::exec::{Execution, Executor, Job, ResultStore};
-use crate::verify::prestart::prestart;
 use crate::verify::{evaluate_with_gold_docs, gold_docs, phases, Verification};
 
 /// Options of one verification.
@@ -59,19 +58,12 @@ pub async fn verify(
         });
     };
     let repeat = opts.repeat.max(1);
-    // Phase 1: base and gold, the full suite; they fix the oracle. With them, in full, the
-    // targeted runs a sound task runs whatever they show (`verify::prestart`): no round
-    // waits for them.
+    // Phase 1: base and gold, the full suite; they fix the oracle.
     let mut execution = exec
         .execute(
             &image,
             &plan.blobs,
-            vplan
-                .runs
-                .iter()
-                .chain(prestart(vplan))
-                .map(Job::verify)
-                .collect(),
+            vplan.runs.iter().map(Job::verify).collect(),
             repeat,
         )
         .await?;

@@ -6,7 +6,6 @@ pub mod gold_docs;
 pub mod notes;
 pub mod oracle;
 pub mod phases;
-pub mod prestart;
 pub mod truth;
 pub mod uses;
 

@@ -1,9 +1,7 @@
 //! The phases of a targeted verification (`docs/plan.md`, "Phases").
 //!
 //! 1. The plan's `runs` — every target at base and with its closure at gold — run the full
-//!    hidden-test command and fix each target's oracle. With them run, in full, the targeted
-//!    runs [`super::prestart`] names (those a sound task runs whatever phase 1 shows):
-//!    [`Targeting::new`] takes each as its cell's full suite.
+//!    hidden-test command and fix each target's oracle.
 //! 2. Then rounds ([`Targeting`]), each a batch of runs chosen from what is known so far:
 //!    - a configuration expected to fail that a phase-1 cell already shows failing (another
 //!      target at base, say) needs nothing more: its other cells are not run
@@ -253,14 +251,6 @@ pub fn go_not_collected(ids: &[String], tests: &BTreeMap<String, Outcome>) -> Ve
     out
 }
 
-/// How likely the cell of `target` in `c` is to fail, lower first: its own gold patch left
-/// out, then the more of its closure at base.
-pub fn likelihood(plan: &VerifyPlan, c: &Configuration, target: &str) -> (bool, usize) {
-    let closure = plan.closures.get(target);
-    let at_gold = closure.map_or(0, |cl| cl.iter().filter(|m| c.gold.contains(m)).count());
-    (c.gold.iter().any(|g| g == target), at_gold)
-}
-
 /// Where a targeted run stands.
 #[derive(Debug, Clone)]
 enum Status {
@@ -303,30 +293,18 @@ enum Shown {
 }
 
 impl<'p> Targeting<'p> {
-    /// After phase 1, whose results (repetitions per run id) are `first`. A targeted run
-    /// with a result there ran its full suite with phase 1 ([`super::prestart`]): it counts
-    /// as executed and decides its cells as its full suite, like a phase-3 run.
+    /// After phase 1, whose results (repetitions per run id) are `first`.
     pub fn new(plan: &'p VerifyPlan, first: &BTreeMap<String, Vec<RunResult>>) -> Self {
-        let mut first = first.clone();
-        let mut third = BTreeMap::new();
-        let mut status: BTreeMap<String, Status> = BTreeMap::new();
-        for t in &plan.targeted {
-            let st = match first.remove(&t.run.id) {
-                Some(reps) => {
-                    third.insert(t.run.id.clone(), reps);
-                    Status::Full
-                }
-                None => Status::Pending,
-            };
-            status.insert(t.run.id.clone(), st);
-        }
-        let spent = third.len();
-        let first = &first;
         let (merged, _) = merge_repetitions(first);
         let oracles = plan
             .targets
             .iter()
             .map(|t| (t.clone(), oracle_of(plan, &merged, t)))
+            .collect();
+        let status = plan
+            .targeted
+            .iter()
+            .map(|t| (t.run.id.clone(), Status::Pending))
             .collect();
         Targeting {
             plan,
@@ -335,8 +313,8 @@ impl<'p> Targeting<'p> {
             oracles,
             status,
             second: BTreeMap::new(),
-            third,
-            spent,
+            third: BTreeMap::new(),
+            spent: 0,
         }
     }
 
@@ -420,6 +398,14 @@ impl<'p> Targeting<'p> {
             Status::Undecided(_) => Some(Step::Full(&t.run)),
             Status::Narrowed(_) | Status::Full => None,
         }
+    }
+
+    /// How likely the cell of `target` in `c` is to fail, lower first: its own gold patch
+    /// left out, then the more of its closure at base.
+    fn likelihood(&self, c: &Configuration, target: &str) -> (bool, usize) {
+        let closure = self.plan.closures.get(target);
+        let at_gold = closure.map_or(0, |cl| cl.iter().filter(|m| c.gold.contains(m)).count());
+        (c.gold.iter().any(|g| g == target), at_gold)
     }
 
     /// Whether targeted run `id`, not run yet, may still have to run: it is a `uses` check
@@ -527,7 +513,7 @@ impl<'p> Targeting<'p> {
                 targeted_cells.iter().collect();
             order.sort_by_key(|(t, k)| {
                 let untried = matches!(self.status.get(&k.run), Some(Status::Pending));
-                (!untried, likelihood(self.plan, c, t), (*t).clone())
+                (!untried, self.likelihood(c, t), (*t).clone())
             });
             for (_, k) in order {
                 if take(&k.run, false, &mut steps, &mut chosen) {
