@@ -18,6 +18,10 @@ Per spec and sample, each mode from an empty cache (images are reused, results a
              and scheduled on the job slots (longest first; `-j`, else 2) — what those runs
              cost without anything else around them. `--minimum store` skips the per-repo
              copy (one verification less per sample).
+Per mode, the runs' stored walls split into sandbox time and the test commands' own time
+(`test_ms`); for `--full`, "full, folded (estimate)": its runs grouped by gold set, one
+sandbox per configuration (largest sandbox time + the sum of the test times), scheduled
+longest-first — what a run that tests several targets in one sandbox would cost.
 Each line: runs executed, the wall of the runs' execution (`runs.wall_s` of `--format json`:
 every phase and round, image preparation left out — the same images serve every mode), and
 for default the ratio of its wall to base+gold's of the same sample. The oracle and the verdict (sound, problems) of
@@ -50,11 +54,42 @@ def verify(taskc, spec, cache, backend, jobs, extra):
         raise SystemExit(f"{spec}: taskc verify {' '.join(extra)} printed no JSON (exit {p.returncode})")
     store = glob.glob(os.path.join(cache, "results", "*", "*.json"))
     by_run = {}
+    records = []
     for f in store:
         r = json.load(open(f))
         by_run.setdefault(r.get("run", f), []).append(r.get("wall_ms", 0))
+        records.append(r)
     run_ms = sorted(ms for v in by_run.values() for ms in v)
-    return out, wall, run_ms, by_run
+    return out, wall, run_ms, by_run, records
+
+
+def sandbox_split(records):
+    """Per stored run: (gold set, sandbox ms, test ms): the run's wall (`wall_ms`, the
+    backend's start to exit) split into the test command's own time (`test_ms` of each
+    repository under test) and the rest (container, uploads, patches, canaries, hand-over,
+    collecting the records)."""
+    out = []
+    for r in records:
+        test = sum(t.get("test_ms", 0) for t in r.get("repos", {}).values())
+        run = (r.get("executed") or {}).get("run") or {}
+        gold = tuple(sorted(run.get("gold_applied", [])))
+        wall = r.get("wall_ms", 0)
+        out.append((gold, max(0, wall - test), test))
+    return out
+
+
+def fold_estimate(records, slots):
+    """What the same runs would cost folded: one sandbox per gold set (every run of that
+    configuration's test commands in one container, one after the other), costing the
+    largest sandbox time of its runs plus the sum of their test times, scheduled
+    longest-first on `slots`. An estimate from measured parts, not a measurement."""
+    groups = {}
+    for gold, sandbox, test in sandbox_split(records):
+        g = groups.setdefault(gold, [0, 0])
+        g[0] = max(g[0], sandbox)
+        g[1] += test
+    costs = [(s + t) / 1000 for s, t in groups.values()]
+    return len(groups), makespan(costs, slots)
 
 
 def phase_one(out):
@@ -130,7 +165,7 @@ def main():
                     # One cache per spec (materialised sources and images reused); the
                     # results are removed after each verify, so every mode runs everything.
                     cache = os.path.join(work, "cache")
-                    out, wall, run_ms, by_run = verify(taskc, path, cache, a.backend, a.jobs, extra)
+                    out, wall, run_ms, by_run, records = verify(taskc, path, cache, a.backend, a.jobs, extra)
                     shutil.rmtree(os.path.join(cache, "results"), ignore_errors=True)
                     wall = out["runs"].get("wall_s", wall)
                     row[mode] = (out, wall)
@@ -143,6 +178,14 @@ def main():
                           f"executed={out['runs']['executed']:<3} wall={wall:6.1f}s "
                           f"run_walls_s={[round(ms / 1000, 1) for ms in run_ms]}{ratio}",
                           flush=True)
+                    split = sandbox_split(records)
+                    print(f"{name:<28} sample={k + 1} {mode:<9} sandbox_s={sum(x[1] for x in split) / 1000:.1f} "
+                          f"test_commands_s={sum(x[2] for x in split) / 1000:.1f}", flush=True)
+                    if mode == "full":
+                        n, span = fold_estimate(records, a.jobs or 2)
+                        per_mode.setdefault("full, folded (estimate)", []).append((n, span))
+                        print(f"{name:<28} sample={k + 1} full, folded (estimate) sandboxes={n} "
+                              f"scheduled_on_{a.jobs or 2}={span:6.1f}s", flush=True)
                     if mode == "default":
                         # The minimum from this run's own store: its phase-1 durations.
                         first = phase_one(out)
