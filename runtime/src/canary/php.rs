@@ -1,0 +1,135 @@
+//! Canaries for php: phpunit 9 test methods written into the test class of a hidden
+//! `*Test.php` file, and new `.phpt` files next to a hidden one for run-tests.php.
+//!
+//! **phpunit.** Each pair is two public `test…` methods (`testRetryAfterEdge`, named from
+//! the words of the file's own test methods) comparing numbers with the class's own
+//! `$this->assertSame`; they are written before the closing line of the file's last
+//! `class … extends` (the line holding `}` alone at the class line's indentation, as
+//! PSR-12 lays classes out). A file without one stays as it was: its canaries are then
+//! missing from its results (see docs/security.md). Pest's files are closures, not classes:
+//! a command running `pest` gets no canaries (the descriptor says why).
+//!
+//! **phpt.** Each canary is a file of its own in the hidden file's folder (a `.phpt` test is
+//! its file: run-tests.php names it by its path), named from the words of the folder's
+//! hidden `.phpt` files (`retry_after_edge.phpt`); a file of that name already there is
+//! never overwritten (the canary is then missing and the check says so).
+
+/// The name of a phpunit test method defined on `line` (trimmed), if any.
+pub fn method(line: &str) -> Option<String> {
+    let at = line.find("function ")?;
+    let before = &line[..at];
+    // `public function`, `public static function`, `function` — not a closure or a call.
+    if !before
+        .split_whitespace()
+        .all(|w| matches!(w, "public" | "protected" | "private" | "static" | "final"))
+    {
+        return None;
+    }
+    let name: String = line[at + "function ".len()..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    name.starts_with("test").then_some(name)
+}
+
+/// Why a phpunit command would not run canaries: it selects tests by name or group.
+pub fn selection(words: &[&str]) -> Option<&'static str> {
+    let has = |w: &str| {
+        words
+            .iter()
+            .any(|t| *t == w || t.starts_with(&format!("{w}=")))
+    };
+    if has("--filter") {
+        Some("`--filter`")
+    } else if has("--group") || has("--covers") || has("--uses") {
+        Some("`--group`")
+    } else {
+        None
+    }
+}
+
+/// A phpunit canary pair: two methods of the test class, `pass` comparing `a` with
+/// itself, `fail` with `b`.
+pub fn phpunit_pair(pass: &str, fail: &str, (a, b): (u32, u32), fail_first: bool) -> String {
+    let method = |name: &str, x: u32| {
+        format!("\n    public function {name}(): void\n    {{\n        $this->assertSame({a}, {x});\n    }}\n")
+    };
+    let (p, f) = (method(pass, a), method(fail, b));
+    if fail_first {
+        format!("{f}{p}")
+    } else {
+        format!("{p}{f}")
+    }
+}
+
+/// Prints its input with the lines of file `A` before the closing line of the last
+/// `class … extends` (the first later line holding `}` alone at the class line's
+/// indentation); fails, printing nothing else, when there is none.
+const PHPUNIT_AWK: &str = r#"{ l[NR] = $0 } END { c = 0; for (i = 1; i <= NR; i++) if (l[i] ~ /^[ \t]*((final|abstract)[ \t]+)*class[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+extends[ \t]/) c = i; at = 0; if (c) { match(l[c], /^[ \t]*/); ind = substr(l[c], 1, RLENGTH); for (i = c + 1; i <= NR && !at; i++) { x = l[i]; sub(/[ \t\r]+$/, "", x); if (x == ind "}") at = i } } if (!at) exit 1; for (i = 1; i <= NR; i++) { if (i == at) while ((getline y < ENVIRON["A"]) > 0) print y; print l[i] } }"#;
+
+/// The script line writing the phpunit canaries of blob `src` into `target` (both shell
+/// words); when the file has no class to hold them it stays as it was.
+pub fn phpunit_script(target: &str, src: &str) -> String {
+    format!(
+        "A={src} awk {awk} {target} > {src}.out && cat {src}.out > {target}\n",
+        awk = super::quote(PHPUNIT_AWK),
+    )
+}
+
+/// The stem of a `.phpt` path (`tests/bug42.phpt` → `bug42`).
+pub fn stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.strip_suffix(".phpt").unwrap_or(name)
+}
+
+/// One `.phpt` canary: prints `a` and expects `x`.
+fn phpt(name: &str, a: u32, x: u32) -> String {
+    let title = stem(name).replace('_', " ");
+    format!("--TEST--\n{title}\n--FILE--\n<?php\nvar_dump({a} + 0);\n?>\n--EXPECT--\nint({x})\n")
+}
+
+/// A phpt canary pair: the two files, one after the other (`phpt_script` splits them at
+/// their `--TEST--` lines).
+pub fn phpt_pair(pass: &str, fail: &str, (a, b): (u32, u32)) -> String {
+    format!("{}{}", phpt(pass, a, a), phpt(fail, a, b))
+}
+
+/// Splits its input at `--TEST--` lines: the first file into `P`, the second into `F`.
+const PHPT_AWK: &str =
+    r#"/^--TEST--$/ { n++ } { if (n == 1) print > ENVIRON["P"]; else print > ENVIRON["F"] }"#;
+
+/// The script line writing the phpt canary pair of blob `src` to the paths `pass` and
+/// `fail` (shell words), unless a file is there already.
+pub fn phpt_script(pass: &str, fail: &str, src: &str) -> String {
+    format!(
+        "P={pass}; F={fail}; [ -e \"$P\" ] || [ -e \"$F\" ] || P=\"$P\" F=\"$F\" awk {awk} {src}\n",
+        awk = super::quote(PHPT_AWK),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_methods_are_read_from_their_lines() {
+        assert_eq!(
+            method("public function testParses(string $raw): void").as_deref(),
+            Some("testParses")
+        );
+        assert_eq!(
+            method("public static function test_it()").as_deref(),
+            Some("test_it")
+        );
+        assert_eq!(method("public function cookies(): array"), None);
+        assert_eq!(method("$f = function testLike() {};"), None);
+    }
+
+    #[test]
+    fn phpunit_selection() {
+        assert!(selection(&["phpunit", "tests"]).is_none());
+        assert!(selection(&["phpunit", "--filter", "x"]).is_some());
+        assert!(selection(&["phpunit", "--group=slow"]).is_some());
+        assert!(selection(&["phpunit", "--exclude-group", "slow"]).is_none());
+    }
+}
