@@ -53,7 +53,9 @@ pub fn originals(fw: Framework, shown: &Shown) -> Vec<Original> {
                 Framework::GoTest => go(chunk, i),
                 Framework::NodeTest => node(chunk, i),
                 Framework::Cargo => cargo(chunk, i, top),
-                Framework::Jest | Framework::Phpunit | Framework::Phpt | Framework::Tcltest => None,
+                Framework::Phpunit => super::php::original(chunk, i, top),
+                Framework::Tcltest => super::tcl::original(chunk, i),
+                Framework::Jest | Framework::Phpt => None,
             };
             if let Some((o, next)) = found {
                 if out.iter().any(|x| x.name == o.name || x.anchor == o.anchor) {
@@ -90,9 +92,10 @@ fn sound(fw: Framework, o: &Original) -> bool {
             "arguments",
         ],
         Framework::Cargo => &["return", "?", "module_path", "function_name", "loop {"],
-        Framework::Jest | Framework::Phpunit | Framework::Phpt | Framework::Tcltest => {
-            return false
-        }
+        Framework::Phpunit => super::php::UNSOUND,
+        // The failing copy changes only the expected result (`tcl::original`).
+        Framework::Tcltest => &[],
+        Framework::Jest | Framework::Phpt => return false,
     };
     let has_word = |l: &str, w: &str| {
         if w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -289,9 +292,40 @@ fn cargo(chunk: &[String], i: usize, top: bool) -> Option<(Original, usize)> {
     ))
 }
 
+impl Original {
+    /// An original read by a framework's own module (`php.rs`, `tcl.rs`): `head` with
+    /// `NAME` where the name goes, then `body`, then `close`.
+    pub(super) fn new(
+        name: String,
+        anchor: String,
+        head: String,
+        body: Vec<String>,
+        close: String,
+        indent: String,
+    ) -> Original {
+        Original {
+            name,
+            anchor,
+            head,
+            body,
+            close,
+            indent,
+            param: String::new(),
+        }
+    }
+
+    /// Its declaration (with `NAME`) and body lines.
+    pub(super) fn text(&self) -> (&str, &[String]) {
+        (&self.head, &self.body)
+    }
+}
+
 /// The copy of `o` named `name`; `fail` adds, as its last statement, an assertion that the
 /// test's own name is `fail` (another name: it cannot hold).
 pub fn copy(fw: Framework, o: &Original, name: &str, fail: Option<&str>) -> String {
+    if fw == Framework::Tcltest {
+        return super::tcl::copy(o, name, fail);
+    }
     let mut out = o.head.replace("NAME", name);
     out.push('\n');
     for l in &o.body {
@@ -316,9 +350,10 @@ pub fn copy(fw: Framework, o: &Original, name: &str, fail: Option<&str>) -> Stri
                 format!("{ind}assert.strictEqual([{arg}], {q}{other}{q});\n")
             }
             Framework::Cargo => format!("{ind}assert_eq!(\"{name}\", \"{other}\");\n"),
-            Framework::Jest | Framework::Phpunit | Framework::Phpt | Framework::Tcltest => {
-                String::new()
+            Framework::Phpunit => {
+                format!("{ind}$this->assertSame('{other}', $this->getName(false));\n")
             }
+            Framework::Jest | Framework::Phpt | Framework::Tcltest => String::new(),
         };
         out.push_str(&line);
     }

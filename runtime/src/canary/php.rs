@@ -32,6 +32,97 @@ pub fn method(line: &str) -> Option<String> {
     name.starts_with("test").then_some(name)
 }
 
+/// Words a copyable phpunit test's body never holds: an early end (`return`, a skip), an
+/// expected exception or output (the failing copy's last assertion would never run, or the
+/// output would change), the test's own name.
+pub const UNSOUND: &[&str] = &[
+    "return",
+    "yield",
+    "exit",
+    "die",
+    "goto",
+    "markTestSkipped",
+    "markTestIncomplete",
+    "expectException",
+    "expectExceptionCode",
+    "expectExceptionMessage",
+    "expectExceptionMessageMatches",
+    "expectExceptionObject",
+    "expectOutputString",
+    "expectOutputRegex",
+    "expectDeprecation",
+    "expectError",
+    "expectNotice",
+    "expectWarning",
+    "getName",
+    "dataName",
+    "__FUNCTION__",
+    "__METHOD__",
+    "__LINE__",
+];
+
+/// A copyable phpunit test method at `chunk[i]`: `public function testX()` (`: void` or
+/// no return type) taking no argument, its `{` at the end of the line or alone on the next
+/// at the same indentation, its body up to the line holding `}` alone at that indentation;
+/// not after a docblock, an attribute or a comment (a data provider, `@depends`, `@test`,
+/// `#[DataProvider]` may change how phpunit runs it). The failing copy ends with
+/// `$this->assertSame('<another name>', $this->getName(false))`.
+pub fn original(chunk: &[String], i: usize, top: bool) -> Option<(super::derive::Original, usize)> {
+    let l = &chunk[i];
+    let trimmed = l.trim_start();
+    let ind = &l[..l.len() - trimmed.len()];
+    let rest = trimmed.strip_prefix("public function ")?;
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if !name.starts_with("test") {
+        return None;
+    }
+    let sig = rest[name.len()..].trim_end();
+    let (sig, brace_here) = match sig.strip_suffix('{') {
+        Some(s) => (s.trim_end(), true),
+        None => (sig, false),
+    };
+    if sig != "()" && sig != "(): void" {
+        return None;
+    }
+    match chunk[..i].iter().rev().find(|l| !l.trim().is_empty()) {
+        Some(b) => {
+            let b = b.trim();
+            if b.ends_with("*/") || b.starts_with("#[") || b.starts_with("//") || b.starts_with('*')
+            {
+                return None;
+            }
+        }
+        None if !top => return None,
+        None => {}
+    }
+    let open = if brace_here {
+        i
+    } else {
+        (chunk.get(i + 1)? == &format!("{ind}{{")).then_some(i + 1)?
+    };
+    let close = format!("{ind}}}");
+    let end = (open + 1..chunk.len()).find(|&j| chunk[j].trim_end() == close)?;
+    let body: Vec<String> = chunk[open + 1..end].to_vec();
+    let indent = body
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .map_or(format!("{ind}    "), |l| {
+            l[..l.len() - l.trim_start().len()].to_string()
+        });
+    let mut head = format!("{ind}public function NAME{}", &rest[name.len()..]);
+    if !brace_here {
+        head.push('\n');
+        head.push_str(&chunk[open]);
+    }
+    Some((
+        super::derive::Original::new(name, l.clone(), head, body, close, indent),
+        end + 1,
+    ))
+}
+
 /// Why a phpunit command would not run canaries: it selects tests by name or group.
 pub fn selection(words: &[&str]) -> Option<&'static str> {
     let has = |w: &str| {
@@ -123,6 +214,32 @@ mod tests {
         );
         assert_eq!(method("public function cookies(): array"), None);
         assert_eq!(method("$f = function testLike() {};"), None);
+    }
+
+    fn chunk(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn copyable_test_methods() {
+        use crate::canary::derive::{copy, originals, Shown};
+        use crate::canary::Framework;
+        let text = "final class DelayTest extends TestCase\n{\n    public function testSeconds(): void\n    {\n        $this->assertSame(7, delay('7'));\n    }\n\n    /** @dataProvider cases */\n    public function testCases(string $v): void\n    {\n        $this->assertSame(0, delay($v));\n    }\n\n    public function testSkipped() {\n        $this->markTestSkipped('x');\n    }\n\n    public function testBraceHere() {\n        $this->assertTrue(true);\n    }\n}\n";
+        let shown = Shown {
+            chunks: vec![chunk(text)],
+            from_top: true,
+        };
+        let found = originals(Framework::Phpunit, &shown);
+        let names: Vec<&str> = found.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["testSeconds", "testBraceHere"]);
+        assert_eq!(
+            copy(Framework::Phpunit, &found[0], "testSecondsTwice", Some("testSecondsEdge")),
+            "    public function testSecondsTwice(): void\n    {\n        $this->assertSame(7, delay('7'));\n        $this->assertSame('testSecondsEdge', $this->getName(false));\n    }\n\n"
+        );
+        assert_eq!(
+            copy(Framework::Phpunit, &found[1], "testBraceAgain", None),
+            "    public function testBraceAgain() {\n        $this->assertTrue(true);\n    }\n\n"
+        );
     }
 
     #[test]

@@ -150,6 +150,177 @@ pub fn pair(pass: &str, fail: &str, (a, b): (u32, u32), fail_first: bool) -> Str
     }
 }
 
+/// Placeholders of a copy's name and of the failing copy's expected result in the texts
+/// [`original`] stores.
+pub const NAME: &str = "\u{1}NAME\u{1}";
+pub const OTHER: &str = "\u{1}OTHER\u{1}";
+
+/// The byte ranges of the words of the Tcl command in `text` from `at` (after its command
+/// word), and where it ends (its newline); `None` when it does not end in `text`, ends at a
+/// `;`, or a word is not followed by a separator.
+fn words(text: &str, at: usize) -> Option<(Vec<(usize, usize)>, usize)> {
+    let b = text.as_bytes();
+    let len = b.len();
+    let mut i = at;
+    let mut out = Vec::new();
+    loop {
+        while i < len
+            && (b[i] == b' ' || b[i] == b'\t' || (b[i] == b'\\' && b.get(i + 1) == Some(&b'\n')))
+        {
+            i += if b[i] == b'\\' { 2 } else { 1 };
+        }
+        match b.get(i)? {
+            b'\n' => return Some((out, i)),
+            b';' => return None,
+            _ => {}
+        }
+        let start = i;
+        match b[i] {
+            b'{' => {
+                let mut depth = 0usize;
+                loop {
+                    match b.get(i)? {
+                        b'\\' => i += 1,
+                        b'{' => depth += 1,
+                        b'}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                i += 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            b'"' => {
+                i += 1;
+                loop {
+                    match b.get(i)? {
+                        b'\\' => i += 1,
+                        b'"' => {
+                            i += 1;
+                            break;
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            _ => {
+                let mut depth = 0usize;
+                while let Some(&c) = b.get(i) {
+                    match c {
+                        b' ' | b'\t' | b'\n' | b';' if depth == 0 => break,
+                        b'[' => depth += 1,
+                        b']' => depth = depth.saturating_sub(1),
+                        b'\\' => i += 1,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+        }
+        if !matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b';' | b'\\')) {
+            return None;
+        }
+        out.push((start, i));
+    }
+}
+
+/// A copyable tcltest test at `chunk[i]`: `test name description …` (or `tcltest::test`,
+/// `::tcltest::test`) whose name is a plain word, that ends within the chunk (at a
+/// newline), and takes no constraints (a skipped failing copy would prove nothing): the
+/// old form `test name desc body ?result?` or the option form (`-body`, `-result`, …).
+/// Its texts are the whole command, the name replaced by [`NAME`]: as it is (the same
+/// copy), and with the expected result replaced by [`OTHER`] (the failing copy: the same
+/// body, run the same way, compared with another name's text, which it cannot return).
+pub fn original(chunk: &[String], i: usize) -> Option<(super::derive::Original, usize)> {
+    let first = &chunk[i];
+    let trimmed = first.trim_start();
+    let cmd = ["test ", "tcltest::test ", "::tcltest::test "]
+        .iter()
+        .find(|p| trimmed.starts_with(*p))?;
+    let text = chunk[i..].join("\n") + "\n";
+    let at = first.len() - trimmed.len() + cmd.len();
+    let (w, end) = words(&text, at)?;
+    let (name_at, name_end) = *w.first()?;
+    let name = &text[name_at..name_end];
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
+    {
+        return None;
+    }
+    let word = |k: usize| w.get(k).map(|(a, b)| &text[*a..*b]);
+    // The expected result's range, or where `-result` goes when there is none.
+    let result: Result<(usize, usize), usize> = if word(2).is_some_and(|x| x.starts_with('-')) {
+        // Option form: pairs from the third word.
+        let mut at_result = None;
+        for k in (2..w.len()).step_by(2) {
+            let opt = word(k)?;
+            if !opt.starts_with('-') || k + 1 >= w.len() || opt == "-constraints" {
+                return None;
+            }
+            if opt == "-result" {
+                at_result = Some(w[k + 1]);
+            }
+        }
+        at_result.ok_or(end)
+    } else {
+        match w.len() {
+            // name desc body
+            3 => Err(end),
+            // name desc body result
+            4 => Ok(w[3]),
+            // with constraints, or not a test
+            _ => return None,
+        }
+    };
+    let same = format!("{}{NAME}{}", &text[..name_at], &text[name_end..end]);
+    let fail = match result {
+        Ok((a, b)) => format!(
+            "{}{NAME}{}{OTHER}{}",
+            &text[..name_at],
+            &text[name_end..a],
+            &text[b..end]
+        ),
+        Err(at) => {
+            format!("{}{NAME}{}", &text[..name_at], &text[name_end..at])
+                + &match w.len() {
+                    3 => format!(" {OTHER}"),
+                    _ => format!(" -result {OTHER}"),
+                }
+                + &text[at..end]
+        }
+    };
+    let lines = text[..end].matches('\n').count() + 1;
+    Some((
+        super::derive::Original::new(
+            name.to_string(),
+            first.clone(),
+            same,
+            vec![fail],
+            String::new(),
+            String::new(),
+        ),
+        i + lines,
+    ))
+}
+
+/// The copy of `o` (read by [`original`]) named `name`, its expected result `fail` when
+/// given.
+pub fn copy(o: &super::derive::Original, name: &str, fail: Option<&str>) -> String {
+    let (same, body) = o.text();
+    let text = match (fail, body.first()) {
+        (Some(other), Some(f)) => f.replace(NAME, name).replace(OTHER, other),
+        _ => same.replace(NAME, name),
+    };
+    format!("{text}\n\n")
+}
+
 /// Prints its input with the lines of file `A` before its last `cleanupTests` line (at its
 /// indentation, then an empty line), or after its last line when it has none.
 const TCL_AWK: &str = r#"{ l[NR] = $0 } END { at = 0; for (i = 1; i <= NR; i++) if (l[i] ~ /^[ \t]*(::)?(tcltest::)?cleanupTests([ \t;]|$)/) at = i; if (at) { match(l[at], /^[ \t]*/); ind = substr(l[at], 1, RLENGTH) } for (i = 1; i <= NR; i++) { if (i == at) { while ((getline y < ENVIRON["A"]) > 0) print (y == "" ? "" : ind y); print "" } print l[i] } if (!at) while ((getline y < ENVIRON["A"]) > 0) print y }"#;
@@ -199,6 +370,42 @@ mod tests {
             let (_, number) = n.rsplit_once('-').unwrap();
             assert!(number.split('.').all(|p| p.parse::<u32>().is_ok()), "{n}");
         }
+    }
+
+    #[test]
+    fn copyable_tests_in_both_forms() {
+        use crate::canary::derive::{copy, originals, Shown};
+        use crate::canary::Framework;
+        let text = "test delay-1.1 {seconds} {\n    delay 7\n} 7\n\ntest delay-1.2 {a date} -body {\n    delay {Wed, 01 May}\n} -result 12\n\n    tcltest::test delay-1.3 {no result} -setup {set x 1} -body {\n        delay $x\n    }\ntest delay-1.4 {constrained} unix {\n    delay 1\n} 1\ntest delay-1.5 {empty} {delay {}}\ntest delay-$i {loop} {delay 1} 1\n";
+        let shown = Shown {
+            chunks: vec![text.lines().map(str::to_string).collect()],
+            from_top: true,
+        };
+        let found = originals(Framework::Tcltest, &shown);
+        let names: Vec<&str> = found.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["delay-1.1", "delay-1.2", "delay-1.3", "delay-1.5"]);
+        let c =
+            |i: usize, fail: Option<&str>| copy(Framework::Tcltest, &found[i], "delay-7.2", fail);
+        assert_eq!(
+            c(0, None),
+            "test delay-7.2 {seconds} {\n    delay 7\n} 7\n\n"
+        );
+        assert_eq!(
+            c(0, Some("delay-3.3")),
+            "test delay-7.2 {seconds} {\n    delay 7\n} delay-3.3\n\n"
+        );
+        assert_eq!(
+            c(1, Some("delay-3.3")),
+            "test delay-7.2 {a date} -body {\n    delay {Wed, 01 May}\n} -result delay-3.3\n\n"
+        );
+        assert_eq!(
+            c(2, Some("delay-3.3")),
+            "    tcltest::test delay-7.2 {no result} -setup {set x 1} -body {\n        delay $x\n    } -result delay-3.3\n\n"
+        );
+        assert_eq!(
+            c(3, Some("delay-3.3")),
+            "test delay-7.2 {empty} {delay {}} delay-3.3\n\n"
+        );
     }
 
     #[test]
