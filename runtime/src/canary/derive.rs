@@ -55,7 +55,8 @@ pub fn originals(fw: Framework, shown: &Shown) -> Vec<Original> {
                 Framework::Cargo => cargo(chunk, i, top),
                 Framework::Phpunit => super::php::original(chunk, i, top),
                 Framework::Tcltest => super::tcl::original(chunk, i),
-                Framework::Jest | Framework::Phpt => None,
+                Framework::Phpt => super::php::phpt_original(chunk, i, top),
+                Framework::Jest => None,
             };
             if let Some((o, next)) = found {
                 if out.iter().any(|x| x.name == o.name || x.anchor == o.anchor) {
@@ -95,7 +96,9 @@ fn sound(fw: Framework, o: &Original) -> bool {
         Framework::Phpunit => super::php::UNSOUND,
         // The failing copy changes only the expected result (`tcl::original`).
         Framework::Tcltest => &[],
-        Framework::Jest | Framework::Phpt => return false,
+        // Read whole by `php::phpt_original`; copied by the run's script.
+        Framework::Phpt => &[],
+        Framework::Jest => return false,
     };
     let has_word = |l: &str, w: &str| {
         if w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {

@@ -270,10 +270,16 @@ pub fn place_with_base(
             let target = format!("{dir}/{}", quote(&file));
             // Pytest: (canary file, place) of each canary of this module, in order.
             let mut inserts: Vec<(String, usize)> = Vec::new();
-            let originals = chunks
+            let mut originals = chunks
                 .get(&file)
                 .map(|c| derive::originals(fw, c))
                 .unwrap_or_default();
+            if fw == Framework::Phpt {
+                // A `.phpt` test is its file: the copies are of the file, named like it.
+                for o in &mut originals {
+                    o.name = file.rsplit('/').next().unwrap_or(&file).to_string();
+                }
+            }
             for _ in 0..pairs {
                 k += 1;
                 if !originals.is_empty() {
@@ -288,7 +294,15 @@ pub fn place_with_base(
                     if seed.index(k, 251, 2) == 1 {
                         texts.reverse();
                     }
-                    if fw == Framework::Pytest {
+                    if fw == Framework::Phpt {
+                        let at = |n: &str| format!("{dir}/{}", quote(&join(parent(&file), n)));
+                        p.script.push_str(&php::phpt_copy_script(
+                            &target,
+                            &at(&same),
+                            &at(&fail),
+                            &other,
+                        ));
+                    } else if fw == Framework::Pytest {
                         for (i, text) in texts.into_iter().enumerate() {
                             let blob = format!("{CANARY_DIR}/{k}.{i}.txt");
                             p.uploads.push(Upload {

@@ -198,6 +198,79 @@ pub fn phpt_script(pass: &str, fail: &str, src: &str) -> String {
     )
 }
 
+/// Sections a copyable `.phpt` file never has: a test that may be skipped, is expected
+/// to fail, depends on others or on a SAPI, or lives in other files.
+const PHPT_UNCOPYABLE: &[&str] = &[
+    "--SKIPIF--",
+    "--XFAIL--",
+    "--XLEAK--",
+    "--CONFLICTS--",
+    "--EXTENSIONS--",
+    "--REDIRECTTEST--",
+    "--CGI--",
+    "--GET--",
+    "--POST--",
+    "--POST_RAW--",
+    "--PUT--",
+    "--GZIP_POST--",
+    "--DEFLATE_POST--",
+    "--COOKIE--",
+    "--PHPDBG--",
+    "--FILE_EXTERNAL--",
+    "--EXPECT_EXTERNAL--",
+    "--EXPECTF_EXTERNAL--",
+    "--EXPECTREGEX_EXTERNAL--",
+    "--CAPTURE_STDIO--",
+];
+
+/// A copyable `.phpt` file, read whole from its first line (`chunk` from the file's top):
+/// `--TEST--`, a `--FILE--` and an `--EXPECT--`, `--EXPECTF--` or `--EXPECTREGEX--`
+/// section, none of [`PHPT_UNCOPYABLE`], and no `__FILE__` (a copy is another file: what
+/// it prints of its own path would differ). Its copies are written by the run's script
+/// from the file as applied ([`phpt_copy_script`]).
+pub fn phpt_original(
+    chunk: &[String],
+    i: usize,
+    top: bool,
+) -> Option<(super::derive::Original, usize)> {
+    if i != 0 || !top || chunk.first().map(String::as_str) != Some("--TEST--") {
+        return None;
+    }
+    let has = |s: &str| chunk.iter().any(|l| l.trim_end() == s);
+    let ok = has("--FILE--")
+        && (has("--EXPECT--") || has("--EXPECTF--") || has("--EXPECTREGEX--"))
+        && !PHPT_UNCOPYABLE.iter().any(|s| has(s))
+        && !chunk.iter().any(|l| l.contains("__FILE__"));
+    ok.then(|| {
+        (
+            super::derive::Original::new(
+                String::new(),
+                String::new(),
+                String::new(),
+                chunk.to_vec(),
+                String::new(),
+                String::new(),
+            ),
+            chunk.len(),
+        )
+    })
+}
+
+/// Prints a `.phpt` file as its failing copy: the sections that could skip it or expect
+/// its failure left out, and the line `O` first in its expected output (which the test,
+/// printing what its original prints, cannot print).
+const PHPT_FAIL_AWK: &str = r#"/^--[A-Z_]+--$/ { skip = ($0 ~ /^--(SKIPIF|XFAIL|XLEAK|CONFLICTS|EXTENSIONS)--$/) } !skip { print } !skip && /^--(EXPECT|EXPECTF|EXPECTREGEX)--$/ { print ENVIRON["O"] }"#;
+
+/// The script line writing the copies of the `.phpt` file `src` (shell words): `same` as it
+/// is, `fail` expecting the line `other` first; neither over an existing file.
+pub fn phpt_copy_script(src: &str, same: &str, fail: &str, other: &str) -> String {
+    format!(
+        "P={same}; F={fail}; [ -e \"$P\" ] || [ -e \"$F\" ] || {{ cp {src} \"$P\" && O={other} awk {awk} {src} > \"$F\"; }}\n",
+        other = super::quote(other),
+        awk = super::quote(PHPT_FAIL_AWK),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +313,32 @@ mod tests {
             copy(Framework::Phpunit, &found[1], "testBraceAgain", None),
             "    public function testBraceAgain() {\n        $this->assertTrue(true);\n    }\n\n"
         );
+    }
+
+    #[test]
+    fn copyable_phpt_files() {
+        let whole = |t: &str| phpt_original(&chunk(t), 0, true).is_some();
+        assert!(whole(
+            "--TEST--\nx\n--FILE--\n<?php echo 1; ?>\n--EXPECT--\n1\n"
+        ));
+        assert!(whole(
+            "--TEST--\nx\n--INI--\na=1\n--FILE--\n<?php echo 1; ?>\n--EXPECTF--\n%d\n"
+        ));
+        assert!(!whole(
+            "--TEST--\nx\n--SKIPIF--\n<?php ?>\n--FILE--\n<?php echo 1; ?>\n--EXPECT--\n1\n"
+        ));
+        assert!(!whole(
+            "--TEST--\nx\n--FILE--\n<?php echo basename(__FILE__); ?>\n--EXPECT--\nx.php\n"
+        ));
+        assert!(!whole(
+            "--TEST--\nx\n--FILE--\n<?php echo 1; ?>\n--EXPECT_EXTERNAL--\nx.out\n"
+        ));
+        assert!(phpt_original(
+            &chunk("--TEST--\nx\n--FILE--\n<?php ?>\n--EXPECT--\n"),
+            0,
+            false
+        )
+        .is_none());
     }
 
     #[test]
