@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use taskc_compiler::plan::{Run, Step, TestStep};
-use taskc_runtime::canary::{check, place, CanaryCheck, Placement, Seed};
+use taskc_runtime::canary::{check, place, CanaryCheck, Expected, Placement, Seed};
 use taskc_runtime::parsers::{parse, LogParser, Outcome, ParsedLog};
 
 const IMAGE: &str = "parsers-runners:bookworm";
@@ -163,6 +163,10 @@ fn run_in_image(
     [out.stdout, out.stderr].concat()
 }
 
+fn as_refs(v: &[(String, String)]) -> Vec<(&str, &str)> {
+    v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+}
+
 fn parsed(parser: LogParser, log: &[u8]) -> ParsedLog {
     let p = parse(parser, log).expect("no parser error");
     assert!(
@@ -192,6 +196,8 @@ struct Case<'a> {
     expected: &'a [(&'a str, Outcome)],
     /// Where the canaries must land (file → number of canaries).
     placed: &'a [(&'a str, usize)],
+    /// The files whose canaries are copies of their hidden tests (the others: literal).
+    copied: &'a [&'a str],
 }
 
 fn prove(case: &Case, seed: [u8; 32]) {
@@ -209,15 +215,25 @@ fn prove(case: &Case, seed: [u8; 32]) {
             case.parser
         );
     }
+    for c in &p.canaries {
+        let copy = matches!(c.expected, Expected::Same { .. });
+        let literal = c.expected == Expected::Pass;
+        assert!(
+            if case.copied.contains(&c.file.as_str()) {
+                !literal
+            } else {
+                !copy
+            },
+            "{}: {c:?}",
+            case.parser
+        );
+    }
     let with = |other: &[(&str, &str)]| -> Vec<(String, String)> {
         case.hidden
             .iter()
             .chain(other)
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect()
-    };
-    let as_refs = |v: &[(String, String)]| -> Vec<(&str, &str)> {
-        v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
     };
     let expected: BTreeMap<String, Outcome> = case
         .expected
@@ -381,6 +397,7 @@ fn phpunit_phpt_and_tcltest_canaries_are_checked_and_catch_rewritten_results() {
                 ),
             ],
             placed: &[("tests/DelayTest.php", 4), ("tests/Unit/ZeroTest.php", 4)],
+            copied: &["tests/DelayTest.php"],
         },
         [7; 32],
     );
@@ -397,6 +414,8 @@ fn phpunit_phpt_and_tcltest_canaries_are_checked_and_catch_rewritten_results() {
             hidden: &[
                 ("tests/delay_seconds.phpt", "--TEST--\ndelay in seconds\n--FILE--\n<?php\nrequire __DIR__ . '/../src/delay.php';\nvar_dump(delay('7'));\n?>\n--EXPECT--\nint(7)\n"),
                 ("tests/delay_date.phpt", "--TEST--\ndelay of a date\n--FILE--\n<?php\nrequire __DIR__ . '/../src/delay.php';\nvar_dump(delay('Wed, 01 May 2024 12:00:12 GMT'));\n?>\n--EXPECT--\nint(12)\n"),
+                // A `--SKIPIF--` section (which does not skip): not copied, literal canaries.
+                ("tests/zero/delay_zero.phpt", "--TEST--\nno delay\n--SKIPIF--\n<?php if (!function_exists('var_dump')) die('skip'); ?>\n--FILE--\n<?php\nrequire __DIR__ . '/../../src/delay.php';\nvar_dump(delay('0'));\n?>\n--EXPECT--\nint(0)\n"),
             ],
             honest: &[("src/delay.php", PHP_DELAY)],
             attack: &[("src/delay.php", PHP_DELAY), ("rigged-run-tests.php", PHPT_RIGGED)],
@@ -404,8 +423,14 @@ fn phpunit_phpt_and_tcltest_canaries_are_checked_and_catch_rewritten_results() {
             expected: &[
                 ("tests/delay_seconds.phpt", Outcome::Passed),
                 ("tests/delay_date.phpt", Outcome::Failed),
+                ("tests/zero/delay_zero.phpt", Outcome::Passed),
             ],
-            placed: &[("tests/delay_date.phpt", 4), ("tests/delay_seconds.phpt", 4)],
+            placed: &[
+                ("tests/delay_date.phpt", 4),
+                ("tests/delay_seconds.phpt", 4),
+                ("tests/zero/delay_zero.phpt", 4),
+            ],
+            copied: &["tests/delay_date.phpt", "tests/delay_seconds.phpt"],
         },
         [7; 32],
     );
@@ -432,6 +457,7 @@ fn phpunit_phpt_and_tcltest_canaries_are_checked_and_catch_rewritten_results() {
                 ("plain-1.1", Outcome::Passed),
             ],
             placed: &[("tests/delay.test", 4), ("tests/plain.test", 4)],
+            copied: &["tests/delay.test"],
         },
         [7; 32],
     );
@@ -459,9 +485,10 @@ const TCL_ALL: &str = "package require tcltest 2\nnamespace import tcltest::*\nc
 
 const TCL_TEST: &str = "package require tcltest 2\nnamespace import tcltest::*\nsource [file join [file dirname [file dirname [file normalize [info script]]]] lib delay.tcl]\n\ntest delay-1.1 {seconds} {\n    delay 7\n} 7\n\ntest delay-1.2 {a date} -body {\n    delay {Wed, 01 May 2024 12:00:12 GMT}\n} -result 12\n\ncleanupTests\n";
 
-/// Without `namespace import`: its tests call `tcltest::test` inside a namespace, and
-/// `::tcltest::cleanupTests` ends it.
-const TCL_QUALIFIED: &str = "package require tcltest 2\nsource [file join [file dirname [file dirname [file normalize [info script]]]] lib delay.tcl]\n\nnamespace eval ::plain::test {\n    tcltest::test plain-1.1 {zero} {\n        delay 0\n    } 0\n\n    ::tcltest::cleanupTests\n}\nnamespace delete ::plain::test\n";
+/// Without `namespace import`: its test calls `tcltest::test` inside a namespace, and
+/// `::tcltest::cleanupTests` ends it; the test has a constraint (always true): not copied,
+/// literal canaries with the file's `tcltest::test`.
+const TCL_QUALIFIED: &str = "package require tcltest 2\nsource [file join [file dirname [file dirname [file normalize [info script]]]] lib delay.tcl]\ntcltest::testConstraint always 1\n\nnamespace eval ::plain::test {\n    tcltest::test plain-1.1 {zero} -constraints always -body {\n        delay 0\n    } -result 0\n\n    ::tcltest::cleanupTests\n}\nnamespace delete ::plain::test\n";
 
 const TCL_DELAY: &str =
     "proc delay {v} {\n    if {[string is integer -strict $v]} { return $v }\n    return 0\n}\n";
