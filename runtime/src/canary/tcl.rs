@@ -127,7 +127,7 @@ pub fn skipped(command: &str) -> Vec<String> {
 /// tests it names, and a `-skip` pattern could match a canary's name.
 pub fn selection(command: &str) -> Option<&'static str> {
     let words: Vec<&str> = command.split_whitespace().collect();
-    if words.iter().any(|w| *w == "-match") {
+    if words.contains(&"-match") {
         return Some("`-match`");
     }
     let pattern = skipped(command)
