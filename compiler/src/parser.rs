@@ -264,9 +264,7 @@ impl LogParser {
                           replaces the command's folder argument: write `select \"php run-tests.php -q {ids}\"` \
                           (ids are those file paths)",
                 },
-                canaries: Canaries::None {
-                    why: "taskc writes no phpt canary tests yet",
-                },
+                canaries: Canaries::Always(CanaryFramework::Phpt),
                 surface: surface::PHPT,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
@@ -274,8 +272,10 @@ impl LogParser {
             },
             LogParser::PhpunitJunit => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::PhpunitFilter),
-                canaries: Canaries::None {
-                    why: "taskc writes no phpunit or pest canary tests yet",
+                canaries: Canaries::ByCommand {
+                    rules: &[(&["phpunit"], CanaryFramework::Phpunit)],
+                    otherwise: "the command does not run `phpunit`: taskc writes canary methods into phpunit's test classes only \
+                                (pest's test files are closures, and pest cannot run here to prove canaries written for it)",
                 },
                 surface: surface::PHPUNIT,
                 version: ToolVersion::NotReported,
@@ -339,8 +339,10 @@ impl LogParser {
             },
             LogParser::Tcltest => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::TclMatch),
-                canaries: Canaries::None {
-                    why: "taskc writes no tcltest canary tests yet",
+                canaries: Canaries::ByCommand {
+                    rules: &[(&["tclsh", "tclsh8", "tclsh9", "tcl"], CanaryFramework::Tcltest)],
+                    otherwise: "the command runs no `tclsh` (redis' `runtest` has its own harness, `test \"name\" {…}` \
+                                inside `start_server` blocks): taskc writes canaries for tcltest's `test` command only",
                 },
                 surface: surface::TCL,
                 version: ToolVersion::NotReported,
@@ -494,6 +496,12 @@ pub enum CanaryFramework {
     NodeTest,
     Jest,
     Cargo,
+    /// phpunit 9's test classes (`*Test.php`).
+    Phpunit,
+    /// php's run-tests.php (`.phpt` files).
+    Phpt,
+    /// tcl's tcltest (`test` commands in `*.test` files).
+    Tcltest,
 }
 
 /// Which canary tests a parser's runs carry.
@@ -623,5 +631,17 @@ mod tests {
             Ok(CanaryFramework::GoTest)
         );
         assert!(junit.framework("mvn test").is_err());
+        let phpunit = LogParser::PhpunitJunit.descriptor().canaries;
+        assert_eq!(
+            phpunit.framework("vendor/bin/phpunit --log-junit php://stdout tests"),
+            Ok(CanaryFramework::Phpunit)
+        );
+        assert!(phpunit.framework("vendor/bin/pest --log-junit x").is_err());
+        let tcl = LogParser::Tcltest.descriptor().canaries;
+        assert_eq!(
+            tcl.framework("tclsh8.6 tests/all.tcl -verbose ps"),
+            Ok(CanaryFramework::Tcltest)
+        );
+        assert!(tcl.framework("./runtest --single unit/type/list").is_err());
     }
 }

@@ -53,6 +53,9 @@ pub fn originals(fw: Framework, shown: &Shown) -> Vec<Original> {
                 Framework::GoTest => go(chunk, i),
                 Framework::NodeTest => node(chunk, i),
                 Framework::Cargo => cargo(chunk, i, top),
+                Framework::Phpunit => super::php::original(chunk, i, top),
+                Framework::Tcltest => super::tcl::original(chunk, i),
+                Framework::Phpt => super::php::phpt_original(chunk, i, top),
                 Framework::Jest => None,
             };
             if let Some((o, next)) = found {
@@ -90,6 +93,11 @@ fn sound(fw: Framework, o: &Original) -> bool {
             "arguments",
         ],
         Framework::Cargo => &["return", "?", "module_path", "function_name", "loop {"],
+        Framework::Phpunit => super::php::UNSOUND,
+        // The failing copy changes only the expected result (`tcl::original`).
+        Framework::Tcltest => &[],
+        // Read whole by `php::phpt_original`; copied by the run's script.
+        Framework::Phpt => &[],
         Framework::Jest => return false,
     };
     let has_word = |l: &str, w: &str| {
@@ -287,9 +295,40 @@ fn cargo(chunk: &[String], i: usize, top: bool) -> Option<(Original, usize)> {
     ))
 }
 
+impl Original {
+    /// An original read by a framework's own module (`php.rs`, `tcl.rs`): `head` with
+    /// `NAME` where the name goes, then `body`, then `close`.
+    pub(super) fn new(
+        name: String,
+        anchor: String,
+        head: String,
+        body: Vec<String>,
+        close: String,
+        indent: String,
+    ) -> Original {
+        Original {
+            name,
+            anchor,
+            head,
+            body,
+            close,
+            indent,
+            param: String::new(),
+        }
+    }
+
+    /// Its declaration (with `NAME`) and body lines.
+    pub(super) fn text(&self) -> (&str, &[String]) {
+        (&self.head, &self.body)
+    }
+}
+
 /// The copy of `o` named `name`; `fail` adds, as its last statement, an assertion that the
 /// test's own name is `fail` (another name: it cannot hold).
 pub fn copy(fw: Framework, o: &Original, name: &str, fail: Option<&str>) -> String {
+    if fw == Framework::Tcltest {
+        return super::tcl::copy(o, name, fail);
+    }
     let mut out = o.head.replace("NAME", name);
     out.push('\n');
     for l in &o.body {
@@ -314,7 +353,10 @@ pub fn copy(fw: Framework, o: &Original, name: &str, fail: Option<&str>) -> Stri
                 format!("{ind}assert.strictEqual([{arg}], {q}{other}{q});\n")
             }
             Framework::Cargo => format!("{ind}assert_eq!(\"{name}\", \"{other}\");\n"),
-            Framework::Jest => String::new(),
+            Framework::Phpunit => {
+                format!("{ind}$this->assertSame('{other}', $this->getName(false));\n")
+            }
+            Framework::Jest | Framework::Phpt | Framework::Tcltest => String::new(),
         };
         out.push_str(&line);
     }

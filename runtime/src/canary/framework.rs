@@ -19,6 +19,13 @@ pub enum Framework {
     Jest,
     /// `#[test]` functions appended to a hidden `.rs` file.
     Cargo,
+    /// `test…` methods written into the test class of a hidden `*Test.php` file (phpunit 9).
+    Phpunit,
+    /// New `.phpt` files next to a hidden one (php's run-tests.php).
+    Phpt,
+    /// `test` commands written into a hidden `.test` file, before its `cleanupTests`
+    /// (tcl's tcltest).
+    Tcltest,
 }
 
 impl Framework {
@@ -29,6 +36,9 @@ impl Framework {
             Framework::NodeTest => "node:test",
             Framework::Jest => "jest",
             Framework::Cargo => "cargo test",
+            Framework::Phpunit => "phpunit",
+            Framework::Phpt => "phpt",
+            Framework::Tcltest => "tcltest",
         }
     }
 
@@ -49,6 +59,9 @@ impl Framework {
             CanaryFramework::NodeTest => Framework::NodeTest,
             CanaryFramework::Jest => Framework::Jest,
             CanaryFramework::Cargo => Framework::Cargo,
+            CanaryFramework::Phpunit => Framework::Phpunit,
+            CanaryFramework::Phpt => Framework::Phpt,
+            CanaryFramework::Tcltest => Framework::Tcltest,
         })
     }
 
@@ -81,6 +94,8 @@ impl Framework {
                 why("`--test-name-pattern`")
             }
             Framework::Jest if has("-t") || has("--testNamePattern") => why("`-t`"),
+            Framework::Phpunit => super::php::selection(&words).and_then(why),
+            Framework::Tcltest => super::tcl::selection(command).and_then(why),
             Framework::Cargo => {
                 let after = words
                     .iter()
@@ -166,6 +181,15 @@ impl Framework {
         (out != command).then_some(out)
     }
 
+    /// Test names the command leaves out exactly (tcltest's `-skip a b`): a canary must
+    /// not take one.
+    pub fn reserved(self, command: &str) -> Vec<String> {
+        match self {
+            Framework::Tcltest => super::tcl::skipped(command),
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether `path` (a file the hidden test patch leaves in place) is a test file this
     /// framework runs, so canaries written into it are run too.
     pub fn carries(self, path: &str) -> bool {
@@ -211,6 +235,10 @@ impl Framework {
                         Some(_) => false,
                     }
             }
+            // phpunit discovers `*Test.php` in the folders it is given.
+            Framework::Phpunit => name.ends_with("Test.php"),
+            Framework::Phpt => name.ends_with(".phpt"),
+            Framework::Tcltest => name.ends_with(".test"),
         }
     }
 }
@@ -286,6 +314,18 @@ pub fn pair(
             text: format!(
                 "\n#[test]\nfn {pass}() {{\n    assert_eq!({a}u32, {a}u32);\n}}\n\n#[test]\nfn {fail}() {{\n    assert_eq!({a}u32, {b}u32);\n}}\n"
             ),
+            esm: None,
+        },
+        Framework::Phpunit => PairText {
+            text: super::php::phpunit_pair(pass, fail, (a, b), fail_first),
+            esm: None,
+        },
+        Framework::Phpt => PairText {
+            text: super::php::phpt_pair(pass, fail, (a, b)),
+            esm: None,
+        },
+        Framework::Tcltest => PairText {
+            text: super::tcl::pair(pass, fail, (a, b), fail_first),
             esm: None,
         },
     }

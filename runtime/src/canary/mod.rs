@@ -11,8 +11,10 @@ mod derive;
 pub mod fail_fast;
 pub mod framework;
 mod names;
+mod php;
 mod seed;
 pub mod summary;
+mod tcl;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -233,6 +235,14 @@ pub fn place_with_base(
         if let Some(files) = base.get(repo) {
             taken.extend(files.values().flat_map(|t| names::defined(fw, t)));
         }
+        if fw == Framework::Phpt {
+            // A `.phpt` test is named by its file: never one the patches touch.
+            let touched = shown
+                .keys()
+                .chain(base.get(repo).into_iter().flat_map(|b| b.keys()));
+            taken.extend(touched.map(|f| f.rsplit('/').next().unwrap_or(f).to_string()));
+        }
+        taken.extend(fw.reserved(&t.command));
         for file in files {
             let own = match fw {
                 Framework::GoTest => shown
@@ -240,9 +250,18 @@ pub fn place_with_base(
                     .filter(|(f, _)| parent(f) == parent(&file))
                     .flat_map(|(_, t)| names::defined(fw, t))
                     .collect(),
+                // phpt: the names of the hidden `.phpt` files of the folder.
+                Framework::Phpt => shown
+                    .keys()
+                    .filter(|f| parent(f) == parent(&file))
+                    .map(|f| php::stem(f).to_string())
+                    .collect(),
                 _ => names::defined(fw, shown.get(&file).map_or("", String::as_str)),
             };
-            let vocab = names::vocabulary(&own);
+            let vocab = match fw {
+                Framework::Tcltest => tcl::prefixes(&own),
+                _ => names::vocabulary(&own),
+            };
             // Two or three pairs, in an order and (pytest) at places drawn per run: neither
             // their number nor their position in the file tells them apart, and at least two
             // must fail (leaving alone the last tests of a file does not spare them all).
@@ -251,10 +270,16 @@ pub fn place_with_base(
             let target = format!("{dir}/{}", quote(&file));
             // Pytest: (canary file, place) of each canary of this module, in order.
             let mut inserts: Vec<(String, usize)> = Vec::new();
-            let originals = chunks
+            let mut originals = chunks
                 .get(&file)
                 .map(|c| derive::originals(fw, c))
                 .unwrap_or_default();
+            if fw == Framework::Phpt {
+                // A `.phpt` test is its file: the copies are of the file, named like it.
+                for o in &mut originals {
+                    o.name = file.rsplit('/').next().unwrap_or(&file).to_string();
+                }
+            }
             for _ in 0..pairs {
                 k += 1;
                 if !originals.is_empty() {
@@ -269,7 +294,15 @@ pub fn place_with_base(
                     if seed.index(k, 251, 2) == 1 {
                         texts.reverse();
                     }
-                    if fw == Framework::Pytest {
+                    if fw == Framework::Phpt {
+                        let at = |n: &str| format!("{dir}/{}", quote(&join(parent(&file), n)));
+                        p.script.push_str(&php::phpt_copy_script(
+                            &target,
+                            &at(&same),
+                            &at(&fail),
+                            &other,
+                        ));
+                    } else if fw == Framework::Pytest {
                         for (i, text) in texts.into_iter().enumerate() {
                             let blob = format!("{CANARY_DIR}/{k}.{i}.txt");
                             p.uploads.push(Upload {
@@ -386,6 +419,17 @@ pub fn place_with_base(
                             p.script.push_str(&format!(
                         "if {is_esm}; then cat \"$TASKC_ROOT\"{esm_blob} >> {target}; else cat {src} >> {target}; fi\n"
                     ));
+                        }
+                        (Framework::Phpunit, _) => {
+                            p.script.push_str(&php::phpunit_script(&target, &src));
+                        }
+                        (Framework::Phpt, _) => {
+                            let at = |n: &str| format!("{dir}/{}", quote(&join(parent(&file), n)));
+                            p.script
+                                .push_str(&php::phpt_script(&at(&pass), &at(&fail), &src));
+                        }
+                        (Framework::Tcltest, _) => {
+                            p.script.push_str(&tcl::script(&target, &src));
                         }
                         (_, None) => {
                             p.script.push_str(&format!("cat {src} >> {target}\n"));
@@ -706,9 +750,12 @@ fn file_ran(c: &Canary, tests: &BTreeMap<String, Outcome>) -> bool {
                 .any(|(id, o)| *o == Outcome::Error && !id.contains("/Test"));
             !package_failed && tests.values().any(|o| *o != Outcome::Error)
         }
-        Framework::NodeTest | Framework::Jest | Framework::Cargo => {
-            tests.values().any(|o| *o != Outcome::Error)
-        }
+        Framework::NodeTest
+        | Framework::Jest
+        | Framework::Cargo
+        | Framework::Phpunit
+        | Framework::Phpt
+        | Framework::Tcltest => tests.values().any(|o| *o != Outcome::Error),
     }
 }
 

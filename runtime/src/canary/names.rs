@@ -59,6 +59,10 @@ pub fn defined(fw: Framework, text: &str) -> BTreeSet<String> {
             Framework::GoTest => l.strip_prefix("func ").map(ident),
             Framework::Cargo => l.strip_prefix("fn ").map(ident),
             Framework::NodeTest | Framework::Jest => title(l),
+            Framework::Phpunit => super::php::method(l),
+            // A `.phpt` test is its file: the pipeline adds the file names.
+            Framework::Phpt => None,
+            Framework::Tcltest => super::tcl::defined(l),
         };
         if let Some(n) = name.filter(|n| !n.is_empty()) {
             out.insert(n);
@@ -129,6 +133,9 @@ pub fn make(
         let n = seed.index(k, slot.wrapping_mul(8).wrapping_add(i), list.len().max(1));
         list.get(n).cloned().unwrap_or_default()
     };
+    if fw == Framework::Tcltest {
+        return super::tcl::name(vocab, seed, k, slot, taken);
+    }
     let common: Vec<String> = COMMON.iter().map(|s| s.to_string()).collect();
     let own: &[String] = if vocab.len() >= 2 { vocab } else { &common };
     for attempt in 0..16u8 {
@@ -158,7 +165,7 @@ pub fn make(
 fn style(fw: Framework, words: &[String]) -> String {
     match fw {
         Framework::Pytest => format!("test_{}", words.join("_")),
-        Framework::GoTest => {
+        Framework::GoTest | Framework::Phpunit => {
             let camel: String = words
                 .iter()
                 .map(|w| {
@@ -168,9 +175,13 @@ fn style(fw: Framework, words: &[String]) -> String {
                         .unwrap_or_default()
                 })
                 .collect();
-            format!("Test{camel}")
+            match fw {
+                Framework::Phpunit => format!("test{camel}"),
+                _ => format!("Test{camel}"),
+            }
         }
-        Framework::Cargo => words.join("_"),
+        Framework::Cargo | Framework::Tcltest => words.join("_"),
+        Framework::Phpt => format!("{}.phpt", words.join("_")),
         Framework::NodeTest | Framework::Jest => words.join(" "),
     }
 }
