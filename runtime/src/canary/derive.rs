@@ -53,7 +53,11 @@ pub fn originals(fw: Framework, shown: &Shown) -> Vec<Original> {
                 Framework::GoTest => go(chunk, i),
                 Framework::NodeTest => node(chunk, i),
                 Framework::Cargo => cargo(chunk, i, top),
-                Framework::Jest => None,
+                Framework::Jest
+                | Framework::Mocha
+                | Framework::Minitest
+                | Framework::Rspec
+                | Framework::Unittest => None,
             };
             if let Some((o, next)) = found {
                 if out.iter().any(|x| x.name == o.name || x.anchor == o.anchor) {
@@ -90,7 +94,11 @@ fn sound(fw: Framework, o: &Original) -> bool {
             "arguments",
         ],
         Framework::Cargo => &["return", "?", "module_path", "function_name", "loop {"],
-        Framework::Jest => return false,
+        Framework::Jest
+        | Framework::Mocha
+        | Framework::Minitest
+        | Framework::Rspec
+        | Framework::Unittest => return false,
     };
     let has_word = |l: &str, w: &str| {
         if w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -314,7 +322,11 @@ pub fn copy(fw: Framework, o: &Original, name: &str, fail: Option<&str>) -> Stri
                 format!("{ind}assert.strictEqual([{arg}], {q}{other}{q});\n")
             }
             Framework::Cargo => format!("{ind}assert_eq!(\"{name}\", \"{other}\");\n"),
-            Framework::Jest => String::new(),
+            Framework::Jest
+            | Framework::Mocha
+            | Framework::Minitest
+            | Framework::Rspec
+            | Framework::Unittest => String::new(),
         };
         out.push_str(&line);
     }

@@ -19,6 +19,14 @@ pub enum Framework {
     Jest,
     /// `#[test]` functions appended to a hidden `.rs` file.
     Cargo,
+    /// A `describe` block of two `it`s appended to a hidden mocha spec file (`canary/mocha.rs`).
+    Mocha,
+    /// A `Minitest::Test` subclass appended to a hidden `*_test.rb` / `test_*.rb` (`canary/ruby.rs`).
+    Minitest,
+    /// An `RSpec.describe` block appended to a hidden `*_spec.rb` (`canary/ruby.rs`).
+    Rspec,
+    /// A `unittest.TestCase` subclass appended to a hidden `test*.py` (`canary/unittest.rs`).
+    Unittest,
 }
 
 impl Framework {
@@ -29,6 +37,10 @@ impl Framework {
             Framework::NodeTest => "node:test",
             Framework::Jest => "jest",
             Framework::Cargo => "cargo test",
+            Framework::Mocha => "mocha",
+            Framework::Minitest => "minitest",
+            Framework::Rspec => "rspec",
+            Framework::Unittest => "unittest",
         }
     }
 
@@ -49,6 +61,10 @@ impl Framework {
             CanaryFramework::NodeTest => Framework::NodeTest,
             CanaryFramework::Jest => Framework::Jest,
             CanaryFramework::Cargo => Framework::Cargo,
+            CanaryFramework::Mocha => Framework::Mocha,
+            CanaryFramework::Minitest => Framework::Minitest,
+            CanaryFramework::Rspec => Framework::Rspec,
+            CanaryFramework::Unittest => Framework::Unittest,
         })
     }
 
@@ -114,6 +130,9 @@ impl Framework {
                 }
                 None
             }
+            Framework::Mocha => super::mocha::selection(command),
+            Framework::Minitest | Framework::Rspec => super::ruby::selection(self, command),
+            Framework::Unittest => super::unittest::selection(command),
             _ => None,
         }
     }
@@ -211,6 +230,9 @@ impl Framework {
                         Some(_) => false,
                     }
             }
+            Framework::Mocha => super::mocha::carries(path),
+            Framework::Minitest | Framework::Rspec => super::ruby::carries(self, path),
+            Framework::Unittest => super::unittest::carries(path),
         }
     }
 }
@@ -239,6 +261,8 @@ pub fn pytest_canary(name: &str, a: u32, b: u32) -> String {
 /// Write a canary pair named `pass`/`fail`; `a != b` are the numbers the failing one
 /// compares, with the framework's own assertion (so a no-op assertion is caught).
 /// `fail_first` puts the failing one first where the order is the file's (pytest).
+/// For the frameworks whose tests live in a class or `describe` block (`group.rs`), `tag`
+/// is the block's name and `pass`/`fail` are its members' names.
 pub fn pair(
     fw: Framework,
     pass: &str,
@@ -288,6 +312,12 @@ pub fn pair(
             ),
             esm: None,
         },
+        Framework::Mocha | Framework::Minitest | Framework::Rspec | Framework::Unittest => {
+            PairText {
+                text: super::group::pair(fw, tag, pass, fail, (a, b), fail_first),
+                esm: None,
+            }
+        }
     }
 }
 

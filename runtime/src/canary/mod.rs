@@ -7,12 +7,17 @@
 //! file's other tests, means the results were rewritten: the run is `tampered`. Canary ids
 //! are removed from the results before the oracle or grading sees them.
 
+mod args;
 mod derive;
 pub mod fail_fast;
 pub mod framework;
+mod group;
+mod mocha;
 mod names;
+mod ruby;
 mod seed;
 pub mod summary;
+mod unittest;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -316,14 +321,20 @@ pub fn place_with_base(
                 let pass = names::make(fw, &vocab, seed, k, 0, &mut taken);
                 let fail = names::make(fw, &vocab, seed, k, 1, &mut taken);
                 let fail_first = seed.index(k, 251, 2) == 1;
+                // mocha, minitest, rspec, unittest: the pair's class or `describe` block.
+                let block = group::name(fw, &own, &vocab, seed, k, &mut taken);
                 let text = framework::pair(
                     fw,
                     &pass,
                     &fail,
                     seed.numbers(k),
-                    &seed.hex(k, 2),
+                    &block.clone().unwrap_or_else(|| seed.hex(k, 2)),
                     fail_first,
                 );
+                let (pass, fail) = match &block {
+                    Some(b) => (group::full(fw, b, &pass), group::full(fw, b, &fail)),
+                    None => (pass, fail),
+                };
                 let blob = format!("{CANARY_DIR}/{k}.txt");
                 if fw == Framework::Pytest {
                     // Each canary on its own, at its own place in the module (all of a
@@ -709,8 +720,13 @@ fn file_ran(c: &Canary, tests: &BTreeMap<String, Outcome>) -> bool {
         Framework::NodeTest | Framework::Jest | Framework::Cargo => {
             tests.values().any(|o| *o != Outcome::Error)
         }
+        Framework::Mocha | Framework::Minitest | Framework::Rspec | Framework::Unittest => {
+            group::file_ran(c.framework, &c.file, tests)
+        }
     }
 }
 
+#[cfg(test)]
+mod script_tests;
 #[cfg(test)]
 mod tests;

@@ -59,6 +59,9 @@ pub fn defined(fw: Framework, text: &str) -> BTreeSet<String> {
             Framework::GoTest => l.strip_prefix("func ").map(ident),
             Framework::Cargo => l.strip_prefix("fn ").map(ident),
             Framework::NodeTest | Framework::Jest => title(l),
+            Framework::Mocha => super::mocha::defined(l),
+            Framework::Minitest | Framework::Rspec => super::ruby::defined(l),
+            Framework::Unittest => super::unittest::defined(l),
         };
         if let Some(n) = name.filter(|n| !n.is_empty()) {
             out.insert(n);
@@ -68,14 +71,14 @@ pub fn defined(fw: Framework, text: &str) -> BTreeSet<String> {
 }
 
 /// The leading identifier of `s`.
-fn ident(s: &str) -> String {
+pub(super) fn ident(s: &str) -> String {
     s.chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect()
 }
 
 /// The title of a `test('…'` / `it("…"` line.
-fn title(l: &str) -> Option<String> {
+pub(super) fn title(l: &str) -> Option<String> {
     let rest = ["test(", "it(", "test.only(", "it.only("]
         .iter()
         .find_map(|p| l.strip_prefix(p))?;
@@ -171,7 +174,11 @@ fn style(fw: Framework, words: &[String]) -> String {
             format!("Test{camel}")
         }
         Framework::Cargo => words.join("_"),
-        Framework::NodeTest | Framework::Jest => words.join(" "),
+        Framework::NodeTest | Framework::Jest | Framework::Mocha | Framework::Rspec => {
+            words.join(" ")
+        }
+        // A test method of the canary class (`group.rs` names the class).
+        Framework::Minitest | Framework::Unittest => format!("test_{}", words.join("_")),
     }
 }
 
