@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::derive::Shown;
 use super::framework::Framework;
 use super::names;
 use super::seed::Seed;
@@ -128,4 +129,50 @@ pub fn file_ran(fw: Framework, file: &str, tests: &BTreeMap<String, Outcome>) ->
         }
         _ => tests.values().any(real),
     }
+}
+
+/// The lines of the hidden file (as its patch shows them) that open a top-level block of
+/// `fw` a pair's block can be written right before, still valid and at the top level: a
+/// minitest `class` at column 0; a unittest `class` at column 0 whose line above is shown
+/// and is no decorator; an rspec `RSpec.describe`/`describe` at column 0; a mocha
+/// `describe(` at column 0. A line the patch shows twice is left out (the insertion goes
+/// before the first line equal to it).
+pub fn anchors(fw: Framework, shown: &Shown) -> Vec<String> {
+    let opens = |prev: Option<&String>, l: &str| match fw {
+        Framework::Minitest => l.starts_with("class ") && l.contains('<'),
+        Framework::Unittest => {
+            l.starts_with("class ")
+                && l.trim_end().ends_with(':')
+                && prev.is_some_and(|p| !p.trim_start().starts_with('@'))
+        }
+        Framework::Rspec => l.starts_with("RSpec.describe ") || l.starts_with("describe "),
+        Framework::Mocha => l.starts_with("describe("),
+        Framework::Pytest
+        | Framework::GoTest
+        | Framework::NodeTest
+        | Framework::Jest
+        | Framework::Cargo => false,
+    };
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for chunk in &shown.chunks {
+        for l in chunk {
+            *seen.entry(l.as_str()).or_default() += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for chunk in &shown.chunks {
+        for (i, l) in chunk.iter().enumerate() {
+            let prev = i.checked_sub(1).and_then(|j| chunk.get(j));
+            if opens(prev, l) && seen.get(l.as_str()) == Some(&1) {
+                out.push(l.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Where pair `k` goes: before one of `blocks`, or (`None`) appended — drawn per run, the
+/// end of the file being one more place.
+pub fn place<'a>(blocks: &'a [String], seed: &Seed, k: u32) -> Option<&'a String> {
+    blocks.get(seed.index(k, 248, blocks.len() + 1))
 }

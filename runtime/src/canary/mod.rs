@@ -260,6 +260,12 @@ pub fn place_with_base(
                 .get(&file)
                 .map(|c| derive::originals(fw, c))
                 .unwrap_or_default();
+            // mocha, minitest, rspec, unittest: the file's top-level blocks a pair's block
+            // can be written before (else it is appended).
+            let blocks = chunks
+                .get(&file)
+                .map(|c| group::anchors(fw, c))
+                .unwrap_or_default();
             for _ in 0..pairs {
                 k += 1;
                 if !originals.is_empty() {
@@ -398,9 +404,13 @@ pub fn place_with_base(
                         "if {is_esm}; then cat \"$TASKC_ROOT\"{esm_blob} >> {target}; else cat {src} >> {target}; fi\n"
                     ));
                         }
-                        (_, None) => {
-                            p.script.push_str(&format!("cat {src} >> {target}\n"));
-                        }
+                        (_, None) => match group::place(&blocks, seed, k) {
+                            Some(anchor) => {
+                                p.script
+                                    .push_str(&insert_before(&target, anchor, false, &blob));
+                            }
+                            None => p.script.push_str(&format!("cat {src} >> {target}\n")),
+                        },
                     }
                 }
                 for (name, expected) in [(pass, Expected::Pass), (fail, Expected::Fail)] {
