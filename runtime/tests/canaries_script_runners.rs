@@ -279,8 +279,18 @@ fn script_runner_canaries_catch_rigged_runners() {
             };
             let files: Vec<(&str, &str)> = s.tests.iter().chain(lib).copied().collect();
             let p = (*case != "rigged-plain").then(|| {
-                let seed = Seed::fixed([(n * 3 + i) as u8 + 1; 32]);
-                let p = canary::place(&run, &blobs, &seed);
+                // The first seed whose pairs go both before a top-level block of a file and
+                // at a file's end (both ways of writing them are run).
+                let p = (0..64u8)
+                    .map(|s| {
+                        canary::place(
+                            &run,
+                            &blobs,
+                            &Seed::fixed([s.wrapping_mul(7) + (n * 3 + i) as u8; 32]),
+                        )
+                    })
+                    .find(|p| p.script.contains("W=") && p.script.contains("cat "))
+                    .expect("a seed that inserts and appends");
                 assert!(
                     p.unplaced.is_empty() && p.canaries.len() >= 4,
                     "{}: {:?}",
@@ -294,7 +304,7 @@ fn script_runner_canaries_catch_rigged_runners() {
                 placements.insert(format!("{}-{case}", s.name), p);
             }
             script.push_str(&format!(
-                "cp -r /src/{name}-{case}/work/proxy /tmp/{name}-{case} && (cd /tmp/{name}-{case} && {cmd}) > /out/{name}-{case}.log 2>&1 || true\n",
+                "cp -r /src/{name}-{case}/work/proxy /tmp/{name}-{case} && (cd /tmp/{name}-{case} && {cmd}) > /out/{name}-{case}.log 2>&1 || true; echo \"{name}-{case} $(date +%s.%N)\" >&2\n",
                 name = s.name,
                 cmd = s.command,
             ));
@@ -311,6 +321,11 @@ fn script_runner_canaries_catch_rigged_runners() {
         .output()
         .expect("docker run runs");
     assert!(ran.status.success(), "{ran:?}");
+    eprintln!(
+        "docker run {:.1}s; each run's end:\n{}",
+        started.elapsed().as_secs_f64(),
+        String::from_utf8_lossy(&ran.stderr)
+    );
     for s in suites() {
         let log = |case: &str| std::fs::read(out.join(format!("{}-{case}.log", s.name))).unwrap();
         let parsed = |case: &str| -> ParsedLog {

@@ -22,8 +22,7 @@ pub fn carries(fw: Framework, path: &str) -> bool {
     !aside
         && match fw {
             Framework::Minitest => {
-                (stem.ends_with("_test") || (stem.starts_with("test_") && stem != "test_helper"))
-                    && stem != "test_helper"
+                (stem.ends_with("_test") || stem.starts_with("test_")) && stem != "test_helper"
             }
             Framework::Rspec => stem.ends_with("_spec"),
             _ => false,

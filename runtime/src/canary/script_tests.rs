@@ -344,3 +344,70 @@ fn a_canary_file_that_did_not_run_is_not_run_not_tampered() {
     )]);
     assert!(check(&p, "proxy", &mut tests).is_tampered());
 }
+
+/// A pair's block goes before one of the file's top-level blocks or at its end, drawn per
+/// run: over seeds, every place is taken; a decorated unittest class is never split from
+/// its decorator, and a block nested in another is never a place.
+#[test]
+fn blocks_go_before_a_drawn_top_level_block_or_at_the_end() {
+    let unittest = "import unittest\n\n\nclass TestA(unittest.TestCase):\n    def test_a(self):\n        pass\n\n\n@unittest.skip('x')\nclass TestB(unittest.TestCase):\n    def test_b(self):\n        pass\n\n\nclass TestC(unittest.TestCase):\n    class TestNested:\n        pass\n";
+    let rspec = "require 'x'\n\nRSpec.describe 'a' do\n  describe 'inner' do\n    it 'works' do\n    end\n  end\nend\n\ndescribe 'b' do\nend\n";
+    let mocha = "const assert = require('assert')\ndescribe('a', () => {\n  describe('inner', () => {});\n});\ndescribe('b', () => {});\n";
+    let minitest = "require 'minitest/autorun'\n\nclass ATest < Minitest::Test\nend\n\nclass BTest < Minitest::Test\n  class Helper < Struct\n  end\nend\n";
+    for (parser, command, file, text, expected) in [
+        (
+            "unittest",
+            "python3 -m unittest -v",
+            "tests/test_x.py",
+            unittest,
+            vec![
+                "class TestA(unittest.TestCase):",
+                "class TestC(unittest.TestCase):",
+            ],
+        ),
+        (
+            "rspec-json",
+            "rspec --format json",
+            "spec/x_spec.rb",
+            rspec,
+            vec!["RSpec.describe 'a' do", "describe 'b' do"],
+        ),
+        (
+            "mocha-json",
+            "mocha --reporter json",
+            "test/x.test.js",
+            mocha,
+            vec!["describe('a', () => {", "describe('b', () => {});"],
+        ),
+        (
+            "minitest",
+            "ruby -Itest test/x_test.rb -v",
+            "test/x_test.rb",
+            minitest,
+            vec![
+                "class ATest < Minitest::Test",
+                "class BTest < Minitest::Test",
+            ],
+        ),
+    ] {
+        let (run, blobs) = run_with_files(parser, command, &[(file, text)]);
+        let mut places = std::collections::BTreeSet::new();
+        for s in 0..24u8 {
+            let p = place(&run, &blobs, &Seed::fixed([s; 32]));
+            for line in p.script.lines() {
+                if line.starts_with("cat ") {
+                    places.insert("end".to_string());
+                } else if let Some(w) = line.strip_prefix("W=") {
+                    let anchor = w.split(" B=").next().unwrap_or_default();
+                    // Shell-quoted: `'…'`, a quote as `'\''`.
+                    let quoted = anchor.strip_prefix('\'').and_then(|a| a.strip_suffix('\''));
+                    places.insert(quoted.unwrap_or(anchor).replace("'\\''", "'"));
+                }
+            }
+        }
+        let mut want: std::collections::BTreeSet<String> =
+            expected.iter().map(|s| s.to_string()).collect();
+        want.insert("end".into());
+        assert_eq!(places, want, "{parser}");
+    }
+}
