@@ -240,9 +240,7 @@ impl LogParser {
                     why: "minitest selects tests with `-n /pattern/`, which taskc does not write yet: \
                           narrow with a `select` template",
                 },
-                canaries: Canaries::None {
-                    why: "taskc writes no minitest canary tests yet",
-                },
+                canaries: Canaries::Always(CanaryFramework::Minitest),
                 surface: surface::RUBY,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
@@ -250,9 +248,7 @@ impl LogParser {
             },
             LogParser::MochaJson => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::MochaGrep),
-                canaries: Canaries::None {
-                    why: "taskc writes no mocha canary tests yet",
-                },
+                canaries: Canaries::Always(CanaryFramework::Mocha),
                 surface: surface::NODE,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
@@ -305,9 +301,7 @@ impl LogParser {
                     why: "rspec selects examples with `-e`, which taskc does not write yet: \
                           narrow with a `select` template",
                 },
-                canaries: Canaries::None {
-                    why: "taskc writes no rspec canary tests yet",
-                },
+                canaries: Canaries::Always(CanaryFramework::Rspec),
                 surface: surface::RUBY,
                 version: ToolVersion::NotReported,
                 input: Input::Log,
@@ -354,8 +348,12 @@ impl LogParser {
                     why: "unittest and Django's runner take dotted test names as arguments, which taskc \
                           does not write yet: narrow with a `select` template",
                 },
-                canaries: Canaries::None {
-                    why: "taskc writes no unittest canary tests yet",
+                canaries: Canaries::ByCommand {
+                    rules: &[(&["unittest"], CanaryFramework::Unittest)],
+                    otherwise: "the `unittest` parser's runner is not `python -m unittest` (the command does not \
+                                name `unittest`: Django's `manage.py test` / `runtests.py`, a script calling \
+                                `unittest.main()`): taskc writes canaries only where unittest's own discovery \
+                                loads the hidden test modules",
                 },
                 surface: surface::UNITTEST,
                 version: ToolVersion::NotReported,
@@ -502,6 +500,14 @@ pub enum CanaryFramework {
     Phpt,
     /// tcl's tcltest (`test` commands in `*.test` files).
     Tcltest,
+    /// mocha's `describe`/`it` (BDD interface) appended to a hidden spec file.
+    Mocha,
+    /// A `Minitest::Test` subclass appended to a hidden `*_test.rb` / `test_*.rb`.
+    Minitest,
+    /// An `RSpec.describe` block appended to a hidden `*_spec.rb`.
+    Rspec,
+    /// A `unittest.TestCase` subclass appended to a hidden `test*.py` (`python -m unittest`).
+    Unittest,
 }
 
 /// Which canary tests a parser's runs carry.
@@ -643,5 +649,14 @@ mod tests {
             Ok(CanaryFramework::Tcltest)
         );
         assert!(tcl.framework("./runtest --single unit/type/list").is_err());
+        let unittest = LogParser::Unittest.descriptor().canaries;
+        assert_eq!(
+            unittest.framework("python3 -m unittest discover -s tests -v"),
+            Ok(CanaryFramework::Unittest)
+        );
+        assert!(unittest
+            .framework("python3 tests/runtests.py --verbosity 2")
+            .is_err());
+        assert!(unittest.framework("python3 manage.py test -v 2").is_err());
     }
 }

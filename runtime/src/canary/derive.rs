@@ -56,7 +56,11 @@ pub fn originals(fw: Framework, shown: &Shown) -> Vec<Original> {
                 Framework::Phpunit => super::php::original(chunk, i, top),
                 Framework::Tcltest => super::tcl::original(chunk, i),
                 Framework::Phpt => super::php::phpt_original(chunk, i, top),
-                Framework::Jest => None,
+                Framework::Jest
+                | Framework::Mocha
+                | Framework::Minitest
+                | Framework::Rspec
+                | Framework::Unittest => None,
             };
             if let Some((o, next)) = found {
                 if out.iter().any(|x| x.name == o.name || x.anchor == o.anchor) {
@@ -98,7 +102,11 @@ fn sound(fw: Framework, o: &Original) -> bool {
         Framework::Tcltest => &[],
         // Read whole by `php::phpt_original`; copied by the run's script.
         Framework::Phpt => &[],
-        Framework::Jest => return false,
+        Framework::Jest
+        | Framework::Mocha
+        | Framework::Minitest
+        | Framework::Rspec
+        | Framework::Unittest => return false,
     };
     let has_word = |l: &str, w: &str| {
         if w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -356,7 +364,13 @@ pub fn copy(fw: Framework, o: &Original, name: &str, fail: Option<&str>) -> Stri
             Framework::Phpunit => {
                 format!("{ind}$this->assertSame('{other}', $this->getName(false));\n")
             }
-            Framework::Jest | Framework::Phpt | Framework::Tcltest => String::new(),
+            Framework::Phpt
+            | Framework::Tcltest
+            | Framework::Jest
+            | Framework::Mocha
+            | Framework::Minitest
+            | Framework::Rspec
+            | Framework::Unittest => String::new(),
         };
         out.push_str(&line);
     }

@@ -26,6 +26,14 @@ pub enum Framework {
     /// `test` commands written into a hidden `.test` file, before its `cleanupTests`
     /// (tcl's tcltest).
     Tcltest,
+    /// A `describe` block of two `it`s appended to a hidden mocha spec file (`canary/mocha.rs`).
+    Mocha,
+    /// A `Minitest::Test` subclass appended to a hidden `*_test.rb` / `test_*.rb` (`canary/ruby.rs`).
+    Minitest,
+    /// An `RSpec.describe` block appended to a hidden `*_spec.rb` (`canary/ruby.rs`).
+    Rspec,
+    /// A `unittest.TestCase` subclass appended to a hidden `test*.py` (`canary/unittest.rs`).
+    Unittest,
 }
 
 impl Framework {
@@ -39,6 +47,10 @@ impl Framework {
             Framework::Phpunit => "phpunit",
             Framework::Phpt => "phpt",
             Framework::Tcltest => "tcltest",
+            Framework::Mocha => "mocha",
+            Framework::Minitest => "minitest",
+            Framework::Rspec => "rspec",
+            Framework::Unittest => "unittest",
         }
     }
 
@@ -62,6 +74,10 @@ impl Framework {
             CanaryFramework::Phpunit => Framework::Phpunit,
             CanaryFramework::Phpt => Framework::Phpt,
             CanaryFramework::Tcltest => Framework::Tcltest,
+            CanaryFramework::Mocha => Framework::Mocha,
+            CanaryFramework::Minitest => Framework::Minitest,
+            CanaryFramework::Rspec => Framework::Rspec,
+            CanaryFramework::Unittest => Framework::Unittest,
         })
     }
 
@@ -129,6 +145,9 @@ impl Framework {
                 }
                 None
             }
+            Framework::Mocha => super::mocha::selection(command),
+            Framework::Minitest | Framework::Rspec => super::ruby::selection(self, command),
+            Framework::Unittest => super::unittest::selection(command),
             _ => None,
         }
     }
@@ -239,6 +258,9 @@ impl Framework {
             Framework::Phpunit => name.ends_with("Test.php"),
             Framework::Phpt => name.ends_with(".phpt"),
             Framework::Tcltest => name.ends_with(".test"),
+            Framework::Mocha => super::mocha::carries(path),
+            Framework::Minitest | Framework::Rspec => super::ruby::carries(self, path),
+            Framework::Unittest => super::unittest::carries(path),
         }
     }
 }
@@ -267,6 +289,8 @@ pub fn pytest_canary(name: &str, a: u32, b: u32) -> String {
 /// Write a canary pair named `pass`/`fail`; `a != b` are the numbers the failing one
 /// compares, with the framework's own assertion (so a no-op assertion is caught).
 /// `fail_first` puts the failing one first where the order is the file's (pytest).
+/// For the frameworks whose tests live in a class or `describe` block (`group.rs`), `tag`
+/// is the block's name and `pass`/`fail` are its members' names.
 pub fn pair(
     fw: Framework,
     pass: &str,
@@ -328,6 +352,12 @@ pub fn pair(
             text: super::tcl::pair(pass, fail, (a, b), fail_first),
             esm: None,
         },
+        Framework::Mocha | Framework::Minitest | Framework::Rspec | Framework::Unittest => {
+            PairText {
+                text: super::group::pair(fw, tag, pass, fail, (a, b), fail_first),
+                esm: None,
+            }
+        }
     }
 }
 

@@ -7,14 +7,19 @@
 //! file's other tests, means the results were rewritten: the run is `tampered`. Canary ids
 //! are removed from the results before the oracle or grading sees them.
 
+mod args;
 mod derive;
 pub mod fail_fast;
 pub mod framework;
+mod group;
+mod mocha;
 mod names;
 mod php;
+mod ruby;
 mod seed;
 pub mod summary;
 mod tcl;
+mod unittest;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -280,6 +285,12 @@ pub fn place_with_base(
                     o.name = file.rsplit('/').next().unwrap_or(&file).to_string();
                 }
             }
+            // mocha, minitest, rspec, unittest: the file's top-level blocks a pair's block
+            // can be written before (else it is appended).
+            let blocks = chunks
+                .get(&file)
+                .map(|c| group::anchors(fw, c))
+                .unwrap_or_default();
             for _ in 0..pairs {
                 k += 1;
                 if !originals.is_empty() {
@@ -349,14 +360,20 @@ pub fn place_with_base(
                 let pass = names::make(fw, &vocab, seed, k, 0, &mut taken);
                 let fail = names::make(fw, &vocab, seed, k, 1, &mut taken);
                 let fail_first = seed.index(k, 251, 2) == 1;
+                // mocha, minitest, rspec, unittest: the pair's class or `describe` block.
+                let block = group::name(fw, &own, &vocab, seed, k, &mut taken);
                 let text = framework::pair(
                     fw,
                     &pass,
                     &fail,
                     seed.numbers(k),
-                    &seed.hex(k, 2),
+                    &block.clone().unwrap_or_else(|| seed.hex(k, 2)),
                     fail_first,
                 );
+                let (pass, fail) = match &block {
+                    Some(b) => (group::full(fw, b, &pass), group::full(fw, b, &fail)),
+                    None => (pass, fail),
+                };
                 let blob = format!("{CANARY_DIR}/{k}.txt");
                 if fw == Framework::Pytest {
                     // Each canary on its own, at its own place in the module (all of a
@@ -431,9 +448,13 @@ pub fn place_with_base(
                         (Framework::Tcltest, _) => {
                             p.script.push_str(&tcl::script(&target, &src));
                         }
-                        (_, None) => {
-                            p.script.push_str(&format!("cat {src} >> {target}\n"));
-                        }
+                        (_, None) => match group::place(&blocks, seed, k) {
+                            Some(anchor) => {
+                                p.script
+                                    .push_str(&insert_before(&target, anchor, false, &blob));
+                            }
+                            None => p.script.push_str(&format!("cat {src} >> {target}\n")),
+                        },
                     }
                 }
                 for (name, expected) in [(pass, Expected::Pass), (fail, Expected::Fail)] {
@@ -756,8 +777,13 @@ fn file_ran(c: &Canary, tests: &BTreeMap<String, Outcome>) -> bool {
         | Framework::Phpunit
         | Framework::Phpt
         | Framework::Tcltest => tests.values().any(|o| *o != Outcome::Error),
+        Framework::Mocha | Framework::Minitest | Framework::Rspec | Framework::Unittest => {
+            group::file_ran(c.framework, &c.file, tests)
+        }
     }
 }
 
+#[cfg(test)]
+mod script_tests;
 #[cfg(test)]
 mod tests;

@@ -63,6 +63,9 @@ pub fn defined(fw: Framework, text: &str) -> BTreeSet<String> {
             // A `.phpt` test is its file: the pipeline adds the file names.
             Framework::Phpt => None,
             Framework::Tcltest => super::tcl::defined(l),
+            Framework::Mocha => super::mocha::defined(l),
+            Framework::Minitest | Framework::Rspec => super::ruby::defined(l),
+            Framework::Unittest => super::unittest::defined(l),
         };
         if let Some(n) = name.filter(|n| !n.is_empty()) {
             out.insert(n);
@@ -72,14 +75,14 @@ pub fn defined(fw: Framework, text: &str) -> BTreeSet<String> {
 }
 
 /// The leading identifier of `s`.
-fn ident(s: &str) -> String {
+pub(super) fn ident(s: &str) -> String {
     s.chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect()
 }
 
 /// The title of a `test('…'` / `it("…"` line.
-fn title(l: &str) -> Option<String> {
+pub(super) fn title(l: &str) -> Option<String> {
     let rest = ["test(", "it(", "test.only(", "it.only("]
         .iter()
         .find_map(|p| l.strip_prefix(p))?;
@@ -182,7 +185,11 @@ fn style(fw: Framework, words: &[String]) -> String {
         }
         Framework::Cargo | Framework::Tcltest => words.join("_"),
         Framework::Phpt => format!("{}.phpt", words.join("_")),
-        Framework::NodeTest | Framework::Jest => words.join(" "),
+        Framework::NodeTest | Framework::Jest | Framework::Mocha | Framework::Rspec => {
+            words.join(" ")
+        }
+        // A test method of the canary class (`group.rs` names the class).
+        Framework::Minitest | Framework::Unittest => format!("test_{}", words.join("_")),
     }
 }
 
