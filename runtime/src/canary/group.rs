@@ -61,7 +61,10 @@ pub fn name(
         | Framework::GoTest
         | Framework::NodeTest
         | Framework::Jest
-        | Framework::Cargo => None,
+        | Framework::Cargo
+        | Framework::Phpunit
+        | Framework::Phpt
+        | Framework::Tcltest => None,
     }
 }
 
@@ -99,7 +102,10 @@ pub fn pair(
         | Framework::GoTest
         | Framework::NodeTest
         | Framework::Jest
-        | Framework::Cargo => String::new(),
+        | Framework::Cargo
+        | Framework::Phpunit
+        | Framework::Phpt
+        | Framework::Tcltest => String::new(),
     }
 }
 
@@ -151,7 +157,10 @@ pub fn anchors(fw: Framework, shown: &Shown) -> Vec<String> {
         | Framework::GoTest
         | Framework::NodeTest
         | Framework::Jest
-        | Framework::Cargo => false,
+        | Framework::Cargo
+        | Framework::Phpunit
+        | Framework::Phpt
+        | Framework::Tcltest => false,
     };
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for chunk in &shown.chunks {
