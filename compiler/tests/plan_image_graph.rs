@@ -7,7 +7,6 @@
 
 mod plan_support;
 
-
 use taskc_compiler::lower::{lower_verify, lower_workspace, LowerOptions};
 use taskc_compiler::model::{Environment, ParamValue, Task};
 use taskc_compiler::plan::{multi_stage, sha256_hex, NodeFrom, Plan, WorkspaceMode};

@@ -42,7 +42,11 @@ pub struct Lock {
     /// The `FROM` images of the environment's Dockerfile pinned by registry digest when the
     /// oracle was derived: the image as named → `sha256:…`. A later build uses these digests;
     /// a tag that now names another digest is a stale lock (E1800), never a silent change.
-    #[serde(default, rename = "base-images", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        rename = "base-images",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub base_images: BTreeMap<String, String>,
 }
 

@@ -4,9 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use crate::model::{Environment, ParamValue};
-use crate::plan::{
-    canonical_digest, short_id, BuildContext, EnvImage, ImageNode, LocalEnv, Param,
-};
+use crate::plan::{canonical_digest, short_id, BuildContext, EnvImage, ImageNode, LocalEnv, Param};
 
 use super::manifest::RecipeManifest;
 use super::{LowerError, LowerOptions};

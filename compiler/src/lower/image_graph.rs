@@ -269,7 +269,12 @@ mod tests {
             base.dockerfile,
             "# syntax=docker/dockerfile:1\nARG GO=1.26\nFROM golang:1.26-bookworm\nRUN apt-get install -y git\n"
         );
-        assert_eq!(deps.from, NodeFrom::Node { id: base.id.clone() });
+        assert_eq!(
+            deps.from,
+            NodeFrom::Node {
+                id: base.id.clone()
+            }
+        );
         assert!(deps
             .dockerfile
             .contains(&format!("FROM taskc/node:{}\n", base.id)));

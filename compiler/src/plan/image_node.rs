@@ -98,7 +98,10 @@ pub fn build_order(nodes: &std::collections::BTreeMap<String, ImageNode>) -> Vec
 /// The environment as one multi-stage Dockerfile again — each node a stage `node-<id>`,
 /// parents first, then `dockerfile` (the environment's own) — for builders outside taskc
 /// (`taskc export harbor`), which hold no `taskc/node:` images.
-pub fn multi_stage(nodes: &std::collections::BTreeMap<String, ImageNode>, dockerfile: &str) -> String {
+pub fn multi_stage(
+    nodes: &std::collections::BTreeMap<String, ImageNode>,
+    dockerfile: &str,
+) -> String {
     let rename = |text: &str| {
         nodes.keys().fold(text.to_string(), |t, id| {
             t.replace(&node_image_tag(id), &format!("node-{id}"))

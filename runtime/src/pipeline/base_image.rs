@@ -26,6 +26,9 @@ pub async fn resolve_base(
     let backend: &dyn Backend = session.backend.as_ref();
     let ids = from_stand_ins(backend, site, task, opts, &mut out, true).await?;
     fold_ids(&mut out, ids);
+    // What the lock pinned (`CheckedSpec::lower_options`), checked against the registry.
+    let locked = opts.base_digests.clone();
+    super::base_pins::pin_bases(backend, site, task, &locked, &mut out).await?;
     Ok(out)
 }
 
@@ -59,6 +62,9 @@ async fn from_stand_ins(
             Err(_) => continue,
         };
         ids.extend(resolved.content_id.clone());
+        if let Some(id) = &resolved.content_id {
+            out.image_ids.insert(resolved.used.clone(), id.clone());
+        }
         out.stand_ins.insert(resolved.requested, resolved.used);
     }
     Ok(ids)
