@@ -62,7 +62,7 @@ fn parse(dockerfile: &str) -> (Vec<&str>, Vec<Stage<'_>>) {
             };
             stages.push(Stage {
                 head: words[..at].to_vec(),
-                image: *image,
+                image,
                 name,
                 body: Vec::new(),
             });

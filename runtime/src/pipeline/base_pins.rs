@@ -65,7 +65,7 @@ pub fn locked_base_digests(spec_path: &Path) -> BTreeMap<String, String> {
 }
 
 /// The curator's Dockerfile of an `env dockerfile` task, as written.
-fn curator_dockerfile(task: &Task) -> Option<&str> {
+pub(crate) fn curator_dockerfile(task: &Task) -> Option<&str> {
     if task.env.recipe != "dockerfile" {
         return None;
     }
