@@ -165,6 +165,9 @@ codes! {
     // E17xx: named images, the image map, toolchain versions
     ImageUnresolved    = "E1700", "image-unresolved",    Error, "a named image is neither on the engine, pullable, nor mapped to a stand-in by `[images.map]`";
     UnsupportedChoice  = "E1701", "unsupported-choice",  Error, "a recipe parameter names a version (or other choice) the recipe does not offer";
+    // E18xx: base images pulled by digest and locked
+    BaseTagMoved       = "E1800", "base-tag-moved",      Error, "a base image's tag names another digest in its registry than the one the lock recorded";
+    BasePinUnavailable = "E1801", "base-pin-unavailable", Error, "a base image the lock pins by digest can be pulled neither by digest nor found on the engine";
 }
 
 impl std::fmt::Display for Code {

@@ -9,6 +9,7 @@ pub mod diagnostic;
 pub mod diff;
 pub mod fmt;
 pub mod glob;
+pub mod image_ref;
 pub mod inline_tests;
 pub mod loader;
 pub mod lock;

@@ -79,6 +79,8 @@ pub fn run(args: &DiffArgs, ctx: &Context) -> Result<Exit, CliError> {
         full: false,
         base_image_id: None,
         stand_ins: Default::default(),
+        base_digests: Default::default(),
+        image_ids: Default::default(),
     };
     let lower = |task: &Task| {
         lower_verify(task, &opts).map_err(|error| CliError::lower(task.id.clone(), error))

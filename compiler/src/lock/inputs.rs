@@ -89,6 +89,8 @@ pub fn lock_inputs(task: &Task, opts: &LowerOptions) -> Result<Inputs, LowerErro
     let plain = LowerOptions {
         exhaustive: false,
         base_image_id: None,
+        base_digests: Default::default(),
+        image_ids: Default::default(),
         ..opts.clone()
     };
     let plan = lower_verify(task, &plain)?;

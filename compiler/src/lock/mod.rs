@@ -39,6 +39,15 @@ pub struct Lock {
     /// Where and with what the oracle was derived (not an input: never makes a lock stale).
     #[serde(default)]
     pub provenance: Provenance,
+    /// The `FROM` images of the environment's Dockerfile pinned by registry digest when the
+    /// oracle was derived: the image as named → `sha256:…`. A later build uses these digests;
+    /// a tag that now names another digest is a stale lock (E1800), never a silent change.
+    #[serde(
+        default,
+        rename = "base-images",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub base_images: BTreeMap<String, String>,
 }
 
 /// What produced a lock: the backend, the images and the test tools' versions where the
@@ -184,6 +193,7 @@ impl Lock {
             repos: BTreeMap::new(),
             truth: Vec::new(),
             provenance: Provenance::default(),
+            base_images: BTreeMap::new(),
         }
     }
 

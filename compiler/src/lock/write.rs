@@ -86,6 +86,9 @@ pub(super) fn lock(lock: &Lock) -> String {
     table(&mut out, "inputs.gold", &i.gold);
     table(&mut out, "inputs.tests", &i.tests);
     table(&mut out, "inputs.sources", &i.sources);
+    if !lock.base_images.is_empty() {
+        table(&mut out, "base-images", &lock.base_images);
+    }
 
     for (name, r) in &lock.repos {
         let _ = writeln!(out, "\n[repos.{}]", key(name));

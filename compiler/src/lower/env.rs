@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use crate::model::{Environment, ParamValue};
-use crate::plan::{canonical_digest, short_id, BuildContext, EnvImage, LocalEnv, Param};
+use crate::plan::{canonical_digest, short_id, BuildContext, EnvImage, ImageNode, LocalEnv, Param};
 
 use super::manifest::RecipeManifest;
 use super::{LowerError, LowerOptions};
@@ -60,12 +60,24 @@ fn render(name: &str, template: &str, ctx: &tera::Context) -> Result<String, ter
     }
 }
 
-/// Render the environment image (and its local variant) of `env`.
+/// Render the environment image (and its local variant) of `env`, as one image (a service's
+/// image: its stages are not split into nodes).
 pub(crate) fn env_image(
     env: &Environment,
     recipe: &RecipeManifest,
     opts: &LowerOptions,
 ) -> Result<EnvImage, LowerError> {
+    env_image_and_nodes(env, recipe, opts, false).map(|(image, _)| image)
+}
+
+/// Render the environment image of `env` and, for a multi-stage `env dockerfile` when
+/// `split` is set, the image nodes its last stage is built on (`image_graph`).
+pub(crate) fn env_image_and_nodes(
+    env: &Environment,
+    recipe: &RecipeManifest,
+    opts: &LowerOptions,
+    split: bool,
+) -> Result<(EnvImage, BTreeMap<String, ImageNode>), LowerError> {
     let mut params: BTreeMap<String, Param> = recipe
         .defaults
         .iter()
@@ -139,8 +151,36 @@ pub(crate) fn env_image(
     })?;
     // A curator's Dockerfile names its own base images: each `FROM` a site's `[images.map]`
     // stands in for is rewritten to the stand-in (its content id is in `base_image_id`).
+    // A `FROM` pinned by registry digest is built from `<name>@<digest>` (a stand-in wins:
+    // the runtime pins no image the site stands in for).
+    let mut from_digests = BTreeMap::new();
+    let mut nodes = BTreeMap::new();
+    let mut parents = Vec::new();
     let (dockerfile, from_stand_ins) = if r.name == "dockerfile" {
-        rewrite_from(&dockerfile, &opts.stand_ins)
+        let (_, from_stand_ins) = rewrite_from(&dockerfile, &opts.stand_ins);
+        let mut from_map = opts.stand_ins.clone();
+        for image in from_images(&dockerfile) {
+            if from_map.contains_key(&image) {
+                continue;
+            }
+            if let Some(digest) = opts.base_digests.get(&image) {
+                from_map.insert(image.clone(), pinned(&image, digest));
+                from_digests.insert(image, digest.clone());
+            }
+        }
+        let graph = split
+            .then(|| {
+                super::image_graph::split(&dockerfile, &from_map, &opts.image_ids, context.as_ref())
+            })
+            .flatten();
+        match graph {
+            Some(g) => {
+                nodes = g.nodes;
+                parents = g.parents;
+                (g.dockerfile, from_stand_ins)
+            }
+            None => (rewrite_from(&dockerfile, &from_map).0, from_stand_ins),
+        }
     } else {
         (dockerfile, BTreeMap::new())
     };
@@ -160,7 +200,7 @@ pub(crate) fn env_image(
         "taskc.env-local/1",
         &(&r.name, &params, &r.local.requires, &r.local.env, &setup),
     );
-    Ok(EnvImage {
+    let image = EnvImage {
         id: short_id("img", &digest),
         digest,
         recipe: r.name.clone(),
@@ -168,6 +208,8 @@ pub(crate) fn env_image(
         base_image,
         stands_in_for,
         from_stand_ins,
+        from_digests,
+        nodes: parents,
         base_image_id: opts.base_image_id.clone(),
         dockerfile,
         context,
@@ -178,7 +220,15 @@ pub(crate) fn env_image(
             env: r.local.env.clone(),
             setup,
         },
-    })
+    };
+    Ok((image, nodes))
+}
+
+/// `name` pinned to `digest` (`sha256:…`): `golang:1.26-bookworm@sha256:…` (the tag is kept
+/// for the reader; the engine builds from the digest). A name already pinned is re-pinned.
+pub fn pinned(name: &str, digest: &str) -> String {
+    let bare = name.split_once('@').map_or(name, |(n, _)| n);
+    format!("{bare}@{digest}")
 }
 
 /// The images `dockerfile`'s `FROM` lines build on, in order: each `FROM` that does not name

@@ -5,7 +5,8 @@
 
 mod closure;
 mod env;
-pub use env::{from_images, rewrite_from};
+mod image_graph;
+pub use env::{from_images, pinned, rewrite_from};
 mod manifest;
 mod prepare;
 pub mod relax;
@@ -49,6 +50,15 @@ pub struct LowerOptions {
     /// locks hash the plan without it. The environment image records what stood in
     /// (`EnvImage::stands_in_for`).
     pub stand_ins: std::collections::BTreeMap<String, String>,
+    /// `FROM` images of a curator's Dockerfile (`env dockerfile`) pinned by registry digest:
+    /// the image as named (`golang:1.26-bookworm`) → `sha256:…`, resolved by the runtime
+    /// (pulled, or taken from the lock) before lowering. Each pinned `FROM` is built from
+    /// `<name>@<digest>`; the environment image records them (`EnvImage::from_digests`) and
+    /// the lock keeps them (`[base-images]`). Runtime data: locks hash the plan without it.
+    pub base_digests: std::collections::BTreeMap<String, String>,
+    /// The engine's content ids of the images a Dockerfile's stages are built `FROM` (as
+    /// built: a stand-in's name), which enter the image nodes built on them.
+    pub image_ids: std::collections::BTreeMap<String, String>,
 }
 
 /// Why a task could not be lowered. The checker rules most of these out; they remain

@@ -43,7 +43,7 @@ pub(crate) struct Prepared<'t> {
 impl<'t> Prepared<'t> {
     pub fn new(task: &'t Task, opts: &LowerOptions) -> Result<Prepared<'t>, LowerError> {
         let recipe = manifest::load(&task.env.recipe)?;
-        let environment = env::env_image(&task.env, &recipe, opts)?;
+        let (environment, nodes) = env::env_image_and_nodes(&task.env, &recipe, opts, true)?;
         let task_img = task_image::task_image(task, &environment);
         let mut blobs = BTreeMap::new();
         let mut add = |text: &str| {
@@ -151,6 +151,7 @@ impl<'t> Prepared<'t> {
                 environment,
                 task: task_img,
                 services: service_images,
+                nodes,
             },
             blobs,
             targets: task.targets().map(|r| r.name.clone()).collect(),

@@ -74,6 +74,8 @@ fn named_image(name: &str, opts: &LowerOptions) -> EnvImage {
         base_image: used.to_string(),
         stands_in_for,
         from_stand_ins: BTreeMap::new(),
+        from_digests: BTreeMap::new(),
+        nodes: Vec::new(),
         base_image_id: None,
         dockerfile,
         context: None,

@@ -31,6 +31,11 @@ pub struct Images {
     /// environment's, or `FROM <name>` for a named image. Absent when the task has none.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub services: BTreeMap<String, EnvImage>,
+    /// The image nodes the environment is built on, by id (`img-…`): the stages of a
+    /// multi-stage `env dockerfile`, each an image of its own (`plan::image_node`). Absent
+    /// when the environment is one image.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nodes: BTreeMap<String, super::ImageNode>,
 }
 
 /// The environment image: the recipe's Dockerfile rendered with its parameters.
@@ -55,6 +60,14 @@ pub struct EnvImage {
     /// instead (the Dockerfile above is already rewritten). Empty when none was.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub from_stand_ins: BTreeMap<String, String>,
+    /// The `FROM` images of a curator's Dockerfile pinned by registry digest: the image as
+    /// named → `sha256:…` (built from `<name>@<digest>`; the lock's `[base-images]`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub from_digests: BTreeMap<String, String>,
+    /// The image nodes (`Images::nodes`) this Dockerfile names itself (`FROM`, `--from=`),
+    /// sorted: they are built before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
     /// The base image's content id when the runtime resolved it (it then enters `digest`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_image_id: Option<String>,

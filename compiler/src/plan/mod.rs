@@ -7,6 +7,7 @@
 
 pub mod digest;
 pub mod image;
+pub mod image_node;
 pub mod run;
 pub mod score;
 pub mod service;
@@ -24,6 +25,7 @@ pub use image::{
     env_image_tag, task_image_tag, BuildContext, EnvImage, Images, LocalEnv, Param, RepoMaterial,
     SourceRef, TaskImage, TEST_UID, TEST_USER,
 };
+pub use image_node::{build_order, multi_stage, node_image_tag, ImageNode, NodeFrom};
 pub use run::{DroppedTest, Run, SelectHow, Step, TestSelection, TestStep};
 pub use score::{ScoreMode, ScorePlan};
 pub use service::{service_image_tag, ReadyProbe, RunService};

@@ -60,6 +60,29 @@ pub trait Backend: Send + Sync {
         Box::pin(async { Ok(None) })
     }
 
+    /// Pulls `reference` (`name:tag`, or `name@sha256:…` to pull by digest) from its
+    /// registry and returns the registry digest (`sha256:…`) the engine now holds for it;
+    /// `None` for backends without engine images (local). An unreachable or refusing
+    /// registry is an error.
+    fn pull_image<'a>(
+        &'a self,
+        reference: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, BackendError>> {
+        let _ = reference;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// The registry digest the engine holds for `reference`'s repository, without pulling:
+    /// `None` for an image built or imported locally (and on backends without engine
+    /// images); a missing image is [`BackendError::ImageMissing`].
+    fn image_registry_digest<'a>(
+        &'a self,
+        reference: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, BackendError>> {
+        let _ = reference;
+        Box::pin(async { Ok(None) })
+    }
+
     /// Gives the built image `image` the extra name `name` (`repo[:tag]`), so an agent
     /// harness can start it. A backend without named images refuses with
     /// [`BackendError::Unsupported`].

@@ -14,6 +14,7 @@
 mod buildkit;
 mod errors;
 mod gc;
+mod pull;
 mod services;
 
 pub use buildkit::Builder;
@@ -903,6 +904,20 @@ impl Backend for DockerBackend {
                 Err(e) => Err(docker_error("inspect image", tag, e)),
             }
         })
+    }
+
+    fn pull_image<'a>(
+        &'a self,
+        reference: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, BackendError>> {
+        Box::pin(async move { self.pull_reference(reference).await.map(Some) })
+    }
+
+    fn image_registry_digest<'a>(
+        &'a self,
+        reference: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, BackendError>> {
+        Box::pin(self.registry_digest(reference))
     }
 
     fn run<'a>(&'a self, req: &'a RunRequest) -> BoxFuture<'a, Result<RunOutcome, BackendError>> {

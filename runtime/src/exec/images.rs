@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use taskc_compiler::plan::{service_image_tag, EnvImage, Plan};
+use taskc_compiler::plan::{service_image_tag, BuildContext, EnvImage, Plan};
 
 use super::script::sh_quote;
 use crate::backend::{ContextFile, ImageBuild, IMAGE_LABEL};
@@ -61,9 +61,43 @@ pub fn service_builds(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<Image
 }
 
 fn image_context(image: &EnvImage, spec_dir: &Path) -> std::io::Result<Vec<ContextFile>> {
+    context_files(image.context.as_ref(), spec_dir)
+}
+
+/// The builds of the plan's image nodes (`images.nodes`), each tagged `taskc/node:<id>`,
+/// in dependency order: every node after the nodes it needs (its parent, those it copies
+/// from). A node that reads the build context gets it, checked as [`env_context`] does.
+pub fn node_builds(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ImageBuild>> {
+    let nodes = &plan.images.nodes;
+    for node in nodes.values() {
+        if let Some(missing) = node.needs().find(|n| !nodes.contains_key(*n)) {
+            return Err(std::io::Error::other(format!(
+                "image node `{}` needs `{missing}`, which the plan does not hold",
+                node.id
+            )));
+        }
+    }
+    let mut out = Vec::new();
+    for node in taskc_compiler::plan::build_order(nodes) {
+        let mut labels = BTreeMap::new();
+        labels.insert(IMAGE_LABEL.to_string(), node.id.clone());
+        labels.insert("taskc.stage".to_string(), node.stage.clone());
+        out.push(ImageBuild {
+            tag: node.tag(),
+            dockerfile: node.dockerfile.clone(),
+            context: context_files(node.context.as_ref(), spec_dir)?,
+            labels,
+            local_setup: Vec::new(),
+            local_requires: Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
+fn context_files(ctx: Option<&BuildContext>, spec_dir: &Path) -> std::io::Result<Vec<ContextFile>> {
     use taskc_compiler::loader::Loader;
     use taskc_compiler::plan::digest::{folder_digest, in_tree, FileMode, TreeEntry};
-    let Some(ctx) = &image.context else {
+    let Some(ctx) = ctx else {
         return Ok(Vec::new());
     };
     // Refuses a context that leaves the spec's folder (through a symbolic link).

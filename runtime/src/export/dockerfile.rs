@@ -30,7 +30,13 @@ pub fn dockerfile(plan: &Plan, commits: &[(String, String)], version: &str) -> S
     );
     // Built by whatever builder Harbor's engine has: without BuildKit's cache mounts (the
     // same image content; see `backend::cache_mounts`).
-    df.push_str(crate::backend::cache_mounts::without_cache_mounts(&env.dockerfile).trim_end());
+    // An environment built on image nodes is written as one multi-stage Dockerfile again.
+    let env_df = if plan.images.nodes.is_empty() {
+        env.dockerfile.clone()
+    } else {
+        taskc_compiler::plan::multi_stage(&plan.images.nodes, &env.dockerfile)
+    };
+    df.push_str(crate::backend::cache_mounts::without_cache_mounts(&env_df).trim_end());
     df.push('\n');
     df.push_str(&format!("COPY {REPOS_DIR}/ /work/\n"));
     df.push_str(&format!(

@@ -146,6 +146,8 @@ fn build_spec(
         full: false,
         base_image_id: None,
         stand_ins: Default::default(),
+        base_digests: Default::default(),
+        image_ids: Default::default(),
     };
     let locked =
         load_oracle(&spec.path, &spec.task, &lower, false).map_err(|source| ExportError::Lock {

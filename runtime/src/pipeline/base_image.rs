@@ -24,8 +24,11 @@ pub async fn resolve_base(
 ) -> Result<LowerOptions, PipelineError> {
     let mut out = resolve_recipe_base(session, opts, site, task).await?;
     let backend: &dyn Backend = session.backend.as_ref();
-    let ids = from_stand_ins(backend, site, task, opts, &mut out, true).await?;
+    let ids = from_stand_ins(backend, site, task, &mut out, true).await?;
     fold_ids(&mut out, ids);
+    // What the lock pinned (`CheckedSpec::lower_options`), checked against the registry.
+    let locked = opts.base_digests.clone();
+    super::base_pins::pin_bases(backend, site, task, &locked, &mut out).await?;
     Ok(out)
 }
 
@@ -37,19 +40,19 @@ async fn from_stand_ins(
     backend: &dyn Backend,
     site: &Site,
     task: &Task,
-    opts: &LowerOptions,
     out: &mut LowerOptions,
     strict: bool,
 ) -> Result<Vec<String>, PipelineError> {
     if task.env.recipe != "dockerfile" || site.image_map.is_empty() {
         return Ok(Vec::new());
     }
-    let dockerfile = lower_workspace(task, opts, WorkspaceMode::Joint)?
-        .images
-        .environment
-        .dockerfile;
+    // The curator's Dockerfile as written: the plan's holds only the last stage once the
+    // others are image nodes.
+    let Some(dockerfile) = super::base_pins::curator_dockerfile(task) else {
+        return Ok(Vec::new());
+    };
     let mut ids = Vec::new();
-    for image in taskc_compiler::lower::from_images(&dockerfile) {
+    for image in taskc_compiler::lower::from_images(dockerfile) {
         if site.image_map.stand_in(&image).is_none() {
             continue;
         }
@@ -59,6 +62,9 @@ async fn from_stand_ins(
             Err(_) => continue,
         };
         ids.extend(resolved.content_id.clone());
+        if let Some(id) = &resolved.content_id {
+            out.image_ids.insert(resolved.used.clone(), id.clone());
+        }
         out.stand_ins.insert(resolved.requested, resolved.used);
     }
     Ok(ids)
@@ -198,7 +204,7 @@ pub async fn resolve_existing_base(
     let Some(mut out) = resolve_existing_recipe_base(backend, opts, site, task).await? else {
         return Ok(None);
     };
-    let ids = from_stand_ins(backend, site, task, opts, &mut out, false).await?;
+    let ids = from_stand_ins(backend, site, task, &mut out, false).await?;
     fold_ids(&mut out, ids);
     Ok(Some(out))
 }

@@ -32,6 +32,9 @@ impl CheckedSpec {
             full: false,
             base_image_id: None,
             stand_ins: Default::default(),
+            // The base images the lock beside the spec pinned: a build uses those digests.
+            base_digests: super::base_pins::locked_base_digests(&self.path),
+            image_ids: Default::default(),
         }
     }
 }

@@ -36,6 +36,9 @@ impl GcKeep {
                 .tags
                 .insert(taskc_compiler::plan::service_image_tag(id));
         }
+        for node in plan.images.nodes.values() {
+            self.images.tags.insert(node.tag());
+        }
         for run in plan.runs() {
             self.runs.insert(run.id.clone());
         }

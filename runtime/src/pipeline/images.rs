@@ -9,7 +9,7 @@ use taskc_compiler::plan::Plan;
 use super::build_log::ensure_image_logged;
 use super::{PipelineError, Session, Site};
 use crate::canary;
-use crate::exec::images::{env_build, env_context, service_builds, task_build};
+use crate::exec::images::{env_build, env_context, node_builds, service_builds, task_build};
 use crate::repo::{materialize, RepoSource};
 
 /// Build (or find) the environment and task images of `plan`; returns the task image tag.
@@ -73,6 +73,15 @@ pub async fn prepare_images_and_base_files(
     let env = &plan.images.environment;
     let exec = executor_for_images(session);
     let cache = &session.cache;
+    // The image nodes the environment is built on, parents first; each is built once
+    // whatever plan or spec of the session names it (`ensure_image` skips an existing tag).
+    let nodes = node_builds(plan, spec_dir).map_err(|source| PipelineError::Io {
+        what: "reading an image node's build context".into(),
+        source,
+    })?;
+    for n in &nodes {
+        ensure_image_logged(&exec, n, cache).await?;
+    }
     let mut env_image = env_build(plan, &env.base_image);
     env_image.context = env_context(plan, spec_dir).map_err(|source| PipelineError::Io {
         what: "reading the environment's build context".into(),

@@ -92,6 +92,8 @@ pub fn load_oracle(
         exhaustive: false,
         base_image_id: None,
         stand_ins: Default::default(),
+        base_digests: Default::default(),
+        image_ids: Default::default(),
         ..opts.clone()
     };
     let stale = stale_inputs_with(task, &lock, &opts).map_err(|e| LockUseError::Invalid {
@@ -150,6 +152,8 @@ pub fn lock_diagnostics(
         full: false,
         base_image_id: None,
         stand_ins: Default::default(),
+        base_digests: Default::default(),
+        image_ids: Default::default(),
     };
     match stale_inputs_with(task, &lock, &opts) {
         Ok(stale) => stale_lock_diagnostic(&lock_name, name, id, &text, &stale)

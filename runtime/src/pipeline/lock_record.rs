@@ -26,6 +26,8 @@ pub fn lock_of(
         full: false,
         base_image_id: None,
         stand_ins: Default::default(),
+        base_digests: Default::default(),
+        image_ids: Default::default(),
     };
     let mut lock = Lock::new(&task.id, lock_inputs(task, &opts)?);
     let v = &outcome.verification;
@@ -78,6 +80,8 @@ pub fn lock_of(
         .collect(),
         tools: v.tools.clone(),
     };
+    // The base images pulled by digest: a later build uses these digests.
+    lock.base_images = images.environment.from_digests.clone();
     lock.truth = v
         .rows
         .iter()

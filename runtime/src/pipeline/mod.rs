@@ -4,6 +4,7 @@
 mod at_revision;
 mod backend_choice;
 mod base_image;
+mod base_pins;
 mod build_log;
 mod checked_spec;
 mod gc;
@@ -33,6 +34,7 @@ pub use crate::exec::ProgressStyle;
 pub use at_revision::{spec_at_revision, AtRevisionError, SpecAtRevision};
 pub use backend_choice::{open_backend, BackendChoice};
 pub use base_image::{resolve_base, resolve_existing_base};
+pub use base_pins::{locked_base_digests, BasePinError};
 pub use build_log::build_log_path;
 pub use checked_spec::CheckedSpec;
 pub use gc::{gc, GcKeep};
@@ -135,6 +137,8 @@ pub enum PipelineError {
     Ca(#[from] crate::bootstrap::ca::CaError),
     #[error(transparent)]
     ImageMap(#[from] ImageMapError),
+    #[error(transparent)]
+    BasePin(#[from] BasePinError),
     /// An entry point was handed a plan of another kind (a caller's bug, reported, not a
     /// panic).
     #[error("expected a {expected} plan, got a {found} plan")]
@@ -173,6 +177,7 @@ impl PipelineError {
             PipelineError::Repo { source, .. } => source.hint(),
             PipelineError::Ca(e) => e.hint(),
             PipelineError::ImageMap(e) => Some(e.hint()),
+            PipelineError::BasePin(e) => Some(e.hint()),
             PipelineError::Keep(e) => e.source.hint(),
             PipelineError::AtRevision(e) => match e.as_ref() {
                 AtRevisionError::Git(e) => e.hint(),

@@ -217,6 +217,20 @@ impl Backend for SwarmBackend {
         self.engine.image_content_id(tag)
     }
 
+    fn pull_image<'a>(
+        &'a self,
+        reference: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, BackendError>> {
+        self.engine.pull_image(reference)
+    }
+
+    fn image_registry_digest<'a>(
+        &'a self,
+        reference: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, BackendError>> {
+        self.engine.image_registry_digest(reference)
+    }
+
     fn tag_image<'a>(
         &'a self,
         image: &'a str,
