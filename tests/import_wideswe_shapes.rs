@@ -95,6 +95,13 @@ fn the_shapes_of_cases_4_to_44_import_as_written() {
         i.spec
     );
 
+    // Case 61: a log redirection ending a command of the list keeps the list's `;`.
+    let plugin = run_of(&i.spec, "plugin");
+    assert!(
+        plugin.contains("; python -m pytest -rA -q tests/test_plugin.py"),
+        "{plugin}"
+    );
+
     // Cases 18, 21: `node scripts/jest.js` is jest; both groups of one block run (bug 13).
     let web = run_of(&i.spec, "web");
     assert_eq!(web.matches("node scripts/jest.js").count(), 2, "{web}");

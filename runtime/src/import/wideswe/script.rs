@@ -398,14 +398,21 @@ fn without_report_plumbing(line: &str) -> String {
             continue;
         }
         if matches!(w, ">" | "1>" | ">>" | "1>>") {
+            // `> /tmp/pip.log;` ends a command of the list: the `;` stays.
+            if next.ends_with(';') {
+                out.push(";");
+            }
             k += 2;
             continue;
         }
         k += 1;
         let to_file = w.starts_with('>') || w.starts_with("1>");
         let report = w.starts_with("--") && w.contains('=') && w.contains('$');
-        if !to_file && !report && w != "2>&1" {
+        if !to_file && !report && w.trim_end_matches(';') != "2>&1" {
             out.push(w);
+        } else if w.ends_with(';') {
+            // `python -m pip install -e . >/tmp/pip.log; python -m pytest …` (case 61).
+            out.push(";");
         }
     }
     out.join(" ")
