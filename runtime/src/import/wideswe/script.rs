@@ -298,7 +298,7 @@ fn same_block(between: &[(usize, String)]) -> bool {
         let ws = words(l);
         let first = ws.first().map(String::as_str).unwrap_or("");
         let t = l.trim();
-        !matches!(
+        let keyword = matches!(
             first,
             "if" | "elif"
                 | "else"
@@ -312,9 +312,10 @@ fn same_block(between: &[(usize, String)]) -> bool {
                 | "}"
                 | "exit"
                 | "return"
-        ) && !t.ends_with(";;")
-            && !t.ends_with(')')
-            && !(t.contains("()") && t.ends_with('{'))
+        );
+        let arm = t.ends_with(";;") || t.ends_with(')');
+        let function = t.contains("()") && t.ends_with('{');
+        !(keyword || arm || function)
     })
 }
 
@@ -397,6 +398,11 @@ fn without_report_plumbing(line: &str) -> String {
             k += 2;
             continue;
         }
+        // `… || status=$?` only keeps the exit status for the script's own `exit` (case 50).
+        if w == "||" && status_capture(next) {
+            k += 2;
+            continue;
+        }
         if matches!(w, ">" | "1>" | ">>" | "1>>") {
             // `> /tmp/pip.log;` ends a command of the list: the `;` stays.
             if next.ends_with(';') {
@@ -416,6 +422,18 @@ fn without_report_plumbing(line: &str) -> String {
         }
     }
     out.join(" ")
+}
+
+/// `status=$?` or `rc=1`: an assignment that records a run's exit status.
+fn status_capture(word: &str) -> bool {
+    word.trim_end_matches(';')
+        .split_once('=')
+        .is_some_and(|(name, value)| {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && (value == "$?"
+                    || (!value.is_empty() && value.chars().all(|c| c.is_ascii_digit())))
+        })
 }
 
 /// `line` with each `${NAME}` / `$NAME` the script gives a default (`${NAME:-420}`)
