@@ -23,6 +23,9 @@ pub const TARGET_ROLES: &[&str] = &[
     "primary",
     // A repository WideSWE added to close a manual bundle (case 119); scored like the others.
     "manual_closure",
+    // A repository the change needs to be whole (case 86: nextcloud/server beside calendar
+    // and cdav-library); listed in `task.yaml`, so scored like the others.
+    "required_closure",
 ];
 /// Roles of repositories the agent sees but that are not scored.
 pub const CONTEXT_ROLES: &[&str] = &["context", "ecosystem", "reference"];

@@ -82,16 +82,9 @@ pub fn environment(
         .filter(|p| case.repos.iter().any(|r| r.target && r.name == p.repo))
         .collect();
     // A profile without `image` runs in what the case's Dockerfile starts from.
-    let from = df
-        .text
-        .lines()
-        .map(str::split_whitespace)
-        .find_map(|mut w| {
-            w.next()
-                .filter(|k| k.eq_ignore_ascii_case("FROM"))
-                .and_then(|_| w.find(|x| !x.starts_with("--")))
-        })
-        .unwrap_or("");
+    // Its `ARG` defaults substituted (`FROM ${ECOSYNC_BASE_IMAGE}`, cases 4 and 20).
+    let from_owned = graph::from_image(&df.text).unwrap_or_default();
+    let from = from_owned.as_str();
     let images: Vec<&str> = targets
         .iter()
         .map(|p| p.image.as_deref().unwrap_or(from))

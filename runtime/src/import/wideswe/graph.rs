@@ -40,6 +40,12 @@ fn from_of(text: &str) -> Option<(String, std::ops::Range<usize>)> {
     from_with(text, &[])
 }
 
+/// The image the first `FROM` of `text` names, its `ARG` defaults substituted
+/// (`ARG ECOSYNC_BASE_IMAGE=ecosyncbench/base/python:3.12-uv` / `FROM ${ECOSYNC_BASE_IMAGE}`).
+pub(crate) fn from_image(text: &str) -> Option<String> {
+    from_of(text).map(|(image, _)| image)
+}
+
 /// [`from_of`] with build arguments (`overrides`) taking the place of `ARG` defaults.
 fn from_with(
     text: &str,

@@ -139,7 +139,7 @@ pub fn read(script: &str, repos: &[ScriptRepo<'_>], profiles: &[(String, String)
                 let args = &ws[start..];
                 let args = &args[..args
                     .iter()
-                    .position(|w| ["&&", "||", ";", "|", ")", "'"].contains(&w.as_str()))
+                    .position(|w| ["&&", "||", ";", "|", "&", ")", "'"].contains(&w.as_str()))
                     .unwrap_or(args.len())];
                 if let Some(a) = args.iter().find(|a| a.contains('$')) {
                     out.unmapped.push(Unmapped {
@@ -189,7 +189,7 @@ pub fn read(script: &str, repos: &[ScriptRepo<'_>], profiles: &[(String, String)
             let args = &words[start..];
             let args = &args[..args
                 .iter()
-                .position(|w| ["&&", "||", ";", "|", ")", "'"].contains(&w.as_str()))
+                .position(|w| ["&&", "||", ";", "|", "&", ")", "'"].contains(&w.as_str()))
                 .unwrap_or(args.len())];
             let step = install(*at, args, &owners, repos, &mut out.unmapped);
             out.steps.push(step);
@@ -267,6 +267,14 @@ fn install(
     let mut paths: Vec<(String, bool)> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        // A redirection (`>/tmp/ecosync-pip.log`, `2> err`, `&>log`) is the shell's, not
+        // pip's: its target is no requirement (case 4).
+        if let Some(rest) = redirection(a) {
+            if rest.is_empty() {
+                it.next();
+            }
+            continue;
+        }
         let (flag, inline) = match a.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
             _ => (a.as_str(), None),
@@ -341,6 +349,11 @@ fn install(
             .find(|r| folder == format!("/workspace/{}", r.local_path.trim_end_matches('/')))
         {
             vec![r.name.to_string()]
+        } else if let Some(r) = sibling(folder, repos) {
+            // `./django-ansible-base` after `ln -sfn ../django-ansible-base
+            // django-ansible-base`, or `../django-ansible-base`: the repository of that
+            // name beside the one the profile works in (case 4).
+            vec![r.name.to_string()]
         } else {
             unmapped.push(Unmapped {
                 at,
@@ -370,6 +383,35 @@ fn install(
         });
     }
     step
+}
+
+/// What follows the redirection operator `word` starts with (`>`, `>>`, `2>`, `&>`, `<`),
+/// empty when the target is the next word; `None` when `word` is no redirection.
+fn redirection(word: &str) -> Option<&str> {
+    let rest = word
+        .strip_prefix("&>")
+        .or_else(|| word.strip_prefix("2>"))
+        .or_else(|| word.strip_prefix("1>"))
+        .or_else(|| word.strip_prefix('>'))
+        .or_else(|| word.strip_prefix('<'))?;
+    let rest = rest.trim_start_matches('>');
+    // `2>&1` names no file.
+    Some(if rest.starts_with('&') { "&" } else { rest })
+}
+
+/// The repository whose folder is named by `folder` relative to a sibling of the working
+/// folder (`./<name>` of a link to it, or `../<name>`), `<name>` the last part of its
+/// WideSWE path.
+fn sibling<'a>(folder: &str, repos: &'a [ScriptRepo<'a>]) -> Option<&'a ScriptRepo<'a>> {
+    let name = folder
+        .strip_prefix("./")
+        .or_else(|| folder.strip_prefix("../"))?;
+    if name.is_empty() || name.contains('/') {
+        return None;
+    }
+    repos
+        .iter()
+        .find(|r| r.local_path.trim_end_matches('/').rsplit('/').next() == Some(name))
 }
 
 fn paths_have_cwd(step: &Install) -> bool {

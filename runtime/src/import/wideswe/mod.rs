@@ -2,8 +2,10 @@
 //! taskc task folders. The mapping, field by field, is in docs/import.md.
 
 pub mod case;
+pub(crate) mod chain;
 pub mod data;
 pub mod env;
+pub(crate) mod formatter;
 pub mod graph;
 pub mod install;
 pub mod profile;

@@ -10,6 +10,7 @@
 //! as a note. A command that runs no runner is `E1104`; a runner no parser reads is `E1400`:
 //! never a guessed command.
 
+use super::chain;
 use super::runner::{self, Choice, Runner};
 
 /// The test step a profile becomes.
@@ -59,6 +60,14 @@ pub fn read(
         text = text.replace(from.as_str(), to);
     }
     let words: Vec<&str> = text.split_whitespace().collect();
+    // `--jwt-keypair-file=<generated>` (case 4): a value WideSWE's script computes at run
+    // time; in a shell the brackets are redirections (`> tests/x.py` would empty a test
+    // file), so the command is not taken.
+    if let Some(p) = words.iter().find_map(|w| placeholder(w)) {
+        return Err(Unreadable::Command(format!(
+            "its command holds the placeholder `{p}`, a value WideSWE's script computes when it runs the tests"
+        )));
+    }
     let Some(found) = runner::detect(&words) else {
         if is_prose(command) {
             return Err(Unreadable::Command(format!(
@@ -79,36 +88,20 @@ pub fn read(
         prose: prose.clone(),
     };
     match found {
+        // Each run of the runner in a list (`pytest a; pytest b`) is made to print what
+        // the parser reads (bug 13).
         Runner::Pytest => {
-            let mut out: Vec<String> = Vec::new();
-            let mut skip = false;
-            let mut added = words.contains(&"-rA");
-            for w in &words {
-                if skip {
-                    skip = false;
-                    continue;
-                }
-                if *w == "--junitxml" || *w == "--junit-xml" {
-                    skip = true;
-                    continue;
-                }
-                if w.starts_with("--junitxml=") || w.starts_with("--junit-xml=") {
-                    continue;
-                }
-                out.push((*w).to_string());
-                if !added && (*w == "pytest" || w.ends_with("/pytest")) {
-                    out.push("-rA".into());
-                    added = true;
-                }
-            }
-            Ok(done(out.join(" "), "pytest"))
+            let (run, _) = chain::rewrite_runs(&text, found, |segment, _| pytest_run(segment));
+            Ok(done(run, "pytest"))
         }
         Runner::GoTest => {
-            let run = if words.contains(&"-json") {
-                text.clone()
-            } else {
-                text.replacen("go test", "go test -json", 1)
-            };
+            let (run, _) = chain::rewrite_runs(&text, found, |segment, _| {
+                if segment.split_whitespace().any(|w| w == "-json") {
+                    segment.to_string()
+                } else {
+                    segment.replacen("go test", "go test -json", 1)
+                }
+            });
             if !run.contains("-json") {
                 return Err(Unreadable::Command(
                     "`go test` is not written as `go test`; the importer cannot add `-json`".into(),
@@ -134,6 +127,47 @@ pub fn read(
             }),
         },
     }
+}
+
+/// The `<name>` placeholder in `word` (`<generated>`, `--key=<generated>`), if any.
+fn placeholder(word: &str) -> Option<&str> {
+    let start = word.find('<')?;
+    let rest = &word[start..];
+    let end = rest.find('>')?;
+    let inner = &rest[1..end];
+    (!inner.is_empty()
+        && inner
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-')))
+    .then_some(&rest[..=end])
+}
+
+/// One pytest run printing its `-rA` summary (read by the `pytest` parser), WideSWE's
+/// `--junitxml` dropped.
+fn pytest_run(segment: &str) -> String {
+    let words: Vec<&str> = segment.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut skip = false;
+    let mut added = words.contains(&"-rA");
+    for w in &words {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if *w == "--junitxml" || *w == "--junit-xml" {
+            skip = true;
+            continue;
+        }
+        if w.starts_with("--junitxml=") || w.starts_with("--junit-xml=") {
+            continue;
+        }
+        out.push((*w).to_string());
+        if !added && (*w == "pytest" || w.ends_with("/pytest")) {
+            out.push("-rA".into());
+            added = true;
+        }
+    }
+    out.join(" ")
 }
 
 /// Whether `command` is an English sentence rather than a shell command (WideSWE's "Start
@@ -176,6 +210,7 @@ fn without_report_options(words: &[&str]) -> String {
                 | "--logger"
                 | "--results-directory"
                 | "--test-reporter-destination"
+                | "--reporter-file"
         ) {
             skip = true;
             continue;
@@ -189,10 +224,15 @@ fn without_report_options(words: &[&str]) -> String {
             "--logger=",
             "--results-directory=",
             "--test-reporter-destination=",
+            "--reporter-file=",
         ]
         .iter()
         .any(|p| w.starts_with(p))
         {
+            // `--outputFile=report.json;` ends a run of a list: the `;` stays.
+            if w.ends_with(';') {
+                out.push(";");
+            }
             continue;
         }
         out.push(w);

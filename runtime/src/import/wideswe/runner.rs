@@ -9,6 +9,8 @@
 //! `LogParser::WORDS` at import time, so the native parser is chosen as soon as it is
 //! there. A runner with neither is a refusal that names the parser it needs.
 
+use super::chain;
+
 /// A test runner WideSWE's profiles use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Runner {
@@ -115,7 +117,9 @@ impl Runner {
                 ("tap", Some("--reporter tap")),
             ],
             Runner::NodeTest => &[("tap", Some("--test-reporter=tap"))],
-            Runner::NodeTap => &[("tap", None)],
+            // node-tap prints its own summary unless told to print TAP (since v15); node
+            // core's `tools/test.py -p tap` already prints TAP (see `option_for`).
+            Runner::NodeTap => &[("tap", Some("--reporter=tap"))],
             Runner::Gradle => &[("gradle", None)],
             Runner::Maven => &[("surefire", None)],
             Runner::Dotnet => &[(
@@ -140,6 +144,16 @@ impl Runner {
         }
     }
 
+    /// `option` as one run of the runner (`segment`) takes it: none for a run that already
+    /// prints the format (node core's `tools/test.py -p tap`, which takes no reporter).
+    fn option_for(self, option: Option<&'static str>, segment: &str) -> Option<&'static str> {
+        let words: Vec<&str> = segment.split_whitespace().collect();
+        let core_tap = self == Runner::NodeTap
+            && words.iter().any(|w| w.ends_with("test.py"))
+            && words.windows(2).any(|w| w == ["-p", "tap"]);
+        option.filter(|_| !core_tap)
+    }
+
     /// The parser word this runner's own parser carries.
     pub fn native(self) -> &'static str {
         self.parsers().first().map_or("", |p| p.0)
@@ -156,8 +170,21 @@ fn installs(segment: &[&str]) -> bool {
         .collect();
     let has = |seq: &[&str]| names.windows(seq.len()).any(|w| w == seq);
     const INSTALLERS: &[&str] = &[
-        "pip", "pip3", "uv", "npm", "pnpm", "yarn", "bun", "apt-get", "apt", "gem", "composer",
-        "cargo", "go",
+        "pip",
+        "pip3",
+        "uv",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "apt-get",
+        "apt",
+        "gem",
+        "composer",
+        "cargo",
+        "go",
+        // `pnpm exec playwright install chromium` downloads a browser (case 111).
+        "playwright",
     ];
     const VERBS: &[&str] = &["install", "add", "i", "ci", "require"];
     names.windows(2).any(|w| {
@@ -214,7 +241,8 @@ fn detect_in(words: &[&str]) -> Option<Runner> {
     if word(&|w| base(w, "vitest")) {
         return Some(Runner::Vitest);
     }
-    if word(&|w| base(w, "jest")) {
+    // Kibana runs jest through `node scripts/jest.js` (cases 18, 20, 21).
+    if word(&|w| base(w, "jest") || base(w, "jest.js")) {
         return Some(Runner::Jest);
     }
     if word(&|w| base(w, "pest")) {
@@ -223,7 +251,10 @@ fn detect_in(words: &[&str]) -> Option<Runner> {
     if word(&|w| base(w, "phpunit") || base(w, "simple-phpunit")) {
         return Some(Runner::Phpunit);
     }
-    if word(&|w| base(w, "run-tests.php")) {
+    // PHP's `make test TESTS="tests/a.phpt …"` runs run-tests.php (cases 116, 117).
+    if word(&|w| base(w, "run-tests.php"))
+        || (has(&["make", "test"]) && word(&|w| w.contains(".phpt")))
+    {
         return Some(Runner::Phpt);
     }
     if word(&|w| base(w, "playwright")) {
@@ -292,16 +323,41 @@ pub fn choose(runner: Runner, run: &str, known: &[&str]) -> Choice {
             native: runner.native(),
         };
     };
-    let run = match option {
-        Some(o) if !run.contains(o.split_whitespace().next().unwrap_or(o)) => format!("{run} {o}"),
-        _ => run.to_string(),
+    // Every run of the runner gets the option (and a report file of its own), not only the
+    // list's last (bug 13).
+    let (run, runs) = chain::rewrite_runs(run, runner, |segment, n| {
+        let segment = match runner.option_for(*option, segment) {
+            Some(o) if !segment.contains(o.split_whitespace().next().unwrap_or(o)) => {
+                format!("{segment} {}", chain::numbered(o, n))
+            }
+            _ => segment.to_string(),
+        };
+        run_plumbing(parser, segment, n)
+    });
+    let joined = runs > 1
+        && (*parser == "playwright-json" || option.is_some_and(|o| o.contains("$TASKC_REPORT")));
+    let run = if joined {
+        chain::join_reports(&run)
+    } else {
+        report_plumbing(parser, run)
     };
-    let run = report_plumbing(parser, run);
     Choice::Chosen {
         parser,
         run,
         option: *option,
         instead_of: (k > 0).then(|| runner.native()),
+    }
+}
+
+/// One run of the runner as the parser needs it: playwright's JSON reporter writes where an
+/// environment variable of that run says (run `n` of several to its own numbered file).
+fn run_plumbing(parser: &str, run: String, n: usize) -> String {
+    match parser {
+        "playwright-json" if !run.contains("PLAYWRIGHT_JSON_OUTPUT_NAME") => {
+            let path = chain::numbered("\"$TASKC_REPORT\"", n);
+            format!("PLAYWRIGHT_JSON_OUTPUT_NAME={path} {run}")
+        }
+        _ => run,
     }
 }
 
@@ -319,9 +375,6 @@ fn report_plumbing(parser: &str, run: String) -> String {
     match parser {
         "surefire" => collect("*/surefire-reports/*"),
         "gradle" => collect("*/build/test-results/*"),
-        "playwright-json" if !run.contains("PLAYWRIGHT_JSON_OUTPUT_NAME") => {
-            format!("PLAYWRIGHT_JSON_OUTPUT_NAME=\"$TASKC_REPORT\" {run}")
-        }
         _ => run,
     }
 }

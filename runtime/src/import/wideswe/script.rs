@@ -230,7 +230,7 @@ pub fn test_command(
     repo: &str,
 ) -> Option<(usize, String)> {
     let lines = logical_lines(script);
-    let mut found = None;
+    let mut found: Option<(usize, String, usize)> = None;
     for (i, (at, line)) in lines.iter().enumerate() {
         let ws = words(line);
         let has = |seq: &[&str]| ws.windows(seq.len()).any(|w| w == seq);
@@ -248,15 +248,27 @@ pub fn test_command(
         if runs && mine() {
             // What only writes WideSWE's own report (`| tee "$log"`, `2>&1`) is not the
             // command; a test list handed to the function around the line is substituted.
-            let line = without_report_plumbing(line);
+            let line = super::formatter::without_junit_formatter(&without_report_plumbing(line));
             let line = if line.contains('$') {
                 with_call_arguments(&lines, i, &line, profiles, repo)
             } else {
                 line
             };
             let line = with_defaults(script, &line);
+            let line = match cd_before(&lines, i) {
+                Some(dir) => format!("cd {dir} && {}", line.trim()),
+                None => line,
+            };
             if !has_variable(&line) {
-                found = Some((*at, line.trim().to_string()));
+                // Runs one after another in the same block (kibana's two `node
+                // scripts/jest.js` groups, case 18) are one list, each run read (bug 13);
+                // a run in another block (another branch, function or arm) replaces it.
+                found = match found.take() {
+                    Some((first, prev, k)) if same_block(&lines[k + 1..i]) => {
+                        Some((first, format!("{prev}; {}", line.trim()), i))
+                    }
+                    _ => Some((*at, line.trim().to_string(), i)),
+                };
                 continue;
             }
         }
@@ -272,11 +284,39 @@ pub fn test_command(
         });
         if let Some(w) = inner {
             if mine() {
-                found = Some((*at, w.trim().to_string()));
+                found = Some((*at, w.trim().to_string(), i));
             }
         }
     }
-    found
+    found.map(|(at, line, _)| (at, line))
+}
+
+/// Whether `between` (the lines between two test runs) leaves them in one block: no branch,
+/// arm or function starts or ends there.
+fn same_block(between: &[(usize, String)]) -> bool {
+    between.iter().all(|(_, l)| {
+        let ws = words(l);
+        let first = ws.first().map(String::as_str).unwrap_or("");
+        let t = l.trim();
+        let keyword = matches!(
+            first,
+            "if" | "elif"
+                | "else"
+                | "fi"
+                | "case"
+                | "esac"
+                | "then"
+                | "for"
+                | "while"
+                | "done"
+                | "}"
+                | "exit"
+                | "return"
+        );
+        let arm = t.ends_with(";;") || t.ends_with(')');
+        let function = t.contains("()") && t.ends_with('{');
+        !(keyword || arm || function)
+    })
 }
 
 /// Whether `text` reads a shell variable (`$NAME`, `${…}`, `$@`, `$(…)`); a `$` that
@@ -303,6 +343,39 @@ fn without_env_plumbing(script: &str) -> String {
         .join("; ")
 }
 
+/// Options whose value names a report file of WideSWE's.
+const REPORT_OPTIONS: &[&str] = &[
+    "--log-junit",
+    "--junitxml",
+    "--junit-xml",
+    "--outputFile",
+    "--out",
+    "--reporter-outfile",
+    "--results-directory",
+];
+
+/// `cd <folder>` on a line of the block before the test run `i` (`cd
+/// packages/kit/test/apps/async` then `… playwright test …`, case 111): the folder the run
+/// starts in, relative to the repository (none when built from a variable or absolute).
+fn cd_before(lines: &[(usize, String)], i: usize) -> Option<String> {
+    for k in (0..i).rev() {
+        let l = lines[k].1.trim();
+        if !same_block(&lines[k..k + 1]) || l.ends_with('\'') || l.ends_with("'\"") {
+            return None;
+        }
+        let ws = words(l);
+        if ws.len() == 2 && ws[0] == "cd" {
+            let dir = &ws[1];
+            return (!dir.contains('$') && !dir.starts_with('/') && !dir.starts_with('-'))
+                .then(|| dir.clone());
+        }
+        if ws.first().map(String::as_str) == Some("'") || l.ends_with('\'') {
+            return None;
+        }
+    }
+    None
+}
+
 /// `line` without what only copies its output to WideSWE's report files: a trailing
 /// `| tee …`, `2>&1`, and options naming a report file through a shell variable
 /// (`--outputFile=/workspace/…/$report`).
@@ -311,11 +384,56 @@ fn without_report_plumbing(line: &str) -> String {
         Some(k) => &line[..k],
         None => line,
     };
-    head.split_whitespace()
-        .filter(|w| *w != "2>&1")
-        .filter(|w| !(w.starts_with("--") && w.contains('=') && w.contains('$')))
-        .collect::<Vec<_>>()
-        .join(" ")
+    // Output sent to a file (`go test -json … > "/workspace/…/report.json"`, case 44) is
+    // WideSWE's report; taskc's parsers read the run's output. So is a report option's
+    // value built from a variable (`--log-junit "/workspace/…/'"$junit_name"'.xml"`, case
+    // 74).
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let mut out: Vec<&str> = Vec::new();
+    let mut k = 0;
+    while k < words.len() {
+        let w = words[k];
+        let next = words.get(k + 1).copied().unwrap_or("");
+        if REPORT_OPTIONS.contains(&w) && next.contains('$') {
+            k += 2;
+            continue;
+        }
+        // `… || status=$?` only keeps the exit status for the script's own `exit` (case 50).
+        if w == "||" && status_capture(next) {
+            k += 2;
+            continue;
+        }
+        if matches!(w, ">" | "1>" | ">>" | "1>>") {
+            // `> /tmp/pip.log;` ends a command of the list: the `;` stays.
+            if next.ends_with(';') {
+                out.push(";");
+            }
+            k += 2;
+            continue;
+        }
+        k += 1;
+        let to_file = w.starts_with('>') || w.starts_with("1>");
+        let report = w.starts_with("--") && w.contains('=') && w.contains('$');
+        if !to_file && !report && w.trim_end_matches(';') != "2>&1" {
+            out.push(w);
+        } else if w.ends_with(';') {
+            // `python -m pip install -e . >/tmp/pip.log; python -m pytest …` (case 61).
+            out.push(";");
+        }
+    }
+    out.join(" ")
+}
+
+/// `status=$?` or `rc=1`: an assignment that records a run's exit status.
+fn status_capture(word: &str) -> bool {
+    word.trim_end_matches(';')
+        .split_once('=')
+        .is_some_and(|(name, value)| {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && (value == "$?"
+                    || (!value.is_empty() && value.chars().all(|c| c.is_ascii_digit())))
+        })
 }
 
 /// `line` with each `${NAME}` / `$NAME` the script gives a default (`${NAME:-420}`)
@@ -416,6 +534,19 @@ fn with_call_arguments(
             break;
         }
     }
+    // A function defined and called in the same script outside the profile arms (a helper
+    // inside the quoted script `docker run … bash -lc '…'` runs, case 20): its one call.
+    let args = args.or_else(|| {
+        let calls: Vec<Vec<String>> = lines[i + 1..]
+            .iter()
+            .map(|(_, l)| words(l.trim()))
+            .filter(|ws| ws.first() == Some(&name))
+            .collect();
+        match calls.as_slice() {
+            [one] => Some(one.iter().skip(1 + shifted).cloned().collect()),
+            _ => None,
+        }
+    });
     let Some(args) = args else {
         return line.to_string();
     };
