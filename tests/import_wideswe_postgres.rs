@@ -153,12 +153,21 @@ fn the_imported_spec_checks_and_lowers_with_trixies_postgres_17() {
         .expect("a Dockerfile");
     insta::assert_snapshot!("wideswe-postgres-service-dockerfile", dockerfile);
     // trixie's apt source in this image's build only, and the version checked at build.
-    assert!(dockerfile.starts_with("FROM taskc/base:bookworm\n"), "{dockerfile}");
+    assert!(
+        dockerfile.starts_with("FROM taskc/base:bookworm\n"),
+        "{dockerfile}"
+    );
     assert!(dockerfile.contains("debian trixie main"), "{dockerfile}");
-    assert!(dockerfile.contains("-t trixie postgresql-17"), "{dockerfile}");
+    assert!(
+        dockerfile.contains("-t trixie postgresql-17"),
+        "{dockerfile}"
+    );
     assert!(dockerfile.contains("want=17;"), "{dockerfile}");
     let env = plan["images"]["environment"]["dockerfile"]
         .as_str()
         .unwrap_or_default();
-    assert!(!env.contains("trixie"), "the environment never sees trixie:\n{env}");
+    assert!(
+        !env.contains("trixie"),
+        "the environment never sees trixie:\n{env}"
+    );
 }
