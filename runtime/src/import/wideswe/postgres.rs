@@ -674,3 +674,82 @@ pub fn service_stmt(pg: &InContainer, from: &str) -> crate::import::build::Stmt 
         ))
         .spaced()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        words(s)
+    }
+
+    #[test]
+    fn commands_run_as_postgres_become_sql() {
+        // Case 1's shape: an existence check, then the role created.
+        let line = r#"su postgres -c "psql -v ON_ERROR_STOP=1 -tc \"SELECT 1 FROM pg_roles WHERE rolname='awx'\" | grep -q 1 || createuser awx" >/dev/null"#;
+        let sql: Vec<String> = postgres_commands(line)
+            .iter()
+            .flat_map(|c| command_sql(c).expect("mapped"))
+            .collect();
+        assert_eq!(sql, vec![r#"CREATE ROLE "awx" LOGIN;"#.to_string()]);
+        assert_eq!(
+            command_sql(&w("createdb -O gw gw_db")),
+            Ok(vec![r#"CREATE DATABASE "gw_db" OWNER "gw";"#.to_string()])
+        );
+        assert_eq!(
+            command_sql(&w("createuser -s -d root")),
+            Ok(vec![
+                r#"CREATE ROLE "root" LOGIN SUPERUSER CREATEDB;"#.to_string()
+            ])
+        );
+        // Case 5's grant in another database.
+        assert_eq!(
+            command_sql(&w(
+                r#"psql -v ON_ERROR_STOP=1 -d awx -c "GRANT ALL ON SCHEMA public TO myuser;""#
+            )),
+            Ok(vec![
+                "\\connect awx".to_string(),
+                "GRANT ALL ON SCHEMA public TO myuser;".to_string(),
+                "\\connect postgres".to_string()
+            ])
+        );
+        // What cannot be mapped says why.
+        assert!(command_sql(&w("createuser $ROLE")).is_err());
+        assert!(command_sql(&w("psql -f schema.sql")).is_err());
+        assert!(command_sql(&w(r#"psql -c "DROP TABLE $t""#)).is_err());
+    }
+
+    #[test]
+    fn versions_hosts_and_database_variables() {
+        assert_eq!(
+            named_version("cat >>/etc/postgresql/17/main/postgresql.conf"),
+            Some(("17".into(), "/etc/postgresql/17".into()))
+        );
+        assert_eq!(
+            named_version("apt-get install -y postgresql-16 postgresql-contrib"),
+            Some(("16".into(), "postgresql-16".into()))
+        );
+        assert_eq!(
+            named_version("apt-get install postgresql postgresql-contrib"),
+            None
+        );
+        assert_eq!(loopback("127.0.0.1").as_deref(), Some("postgres"));
+        assert_eq!(
+            loopback("postgresql://u:p@localhost:5432/db").as_deref(),
+            Some("postgresql://u:p@postgres:5432/db")
+        );
+        assert_eq!(loopback("db.example"), None);
+        assert!(database_variable(
+            "METRICS_SERVICE_DATABASES__AWX__USER",
+            "awx"
+        ));
+        assert!(database_variable("ANSIBLE_GW_TEST_DB_HOST", "localhost"));
+        assert!(database_variable("PGPASSWORD", "x"));
+        assert!(!database_variable("METRICS_SERVICE_MODE", "test"));
+        assert!(starts_server(&w(
+            "service postgresql start >/tmp/pg.log 2>&1 || {"
+        )));
+        assert!(starts_server(&w("pg_ctlcluster 17 main start")));
+        assert!(!starts_server(&w("service redis-server start")));
+    }
+}
