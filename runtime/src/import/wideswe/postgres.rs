@@ -479,8 +479,9 @@ pub fn in_container(case: &Case) -> Option<InContainer> {
                 .and_then(|k| w.get(k + 1).cloned())
                 .or_else(|| {
                     w.iter()
-                        .find(|x| x.starts_with('<'))
-                        .map(|x| x[1..].to_string())
+                        .filter(|x| !x.starts_with("<<"))
+                        .find_map(|x| x.strip_prefix('<'))
+                        .map(str::to_string)
                 })
                 .unwrap_or_default();
             unmapped.push((
