@@ -162,6 +162,9 @@ codes! {
     PromptLeakUnchecked = "N1600", "prompt-leak-unchecked", Note, "the prompt names an identifier a gold patch adds, but a repository could not be read at base to tell whether it is new";
     // E14xx: importing WideSWE as it is (checkouts, runners, image recipes)
     ImportNoParser     = "E1400", "import-no-parser",    Error, "a test profile's runner has no parser in this taskc";
+    // E113x/W113x: servers a WideSWE case starts inside its test container
+    ImportServiceMapped   = "W1130", "import-service-mapped",   Warning, "a server the case starts inside its test container is declared as a `service` beside the tests";
+    ImportServiceUnmapped = "W1131", "import-service-unmapped", Warning, "something the case does to a server it starts inside its test container is not done by the declared service";
     // E17xx: named images, the image map, toolchain versions
     ImageUnresolved    = "E1700", "image-unresolved",    Error, "a named image is neither on the engine, pullable, nor mapped to a stand-in by `[images.map]`";
     UnsupportedChoice  = "E1701", "unsupported-choice",  Error, "a recipe parameter names a version (or other choice) the recipe does not offer";

@@ -30,6 +30,7 @@ pub const RECIPES: &[RecipeSource] = &[
     recipe!("go"),
     recipe!("java"),
     recipe!("node"),
+    recipe!("postgres"),
     recipe!("python"),
     recipe!("rust"),
 ];

@@ -8,6 +8,7 @@ pub mod env;
 pub(crate) mod formatter;
 pub mod graph;
 pub mod install;
+pub mod postgres;
 pub mod profile;
 pub mod root;
 pub mod runner;
@@ -315,6 +316,26 @@ fn convert(
         );
     }
 
+    // PostgreSQL the script starts inside the test container: a `service postgres` from
+    // the stdlib recipe, for the repositories whose tests start it (postgres.rs).
+    let in_container =
+        postgres::in_container(case).filter(|_| !sidecars.iter().any(|s| s.name == postgres::NAME));
+    if let Some(pg) = &in_container {
+        postgres::report(pg, case, files);
+        let from = case
+            .run_profile
+            .as_ref()
+            .map_or("run_profile.sh", |t| t.rel.as_str());
+        service_stmts.push(postgres::service_stmt(pg, from));
+        summary
+            .services
+            .retain(|s| s != postgres::NAME && !s.starts_with("postgres ("));
+        summary.services.push(format!(
+            "postgres (PostgreSQL {} in the test container → `service postgres`, declared)",
+            pg.version
+        ));
+    }
+
     let mut repo_stmts = Vec::new();
     // Target repositories, written once their `uses` are known to form no cycle: the place
     // among `repo_stmts`, name, body, uses, test block, WideSWE role.
@@ -328,8 +349,14 @@ fn convert(
             Stmt::new("source", vec![call("git", &r.url)]),
             Stmt::new("base", vec![string(&r.base)]),
         ];
-        if r.target && !sidecars.is_empty() {
-            let names: Vec<_> = sidecars.iter().map(|s| ident(&s.name)).collect();
+        let mut names: Vec<_> = sidecars.iter().map(|s| ident(&s.name)).collect();
+        if in_container
+            .as_ref()
+            .is_some_and(|pg| pg.repos.contains(&r.name))
+        {
+            names.push(ident(postgres::NAME));
+        }
+        if r.target && !names.is_empty() {
             body.push(Stmt::new("services", names));
         }
         if let Some(e) = &environment {
@@ -851,6 +878,8 @@ fn test_block(
     }
     // WideSWE runs the command in the profile's `workdir`; taskc in the repository's folder.
     let mut run = cmd.run.clone();
+    // The database variables the script exports for these tests (postgres.rs).
+    run = format!("{}{run}", postgres::run_prefix(case, &r.name));
     if let Some(sub) = profile
         .workdir
         .as_deref()

@@ -105,6 +105,8 @@ pub fn needed(case: &Case, files: &mut CaseFiles) -> Vec<String> {
         }
     }
     if let Some(script) = &case.run_profile {
+        // PostgreSQL started in the test container is declared as a service (postgres.rs).
+        let pg_mapped = super::postgres::in_container(case).is_some();
         let mut here: Vec<(&str, usize)> = Vec::new();
         for (at, line) in super::script::logical_lines(&script.text) {
             let words = super::script::words(&line);
@@ -134,6 +136,9 @@ pub fn needed(case: &Case, files: &mut CaseFiles) -> Vec<String> {
                 continue;
             }
             for (word, service) in SERVERS {
+                if pg_mapped && *service == "postgres" {
+                    continue;
+                }
                 let runs = words
                     .iter()
                     .any(|w| w == word || w.ends_with(&format!("/{word}")));
