@@ -5,6 +5,7 @@ pub mod case;
 pub mod data;
 pub mod env;
 pub mod graph;
+pub mod index_line;
 pub mod install;
 pub mod profile;
 pub mod root;
