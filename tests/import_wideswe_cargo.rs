@@ -93,10 +93,16 @@ fn a_hidden_patch_keeping_the_gold_index_line_over_other_hunks_is_noted() {
     // hidden test file is not in its gold patch, and is not compared.
     assert_eq!(
         stderr
-            .matches("gears-hidden-tests.patch` keeps the gold patch's `index 0000000..3c4d5e6` line")
+            .matches(
+                "gears-hidden-tests.patch` keeps the gold patch's `index 0000000..3c4d5e6` line"
+            )
             .count(),
         1,
         "{log}"
     );
-    assert_eq!(stderr.matches("keeps the gold patch's `index").count(), 1, "{log}");
+    assert_eq!(
+        stderr.matches("keeps the gold patch's `index").count(),
+        1,
+        "{log}"
+    );
 }

@@ -111,7 +111,12 @@ pub fn mismatches(gold: &str, hidden: &str) -> Vec<Mismatch> {
 pub fn check(case: &Case, files: &mut CaseFiles) {
     for repo in &case.repos {
         let Some(gold) = &repo.gold else { continue };
-        for h in case.hidden.get(&repo.name).map(Vec::as_slice).unwrap_or(&[]) {
+        for h in case
+            .hidden
+            .get(&repo.name)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+        {
             for m in mismatches(&gold.text, &h.patch.text) {
                 let label = files.at(h.patch.source, m.at, "index line");
                 files.emit(
