@@ -85,3 +85,24 @@ fn the_cargo_report_prefix_is_removed_from_the_oracle() {
     );
     assert!(!stderr.contains("another repository's name"), "{log}");
 }
+
+#[test]
+fn a_hidden_patch_keeping_the_gold_index_line_over_other_hunks_is_noted() {
+    let (_dir, _task, log, stderr) = import();
+    // gears' hidden patch relaxes the gold's test file but keeps its `index` line; wheels'
+    // hidden test file is not in its gold patch, and is not compared.
+    assert_eq!(
+        stderr
+            .matches(
+                "gears-hidden-tests.patch` keeps the gold patch's `index 0000000..3c4d5e6` line"
+            )
+            .count(),
+        1,
+        "{log}"
+    );
+    assert_eq!(
+        stderr.matches("keeps the gold patch's `index").count(),
+        1,
+        "{log}"
+    );
+}

@@ -6,7 +6,8 @@
 //! - `runners/` scripts `run_profile.sh` names that the case folder does not hold;
 //! - cargo test ids under WideSWE's runner prefix (`cargo::suite::cli_rustup::default`, for
 //!   rustup's tests as for cargo's): the prefix is the JUnit classname WideSWE's cargo
-//!   report gets, not a repository, and is removed ([`cargo_runner_prefix`]).
+//!   report gets, not a repository, and is removed ([`cargo_runner_prefix`]);
+//! - a hidden patch that keeps the gold patch's `index` line over other hunks (`index_line`).
 //!
 //! (task.yaml's base commit against repos.yaml's is checked where both are read, in
 //! `case.rs`.)
@@ -39,6 +40,7 @@ pub fn check(case: &Case, files: &mut CaseFiles, cargo_paths: &[String]) {
     totals(case, files);
     prefixed_ids(case, files, cargo_paths);
     runners(case, files);
+    super::index_line::check(case, files);
 }
 
 fn totals(case: &Case, files: &mut CaseFiles) {

@@ -7,6 +7,7 @@ pub mod data;
 pub mod env;
 pub(crate) mod formatter;
 pub mod graph;
+pub mod index_line;
 pub mod install;
 pub mod postgres;
 pub mod profile;
