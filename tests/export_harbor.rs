@@ -844,3 +844,143 @@ fn harbor_rewards_the_adversarial_corpus_0() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Library code of a hostile trial (cookie-split's `proxy` package, no fix): once, in the
+/// first test run that imports it, it forks sleepers as the test user until the kernel
+/// refuses (the grader's `prlimit --nproc`, counted per uid), prints how many and its uid,
+/// then holds them for [`HOG_HOLD_SECS`] before the tests go on. The reaper ends them.
+const PROCESS_HOG: &str = r#"cat >> proxy/proxy/__init__.py <<'PY'
+import os as _os
+import sys as _sys
+import time as _time
+
+if "_pytest" in _sys.modules and not _os.path.exists("/tmp/taskc-hog-done"):
+    open("/tmp/taskc-hog-done", "w").close()
+    _held = 0
+    while _held < 20000:
+        try:
+            _pid = _os.fork()
+        except OSError:
+            break
+        if _pid == 0:
+            try:
+                _os.execv("/bin/sleep", ["sleep", "600"])
+            finally:
+                _os._exit(0)
+        _held += 1
+    print("taskc-hog: uid %d holds %d processes" % (_os.getuid(), _held), flush=True)
+    _time.sleep(HOLD)
+PY
+sed -i "s/HOLD)/$HOLD)/" proxy/proxy/__init__.py
+"#;
+/// How long the hostile trial holds its processes: the honest trial's grading (its agent
+/// waits [`HONEST_DELAY_SECS`] first) runs inside this window.
+const HOG_HOLD_SECS: u64 = 150;
+const HONEST_DELAY_SECS: u64 = 45;
+
+/// Docs/security.md, "Harbor: trials beside a process hog": an honest trial (the oracle's
+/// gold patches) and a hostile one (library code filling the test user's process limit)
+/// of cookie-split in **one** Harbor job, side by side: the honest trial gets reward 1.
+/// Before each grading drew its own test uid, both trials' test users were uid 10001, the
+/// hog filled the per-uid count both share, and the honest test command could not start
+/// (`setpriv: failed to execute env: Resource temporarily unavailable`, reward 0).
+#[test]
+fn harbor_an_honest_trial_beside_a_process_hog_scores_1() {
+    let Some(bin) = harbor() else { return };
+    // Docker objects: the task folders' (and so images') prefix.
+    let prefix: &'static str = match std::env::var("TASKC_HARBOR_NB_PREFIX") {
+        Ok(p) if !p.is_empty() => Box::leak(p.into_boxed_str()),
+        _ => "harbor-nb-",
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (out, tasks, jobs) = (
+        tmp.path().join("out"),
+        tmp.path().join("tasks"),
+        tmp.path().join("jobs"),
+    );
+    let run = taskc(&[
+        "export",
+        "harbor",
+        "--out",
+        out.to_str().unwrap(),
+        &spec("cookie-split"),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::fs::create_dir_all(&tasks).unwrap();
+    let (hog, honest) = (format!("{prefix}hog"), format!("{prefix}honest"));
+    for (name, solve) in [
+        (
+            &hog,
+            format!(
+                "#!/bin/bash\nset -euo pipefail\ncd /work\nHOLD={HOG_HOLD_SECS}\n{PROCESS_HOG}"
+            ),
+        ),
+        (&honest, String::new()),
+    ] {
+        let dir = tasks.join(name);
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(out.join("cookie-split"))
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let path = dir.join("solution/solve.sh");
+        if solve.is_empty() {
+            // The oracle's own solve.sh (the gold patches), after a while spent thinking.
+            let gold = std::fs::read_to_string(&path).unwrap();
+            let (shebang, rest) = gold.split_once('\n').unwrap();
+            std::fs::write(
+                &path,
+                format!("{shebang}\nsleep {HONEST_DELAY_SECS}\n{rest}"),
+            )
+            .unwrap();
+        } else {
+            std::fs::write(&path, solve).unwrap();
+        }
+    }
+    let _guard = HarborGuard(prefix);
+    let start = std::time::Instant::now();
+    let rewards = harbor_run(&bin, &tasks, &jobs, "oracle", "2");
+    eprintln!(
+        "honest + hog trials in one Harbor job: {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
+    assert_eq!(rewards.len(), 2, "{rewards:?}");
+    let mut seen = 0;
+    for (trial, r) in &rewards {
+        let verifier = jobs.join("oracle").join(trial).join("verifier");
+        let grade = std::fs::read_to_string(verifier.join("grade.json")).unwrap_or_default();
+        if trial.starts_with(&format!("{honest}__")) {
+            assert_eq!(r["reward"], 1, "the honest trial {trial}: {r}; grade: {grade}");
+            seen += 1;
+        } else {
+            assert!(trial.starts_with(&format!("{hog}__")), "{trial}");
+            assert_eq!(r["reward"], 0, "the hog {trial}: {r}; grade: {grade}");
+            // The hog did fill its limit, as a test user of a uid of its own.
+            // In the first run that imports `proxy` (proxy's or gateway's).
+            let log: String = ["proxy", "gateway"]
+                .iter()
+                .map(|t| {
+                    std::fs::read_to_string(verifier.join(format!("{t}.log"))).unwrap_or_default()
+                })
+                .collect();
+            let line = log
+                .lines()
+                .find(|l| l.starts_with("taskc-hog: uid "))
+                .unwrap_or_else(|| panic!("the hog did not run in {trial}:\n{log}"));
+            eprintln!("{line}");
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let uid: u32 = words[2].parse().unwrap();
+            let held: u32 = words[4].parse().unwrap();
+            assert!(uid >= 100_000, "{line}");
+            assert!((4000..=4096).contains(&held), "the hog was not stopped by its limit: {line}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 2);
+}

@@ -165,6 +165,8 @@ codes! {
     // E17xx: named images, the image map, toolchain versions
     ImageUnresolved    = "E1700", "image-unresolved",    Error, "a named image is neither on the engine, pullable, nor mapped to a stand-in by `[images.map]`";
     UnsupportedChoice  = "E1701", "unsupported-choice",  Error, "a recipe parameter names a version (or other choice) the recipe does not offer";
+    // E193x: the exported Harbor grader's trial isolation
+    HarborTestUser     = "E1930", "harbor-test-user",    Error, "the exported grader could not draw this trial's test uid or give it to `taskc-test`";
 }
 
 impl std::fmt::Display for Code {
