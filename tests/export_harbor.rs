@@ -847,8 +847,9 @@ fn harbor_rewards_the_adversarial_corpus_0() {
 
 /// Library code of a hostile trial (cookie-split's `proxy` package, no fix): once, in the
 /// first test run that imports it, it forks sleepers as the test user until the kernel
-/// refuses (the grader's `prlimit --nproc`, counted per uid), prints how many and its uid,
-/// then holds them for [`HOG_HOLD_SECS`] before the tests go on. The reaper ends them.
+/// refuses (the grader's `prlimit --nproc`, counted per uid) and holds them for
+/// [`HOG_HOLD_SECS`], then fails the import with its uid and how many it held (what the
+/// run's log shows). The reaper ends them.
 const PROCESS_HOG: &str = r#"cat >> proxy/proxy/__init__.py <<'PY'
 import os as _os
 import sys as _sys
@@ -868,15 +869,16 @@ if "_pytest" in _sys.modules and not _os.path.exists("/tmp/taskc-hog-done"):
             finally:
                 _os._exit(0)
         _held += 1
-    print("taskc-hog: uid %d holds %d processes" % (_os.getuid(), _held), flush=True)
     _time.sleep(HOLD)
+    # pytest captures what an import prints: an import error is what its log shows.
+    raise RuntimeError("taskc-hog: uid %d held %d processes" % (_os.getuid(), _held))
 PY
 sed -i "s/HOLD)/$HOLD)/" proxy/proxy/__init__.py
 "#;
 /// How long the hostile trial holds its processes: the honest trial's grading (its agent
 /// waits [`HONEST_DELAY_SECS`] first) runs inside this window.
-const HOG_HOLD_SECS: u64 = 150;
-const HONEST_DELAY_SECS: u64 = 45;
+const HOG_HOLD_SECS: u64 = 240;
+const HONEST_DELAY_SECS: u64 = 60;
 
 /// Docs/security.md, "Harbor: trials beside a process hog": an honest trial (the oracle's
 /// gold patches) and a hostile one (library code filling the test user's process limit)
@@ -956,7 +958,10 @@ fn harbor_an_honest_trial_beside_a_process_hog_scores_1() {
         let verifier = jobs.join("oracle").join(trial).join("verifier");
         let grade = std::fs::read_to_string(verifier.join("grade.json")).unwrap_or_default();
         if trial.starts_with(&format!("{honest}__")) {
-            assert_eq!(r["reward"], 1, "the honest trial {trial}: {r}; grade: {grade}");
+            assert_eq!(
+                r["reward"], 1,
+                "the honest trial {trial}: {r}; grade: {grade}"
+            );
             seen += 1;
         } else {
             assert!(trial.starts_with(&format!("{hog}__")), "{trial}");
@@ -971,14 +976,18 @@ fn harbor_an_honest_trial_beside_a_process_hog_scores_1() {
                 .collect();
             let line = log
                 .lines()
-                .find(|l| l.starts_with("taskc-hog: uid "))
+                .find_map(|l| l.split_once("taskc-hog: uid ").map(|(_, rest)| rest))
                 .unwrap_or_else(|| panic!("the hog did not run in {trial}:\n{log}"));
-            eprintln!("{line}");
+            eprintln!("hog: uid {line}");
+            // `<uid> held <n> processes`
             let words: Vec<&str> = line.split_whitespace().collect();
-            let uid: u32 = words[2].parse().unwrap();
-            let held: u32 = words[4].parse().unwrap();
+            let uid: u32 = words[0].parse().unwrap();
+            let held: u32 = words[2].parse().unwrap();
             assert!(uid >= 100_000, "{line}");
-            assert!((4000..=4096).contains(&held), "the hog was not stopped by its limit: {line}");
+            assert!(
+                (4000..=4096).contains(&held),
+                "the hog was not stopped by its limit: {line}"
+            );
             seen += 1;
         }
     }

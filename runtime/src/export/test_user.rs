@@ -42,10 +42,11 @@ pub fn draw_uid(root: &Path) -> Result<u32, TestUserError> {
     let taken = taken_ids(root)?;
     let span = u64::from(TEST_UID_RANGE.end() - TEST_UID_RANGE.start()) + 1;
     const TRIES: usize = 64;
-    let mut urandom = std::fs::File::open("/dev/urandom").map_err(|source| TestUserError::Read {
-        path: "/dev/urandom".into(),
-        source,
-    })?;
+    let mut urandom =
+        std::fs::File::open("/dev/urandom").map_err(|source| TestUserError::Read {
+            path: "/dev/urandom".into(),
+            source,
+        })?;
     for _ in 0..TRIES {
         let mut bytes = [0u8; 8];
         urandom
@@ -115,13 +116,23 @@ fn read_or_empty(path: &Path) -> Result<String, TestUserError> {
 /// whole (a new file renamed over it, its mode kept).
 pub fn install(root: &Path, uid: u32) -> Result<(), TestUserError> {
     let home = format!("/tmp/{TEST_USER}-home");
-    rewrite(&root.join("etc/passwd"), |fields| {
-        fields[2] = uid.to_string();
-        fields[3] = uid.to_string();
-    }, 7, &format!("{TEST_USER}:x:{uid}:{uid}::{home}:/bin/bash"))?;
-    rewrite(&root.join("etc/group"), |fields| {
-        fields[2] = uid.to_string();
-    }, 4, &format!("{TEST_USER}:x:{uid}:"))
+    rewrite(
+        &root.join("etc/passwd"),
+        |fields| {
+            fields[2] = uid.to_string();
+            fields[3] = uid.to_string();
+        },
+        7,
+        &format!("{TEST_USER}:x:{uid}:{uid}::{home}:/bin/bash"),
+    )?;
+    rewrite(
+        &root.join("etc/group"),
+        |fields| {
+            fields[2] = uid.to_string();
+        },
+        4,
+        &format!("{TEST_USER}:x:{uid}:"),
+    )
 }
 
 /// `path` with the line of [`TEST_USER`] (at least `min_fields` `:`-separated fields) edited
