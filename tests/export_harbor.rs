@@ -875,6 +875,16 @@ if "_pytest" in _sys.modules and not _os.path.exists("/tmp/taskc-hog-done"):
 PY
 sed -i "s/HOLD)/$HOLD)/" proxy/proxy/__init__.py
 "#;
+/// An honest change beside the gold patches: `proxy` starts (and joins) a thread when
+/// imported. A thread counts against the test user's process limit as a process does.
+const HONEST_THREAD: &str = r#"cat >> /work/proxy/proxy/__init__.py <<'PY'
+import threading as _threading
+
+_warmup = _threading.Thread(target=lambda: None)
+_warmup.start()
+_warmup.join()
+PY
+"#;
 /// How long the hostile trial holds its processes: the honest trial's grading (its agent
 /// waits [`HONEST_DELAY_SECS`] first) runs inside this window.
 const HOG_HOLD_SECS: u64 = 240;
@@ -882,10 +892,9 @@ const HONEST_DELAY_SECS: u64 = 60;
 
 /// Docs/security.md, "Harbor: trials beside a process hog": an honest trial (the oracle's
 /// gold patches) and a hostile one (library code filling the test user's process limit)
-/// of cookie-split in **one** Harbor job, side by side: the honest trial gets reward 1.
-/// Before each grading drew its own test uid, both trials' test users were uid 10001, the
-/// hog filled the per-uid count both share, and the honest test command could not start
-/// (`setpriv: failed to execute env: Resource temporarily unavailable`, reward 0).
+/// of cookie-split in **one** Harbor job, side by side: the honest trial (whose library
+/// starts a thread) gets reward 1. With one test uid in every trial (10001), the hog fills
+/// the per-uid count both share and the honest trial's thread cannot start.
 #[test]
 fn harbor_an_honest_trial_beside_a_process_hog_scores_1() {
     let Some(bin) = harbor() else { return };
@@ -934,11 +943,14 @@ fn harbor_an_honest_trial_beside_a_process_hog_scores_1() {
         let path = dir.join("solution/solve.sh");
         if solve.is_empty() {
             // The oracle's own solve.sh (the gold patches), after a while spent thinking.
+            // Its library starts a thread, as most real code under test does (a pytest
+            // run in one thread forks nothing as the test user, so the kernel's per-uid
+            // count never stops it: measured, reward 1 beside the hog even with one uid).
             let gold = std::fs::read_to_string(&path).unwrap();
             let (shebang, rest) = gold.split_once('\n').unwrap();
             std::fs::write(
                 &path,
-                format!("{shebang}\nsleep {HONEST_DELAY_SECS}\n{rest}"),
+                format!("{shebang}\nsleep {HONEST_DELAY_SECS}\n{rest}{HONEST_THREAD}"),
             )
             .unwrap();
         } else {
@@ -947,7 +959,9 @@ fn harbor_an_honest_trial_beside_a_process_hog_scores_1() {
     }
     let _guard = HarborGuard(prefix);
     let start = std::time::Instant::now();
-    let rewards = harbor_run(&bin, &tasks, &jobs, "oracle", "2");
+    let mut rewards = harbor_run(&bin, &tasks, &jobs, "oracle", "2");
+    // The honest trial's reward first: it is what the test is about.
+    rewards.sort_by_key(|(trial, _)| !trial.starts_with(&format!("{honest}__")));
     eprintln!(
         "honest + hog trials in one Harbor job: {:.0} s",
         start.elapsed().as_secs_f64()
@@ -976,7 +990,10 @@ fn harbor_an_honest_trial_beside_a_process_hog_scores_1() {
                 .collect();
             let line = log
                 .lines()
-                .find_map(|l| l.split_once("taskc-hog: uid ").map(|(_, rest)| rest))
+                .find_map(|l| {
+                    l.split_once("RuntimeError: taskc-hog: uid ")
+                        .map(|(_, rest)| rest)
+                })
                 .unwrap_or_else(|| panic!("the hog did not run in {trial}:\n{log}"));
             eprintln!("hog: uid {line}");
             // `<uid> held <n> processes`
