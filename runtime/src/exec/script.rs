@@ -329,14 +329,14 @@ fn preamble(s: &mut Script<'_>) {
        // stopped process cannot fork), then kill them all: builtins only, as root (`kill`,
        // `read`, globbing), so a sandbox whose process, memory or disk limit the tests left
        // full cannot keep the harness from it.
-    s.line(&format!(
-        "reap() {{ local pass d k v st uid live; for pass in 1 2 3 4 5 6 7 8 9 10 11 12; do live=0; \
-         for d in /proc/[0-9]*; do st=; uid=; {{ while read -r k v _; do case $k in State:) st=$v;; Uid:) uid=$v; break;; esac; done < \"$d/status\"; }} 2>/dev/null; \
-         [ \"$uid\" = \"$TU\" ] || continue; kill -STOP \"${{d#/proc/}}\" 2>/dev/null; case $st in T|t|Z|X) ;; *) live=1;; esac; done; \
+    s.line(
+        "reap() { local pass d k v st uid live; for pass in 1 2 3 4 5 6 7 8 9 10 11 12; do live=0; \
+         for d in /proc/[0-9]*; do st=; uid=; { while read -r k v _; do case $k in State:) st=$v;; Uid:) uid=$v; break;; esac; done < \"$d/status\"; } 2>/dev/null; \
+         [ \"$uid\" = \"$TU\" ] || continue; kill -STOP \"${d#/proc/}\" 2>/dev/null; case $st in T|t|Z|X) ;; *) live=1;; esac; done; \
          [ $live = 0 ] && break; done; \
-         for d in /proc/[0-9]*; do uid=; {{ while read -r k v _; do [ \"$k\" = Uid: ] && {{ uid=$v; break; }}; done < \"$d/status\"; }} 2>/dev/null; \
-         [ \"$uid\" = \"$TU\" ] && kill -KILL \"${{d#/proc/}}\" 2>/dev/null; done; return 0; }}"
-    ));
+         for d in /proc/[0-9]*; do uid=; { while read -r k v _; do [ \"$k\" = Uid: ] && { uid=$v; break; }; done < \"$d/status\"; } 2>/dev/null; \
+         [ \"$uid\" = \"$TU\" ] && kill -KILL \"${d#/proc/}\" 2>/dev/null; done; return 0; }",
+    );
     // One reading of every patch: what the git that applies the prediction's patch says it
     // touches must be what taskc read (`exec::surface`, the flags); else the patch is refused.
     s.line(
@@ -701,10 +701,10 @@ fn drop_privileges(s: &mut Script<'_>, run: &Run) {
             run.under_test
         )),
     ));
-    s.line(&format!(
+    s.line(
         "  drop=(setpriv --reuid=\"$TU\" --regid=\"$TU\" --clear-groups \
-         --inh-caps=-all --bounding-set=-all --no-new-privs --)"
-    ));
+         --inh-caps=-all --bounding-set=-all --no-new-privs --)",
+    );
     // Docker caps the processes of a run (its pids limit); bubblewrap has no cgroup, so on
     // the local backend without a pids group of its own ([`PIDS_CGROUP_VAR`]) the test user
     // gets a process limit (per uid, shared by the local runs in flight: one run's fork bomb
