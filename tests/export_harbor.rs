@@ -844,3 +844,169 @@ fn harbor_rewards_the_adversarial_corpus_0() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Library code of a hostile trial (cookie-split's `proxy` package, no fix): once, in the
+/// first test run that imports it, it forks sleepers as the test user until the kernel
+/// refuses (the grader's `prlimit --nproc`, counted per uid) and holds them for
+/// [`HOG_HOLD_SECS`], then fails the import with its uid and how many it held (what the
+/// run's log shows). The reaper ends them.
+const PROCESS_HOG: &str = r#"cat >> proxy/proxy/__init__.py <<'PY'
+import os as _os
+import sys as _sys
+import time as _time
+
+if "_pytest" in _sys.modules and not _os.path.exists("/tmp/taskc-hog-done"):
+    open("/tmp/taskc-hog-done", "w").close()
+    _held = 0
+    while _held < 20000:
+        try:
+            _pid = _os.fork()
+        except OSError:
+            break
+        if _pid == 0:
+            try:
+                _os.execv("/bin/sleep", ["sleep", "600"])
+            finally:
+                _os._exit(0)
+        _held += 1
+    _time.sleep(HOLD)
+    # pytest captures what an import prints: an import error is what its log shows.
+    raise RuntimeError("taskc-hog: uid %d held %d processes" % (_os.getuid(), _held))
+PY
+sed -i "s/HOLD)/$HOLD)/" proxy/proxy/__init__.py
+"#;
+/// An honest change beside the gold patches: `proxy` starts (and joins) a thread when
+/// imported. A thread counts against the test user's process limit as a process does.
+const HONEST_THREAD: &str = r#"cat >> /work/proxy/proxy/__init__.py <<'PY'
+import threading as _threading
+
+_warmup = _threading.Thread(target=lambda: None)
+_warmup.start()
+_warmup.join()
+PY
+"#;
+/// How long the hostile trial holds its processes: the honest trial's grading (its agent
+/// waits [`HONEST_DELAY_SECS`] first) runs inside this window.
+const HOG_HOLD_SECS: u64 = 240;
+const HONEST_DELAY_SECS: u64 = 60;
+
+/// Docs/security.md, "Harbor: trials beside a process hog": an honest trial (the oracle's
+/// gold patches) and a hostile one (library code filling the test user's process limit)
+/// of cookie-split in **one** Harbor job, side by side: the honest trial (whose library
+/// starts a thread) gets reward 1. With one test uid in every trial (10001), the hog fills
+/// the per-uid count both share and the honest trial's thread cannot start.
+#[test]
+fn harbor_an_honest_trial_beside_a_process_hog_scores_1() {
+    let Some(bin) = harbor() else { return };
+    // Docker objects: the task folders' (and so images') prefix.
+    let prefix: &'static str = match std::env::var("TASKC_HARBOR_NB_PREFIX") {
+        Ok(p) if !p.is_empty() => Box::leak(p.into_boxed_str()),
+        _ => "harbor-nb-",
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (out, tasks, jobs) = (
+        tmp.path().join("out"),
+        tmp.path().join("tasks"),
+        tmp.path().join("jobs"),
+    );
+    let run = taskc(&[
+        "export",
+        "harbor",
+        "--out",
+        out.to_str().unwrap(),
+        &spec("cookie-split"),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::fs::create_dir_all(&tasks).unwrap();
+    let (hog, honest) = (format!("{prefix}hog"), format!("{prefix}honest"));
+    for (name, solve) in [
+        (
+            &hog,
+            format!(
+                "#!/bin/bash\nset -euo pipefail\ncd /work\nHOLD={HOG_HOLD_SECS}\n{PROCESS_HOG}"
+            ),
+        ),
+        (&honest, String::new()),
+    ] {
+        let dir = tasks.join(name);
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(out.join("cookie-split"))
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let path = dir.join("solution/solve.sh");
+        if solve.is_empty() {
+            // The oracle's own solve.sh (the gold patches), after a while spent thinking.
+            // Its library starts a thread, as most real code under test does (a pytest
+            // run in one thread forks nothing as the test user, so the kernel's per-uid
+            // count never stops it: measured, reward 1 beside the hog even with one uid).
+            let gold = std::fs::read_to_string(&path).unwrap();
+            let (shebang, rest) = gold.split_once('\n').unwrap();
+            std::fs::write(
+                &path,
+                format!("{shebang}\nsleep {HONEST_DELAY_SECS}\n{rest}{HONEST_THREAD}"),
+            )
+            .unwrap();
+        } else {
+            std::fs::write(&path, solve).unwrap();
+        }
+    }
+    let _guard = HarborGuard(prefix);
+    let start = std::time::Instant::now();
+    let mut rewards = harbor_run(&bin, &tasks, &jobs, "oracle", "2");
+    // The honest trial's reward first: it is what the test is about.
+    rewards.sort_by_key(|(trial, _)| !trial.starts_with(&format!("{honest}__")));
+    eprintln!(
+        "honest + hog trials in one Harbor job: {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
+    assert_eq!(rewards.len(), 2, "{rewards:?}");
+    let mut seen = 0;
+    for (trial, r) in &rewards {
+        let verifier = jobs.join("oracle").join(trial).join("verifier");
+        let grade = std::fs::read_to_string(verifier.join("grade.json")).unwrap_or_default();
+        if trial.starts_with(&format!("{honest}__")) {
+            assert_eq!(
+                r["reward"], 1,
+                "the honest trial {trial}: {r}; grade: {grade}"
+            );
+            seen += 1;
+        } else {
+            assert!(trial.starts_with(&format!("{hog}__")), "{trial}");
+            assert_eq!(r["reward"], 0, "the hog {trial}: {r}; grade: {grade}");
+            // The hog did fill its limit, as a test user of a uid of its own.
+            // In the first run that imports `proxy` (proxy's or gateway's).
+            let log: String = ["proxy", "gateway"]
+                .iter()
+                .map(|t| {
+                    std::fs::read_to_string(verifier.join(format!("{t}.log"))).unwrap_or_default()
+                })
+                .collect();
+            let line = log
+                .lines()
+                .find_map(|l| {
+                    l.split_once("RuntimeError: taskc-hog: uid ")
+                        .map(|(_, rest)| rest)
+                })
+                .unwrap_or_else(|| panic!("the hog did not run in {trial}:\n{log}"));
+            eprintln!("hog: uid {line}");
+            // `<uid> held <n> processes`
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let uid: u32 = words[0].parse().unwrap();
+            let held: u32 = words[2].parse().unwrap();
+            assert!(uid >= 100_000, "{line}");
+            assert!(
+                (4000..=4096).contains(&held),
+                "the hog was not stopped by its limit: {line}"
+            );
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 2);
+}

@@ -171,6 +171,8 @@ codes! {
     // E18xx: base images pulled by digest and locked
     BaseTagMoved       = "E1800", "base-tag-moved",      Error, "a base image's tag names another digest in its registry than the one the lock recorded";
     BasePinUnavailable = "E1801", "base-pin-unavailable", Error, "a base image the lock pins by digest can be pulled neither by digest nor found on the engine";
+    // E193x: the exported Harbor grader's trial isolation
+    HarborTestUser     = "E1930", "harbor-test-user",    Error, "the exported grader could not draw this trial's test uid or give it to `taskc-test`";
 }
 
 impl std::fmt::Display for Code {

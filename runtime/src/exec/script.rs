@@ -103,6 +103,15 @@ pub const PIDS_CGROUP_VAR: &str = "TASKC_PIDS_CGROUP";
 /// (the exported Harbor grader): the test user then gets [`LOCAL_NPROC`] as on the local
 /// backend, so a process-holding daemon cannot starve the harness or the grader.
 pub const NPROC_VAR: &str = "TASKC_NPROC_LIMIT";
+/// Set by a backend whose runs share the kernel's per-uid process count with runs it does
+/// not control (the exported Harbor grader: trials of other tasks beside it on one Docker
+/// host): the uid (and gid) the test command runs as instead of [`TEST_UID`], drawn per
+/// trial, so [`LOCAL_NPROC`] is this trial's alone. Honoured only as a number in
+/// [`TEST_UID_RANGE`]; anything else keeps [`TEST_UID`].
+pub const TEST_UID_VAR: &str = "TASKC_TEST_UID";
+/// The uids [`TEST_UID_VAR`] may name: above every uid a Debian image allocates
+/// (`SYS_UID_MAX`, `UID_MAX` = 60000, `nobody` = 65534), below 2^31 (`int` in C).
+pub const TEST_UID_RANGE: std::ops::RangeInclusive<u32> = 100_000..=2_147_483_646;
 /// Time the harness may take around the test command (patches, uploads, collect) before
 /// the backend kills the whole run.
 pub const SETUP_ALLOWANCE: Duration = Duration::from_secs(120);
@@ -284,11 +293,23 @@ pub fn build(
     })
 }
 
+/// `TU`, the test user's uid: the backend's per-trial one ([`TEST_UID_VAR`]) when it names
+/// a number in [`TEST_UID_RANGE`], else [`TEST_UID`].
+fn test_uid_line() -> String {
+    format!(
+        "TU={TEST_UID}; case \"${{{TEST_UID_VAR}:-}}\" in ''|*[!0-9]*|0*) ;; *) \
+         [ ${{#{TEST_UID_VAR}}} -le 10 ] && [ \"${TEST_UID_VAR}\" -ge {lo} ] && [ \"${TEST_UID_VAR}\" -le {hi} ] && TU=${TEST_UID_VAR};; esac",
+        lo = TEST_UID_RANGE.start(),
+        hi = TEST_UID_RANGE.end(),
+    )
+}
+
 /// Root-only harness folder, the harness's output away from the log, its own `PATH`.
 fn preamble(s: &mut Script<'_>) {
     s.line("set +e");
     s.line("export TASKC_ROOT=\"${TASKC_ROOT:-}\"");
     s.line("umask 022");
+    s.line(&test_uid_line());
     s.line(&format!("T=\"$TASKC_ROOT\"{TASKC_DIR}"));
     s.line(&format!("H=\"$TASKC_ROOT\"{HARNESS_DIR}"));
     s.line(&format!(
@@ -308,14 +329,14 @@ fn preamble(s: &mut Script<'_>) {
        // stopped process cannot fork), then kill them all: builtins only, as root (`kill`,
        // `read`, globbing), so a sandbox whose process, memory or disk limit the tests left
        // full cannot keep the harness from it.
-    s.line(&format!(
-        "reap() {{ local pass d k v st uid live; for pass in 1 2 3 4 5 6 7 8 9 10 11 12; do live=0; \
-         for d in /proc/[0-9]*; do st=; uid=; {{ while read -r k v _; do case $k in State:) st=$v;; Uid:) uid=$v; break;; esac; done < \"$d/status\"; }} 2>/dev/null; \
-         [ \"$uid\" = {TEST_UID} ] || continue; kill -STOP \"${{d#/proc/}}\" 2>/dev/null; case $st in T|t|Z|X) ;; *) live=1;; esac; done; \
+    s.line(
+        "reap() { local pass d k v st uid live; for pass in 1 2 3 4 5 6 7 8 9 10 11 12; do live=0; \
+         for d in /proc/[0-9]*; do st=; uid=; { while read -r k v _; do case $k in State:) st=$v;; Uid:) uid=$v; break;; esac; done < \"$d/status\"; } 2>/dev/null; \
+         [ \"$uid\" = \"$TU\" ] || continue; kill -STOP \"${d#/proc/}\" 2>/dev/null; case $st in T|t|Z|X) ;; *) live=1;; esac; done; \
          [ $live = 0 ] && break; done; \
-         for d in /proc/[0-9]*; do uid=; {{ while read -r k v _; do [ \"$k\" = Uid: ] && {{ uid=$v; break; }}; done < \"$d/status\"; }} 2>/dev/null; \
-         [ \"$uid\" = {TEST_UID} ] && kill -KILL \"${{d#/proc/}}\" 2>/dev/null; done; return 0; }}"
-    ));
+         for d in /proc/[0-9]*; do uid=; { while read -r k v _; do [ \"$k\" = Uid: ] && { uid=$v; break; }; done < \"$d/status\"; } 2>/dev/null; \
+         [ \"$uid\" = \"$TU\" ] && kill -KILL \"${d#/proc/}\" 2>/dev/null; done; return 0; }",
+    );
     // One reading of every patch: what the git that applies the prediction's patch says it
     // touches must be what taskc read (`exec::surface`, the flags); else the patch is refused.
     s.line(
@@ -674,16 +695,16 @@ fn drop_privileges(s: &mut Script<'_>, run: &Run) {
         "if [ \"$EUID\" = 0 ] && [ \"${{{UNSANDBOXED_VAR}:-}}\" != 1 ]; then"
     ));
     s.line(&format!(
-        "  chown -R {TEST_UID}:{TEST_UID} {repo} \"$TH\" || fail {harness} {why}",
+        "  chown -R \"$TU:$TU\" {repo} \"$TH\" || fail {harness} {why}",
         why = sh_quote(&format!(
             "cannot hand `{}` to the test user",
             run.under_test
         )),
     ));
-    s.line(&format!(
-        "  drop=(setpriv --reuid={TEST_UID} --regid={TEST_UID} --clear-groups \
-         --inh-caps=-all --bounding-set=-all --no-new-privs --)"
-    ));
+    s.line(
+        "  drop=(setpriv --reuid=\"$TU\" --regid=\"$TU\" --clear-groups \
+         --inh-caps=-all --bounding-set=-all --no-new-privs --)",
+    );
     // Docker caps the processes of a run (its pids limit); bubblewrap has no cgroup, so on
     // the local backend without a pids group of its own ([`PIDS_CGROUP_VAR`]) the test user
     // gets a process limit (per uid, shared by the local runs in flight: one run's fork bomb
@@ -810,7 +831,7 @@ fn report_file(input: Input) -> ReportLines {
                  || fail {harness} 'cannot create the report folder'"
             ),
             format!(
-                "if [ ${{#drop[@]}} -gt 0 ]; then chown {TEST_UID}:{TEST_UID} \"$R\" \
+                "if [ ${{#drop[@]}} -gt 0 ]; then chown \"$TU:$TU\" \"$R\" \
                  || fail {harness} 'cannot hand the report folder to the test user'; fi"
             ),
         ],
@@ -886,6 +907,43 @@ fn narrow(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The test uid line, run by bash (`-u`, as every backend runs the script): the
+    /// backend's per-trial uid when it is a number in range, the image's `taskc-test`
+    /// otherwise — never root, a system account, or a word.
+    #[test]
+    fn the_test_uid_is_the_backends_per_trial_one_only_when_it_is_a_number_in_range() {
+        for (value, expect) in [
+            (None, TEST_UID),
+            (Some("123456"), 123_456),
+            (Some("100000"), 100_000),
+            (Some("2147483646"), 2_147_483_646),
+            (Some("99999"), TEST_UID),
+            (Some("0"), TEST_UID),
+            (Some("0123456"), TEST_UID),
+            (Some("2147483647"), TEST_UID),
+            (Some("99999999999999999999"), TEST_UID),
+            (Some(""), TEST_UID),
+            (Some("1e6"), TEST_UID),
+            (Some("123456 0"), TEST_UID),
+            (Some("$(id -u)"), TEST_UID),
+        ] {
+            let mut cmd = std::process::Command::new("bash");
+            cmd.args(["-euo", "pipefail", "-c"])
+                .arg(format!("{}\necho \"$TU\"", test_uid_line()))
+                .env_remove(TEST_UID_VAR);
+            if let Some(v) = value {
+                cmd.env(TEST_UID_VAR, v);
+            }
+            let out = cmd.output().unwrap();
+            assert!(out.status.success(), "{value:?}: {out:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout).trim(),
+                expect.to_string(),
+                "{value:?}"
+            );
+        }
+    }
 
     /// The report-file lines, run by bash: the command finds `$TASKC_REPORT` in a fresh
     /// folder of an unlistable one, and the harness keeps what it wrote (or nothing).

@@ -10,6 +10,7 @@ mod bundle;
 mod dockerfile;
 mod error;
 mod task_toml;
+mod test_user;
 mod verifier;
 mod verifier_backend;
 mod write;
@@ -25,6 +26,7 @@ pub use bundle::{Bundle, BundleRepo, BUNDLE_SCHEMA};
 pub use dockerfile::REPOS_DIR;
 pub use error::ExportError;
 pub use task_toml::SCHEMA_VERSION;
+pub use test_user::TestUserError;
 pub use verifier::{grade_here, write_zero_reward, Verdict, VerifierError, VerifierPaths};
 use write::{Entry, Tree};
 

@@ -54,6 +54,9 @@ pub enum VerifierError {
     Bundle { path: PathBuf, why: String },
     #[error("the scoring runs could not be executed: {0}")]
     Exec(#[from] crate::exec::ExecError),
+    /// The trial's own test uid could not be drawn or given to `taskc-test` (`E1930`).
+    #[error("E1930 harbor-test-user: cannot set up this trial's test user: {0}")]
+    TestUser(#[from] super::test_user::TestUserError),
 }
 
 /// What the grader concluded.
@@ -167,7 +170,12 @@ pub async fn grade_here(paths: &VerifierPaths) -> Result<Verdict, VerifierError>
             path: std::env::temp_dir(),
             source,
         })?;
+    // This trial's own test uid: the kernel's per-uid process count (the test user's
+    // `prlimit --nproc`) is then not shared with the trials beside it on the host.
+    let test_uid = super::test_user::draw_uid(Path::new("/"))?;
+    super::test_user::install(Path::new("/"), test_uid)?;
     let backend = InContainer {
+        test_uid,
         repos: bundle.repos.clone(),
         env: std::env::vars()
             .filter(|(k, _)| !k.starts_with("TASKC_"))

@@ -34,6 +34,8 @@ pub struct InContainer {
     pub env: Vec<(String, String)>,
     /// A root-only folder for the runs' logs.
     pub scratch: PathBuf,
+    /// The test user's uid in this trial (`export::test_user`), handed to every run script.
+    pub test_uid: u32,
 }
 
 impl InContainer {
@@ -101,6 +103,11 @@ impl InContainer {
         // No pids limit per run in this container: the test user gets a process limit
         // (the pid-holder attack otherwise forks until the verifier times out).
         env.push((crate::exec::script::NPROC_VAR.into(), "1".into()));
+        // ... counted for this trial's own test uid, not the one every trial's image has.
+        env.push((
+            crate::exec::script::TEST_UID_VAR.into(),
+            self.test_uid.to_string(),
+        ));
         let started = Instant::now();
         let finished = run_script(
             &bash(&req.script),
