@@ -47,13 +47,19 @@ fn is_import_code(c: &Code) -> bool {
     c.as_str()[1..].starts_with("11") || c.as_str()[1..].starts_with("14")
 }
 /// `taskc export harbor` / `collect --from harbor` codes are about locks and job folders:
-/// tests/export_harbor.rs (E1200, E1201, E1202, E1205).
+/// tests/export_harbor.rs (E1200, E1201, E1202, E1205). E1930 is the exported grader's, in a
+/// Harbor trial (`export::test_user`'s unit tests).
 fn is_export_code(c: &Code) -> bool {
-    c.as_str()[1..].starts_with("12")
+    c.as_str()[1..].starts_with("12") || *c == Code::HarborTestUser
 }
 /// `taskc collect`'s codes are about workspaces, not specs: tests/collect_hermetic.rs.
-/// Named images resolve at run time, on the engine (`verify`): tests/image_map_docker.rs.
-const RUNTIME_IMAGE_CODES: &[Code] = &[Code::ImageUnresolved];
+/// Named images resolve at run time, on the engine (`verify`): tests/image_map_docker.rs;
+/// base images pinned by digest against a registry: tests/base_digest_registry.rs (E1800).
+const RUNTIME_IMAGE_CODES: &[Code] = &[
+    Code::ImageUnresolved,
+    Code::BaseTagMoved,
+    Code::BasePinUnavailable,
+];
 const COLLECT_CODES: &[Code] = &[
     Code::CollectUnreadable,
     Code::WorkspaceRecordMissing,
