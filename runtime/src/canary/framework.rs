@@ -408,6 +408,21 @@ mod tests {
             Ok(Framework::Pytest)
         );
         assert!(Framework::of(&step("junit-xml", "mvn test")).is_err());
+        assert_eq!(
+            Framework::of(&step("surefire", "mvn -B -o test")),
+            Ok(Framework::Junit4)
+        );
+        assert_eq!(
+            Framework::of(&step("surefire", "./mvnw -q test")),
+            Ok(Framework::Junit4)
+        );
+        let why = Framework::of(&step("surefire", "make test")).unwrap_err();
+        assert!(why.contains("runs no `mvn`"), "{why}");
+        let why = Framework::of(&step("gradle", "gradle test")).unwrap_err();
+        assert!(
+            why.starts_with("none — ") && why.contains("gradle"),
+            "{why}"
+        );
     }
 
     #[test]
