@@ -200,7 +200,8 @@ impl LogParser {
             LogParser::Gradle => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::GradleTests),
                 canaries: Canaries::None {
-                    why: "taskc writes no JVM canary tests: a canary must be compiled into the test source set by the build, which taskc does not drive",
+                    why: "taskc writes no gradle canary tests: gradle is not packaged in Debian and cannot fetch its plugins \
+                          offline, so canaries compiled into its test source set could not be proven by a real run here",
                 },
                 surface: surface::JVM,
                 version: ToolVersion::NotReported,
@@ -309,8 +310,10 @@ impl LogParser {
             },
             LogParser::Surefire => Descriptor {
                 narrowing: Narrowing::Arguments(Selector::SurefireTest),
-                canaries: Canaries::None {
-                    why: "taskc writes no JVM canary tests: a canary must be compiled into the test source set by the build, which taskc does not drive",
+                canaries: Canaries::ByCommand {
+                    rules: &[(&["mvn", "mvnw"], CanaryFramework::Junit4)],
+                    otherwise: "the command runs no `mvn`: taskc writes JUnit 4 canary methods into the hidden test classes \
+                                that maven compiles and surefire runs, and knows no other build that would compile them",
                 },
                 surface: surface::JVM,
                 version: ToolVersion::NotReported,
@@ -508,6 +511,9 @@ pub enum CanaryFramework {
     Rspec,
     /// A `unittest.TestCase` subclass appended to a hidden `test*.py` (`python -m unittest`).
     Unittest,
+    /// Two JUnit 4 `@Test` methods written into the class of a hidden `*Test.java` (maven's
+    /// surefire).
+    Junit4,
 }
 
 /// Which canary tests a parser's runs carry.

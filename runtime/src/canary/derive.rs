@@ -60,7 +60,8 @@ pub fn originals(fw: Framework, shown: &Shown) -> Vec<Original> {
                 | Framework::Mocha
                 | Framework::Minitest
                 | Framework::Rspec
-                | Framework::Unittest => None,
+                | Framework::Unittest
+                | Framework::Junit4 => None,
             };
             if let Some((o, next)) = found {
                 if out.iter().any(|x| x.name == o.name || x.anchor == o.anchor) {
@@ -106,7 +107,8 @@ fn sound(fw: Framework, o: &Original) -> bool {
         | Framework::Mocha
         | Framework::Minitest
         | Framework::Rspec
-        | Framework::Unittest => return false,
+        | Framework::Unittest
+        | Framework::Junit4 => return false,
     };
     let has_word = |l: &str, w: &str| {
         if w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -370,7 +372,8 @@ pub fn copy(fw: Framework, o: &Original, name: &str, fail: Option<&str>) -> Stri
             | Framework::Mocha
             | Framework::Minitest
             | Framework::Rspec
-            | Framework::Unittest => String::new(),
+            | Framework::Unittest
+            | Framework::Junit4 => String::new(),
         };
         out.push_str(&line);
     }

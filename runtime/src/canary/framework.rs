@@ -34,6 +34,9 @@ pub enum Framework {
     Rspec,
     /// A `unittest.TestCase` subclass appended to a hidden `test*.py` (`canary/unittest.rs`).
     Unittest,
+    /// Two JUnit 4 `@Test` methods written into the class of a hidden `*Test.java`, run by
+    /// maven's surefire (`canary/junit.rs`).
+    Junit4,
 }
 
 impl Framework {
@@ -51,6 +54,7 @@ impl Framework {
             Framework::Minitest => "minitest",
             Framework::Rspec => "rspec",
             Framework::Unittest => "unittest",
+            Framework::Junit4 => "junit4",
         }
     }
 
@@ -78,6 +82,7 @@ impl Framework {
             CanaryFramework::Minitest => Framework::Minitest,
             CanaryFramework::Rspec => Framework::Rspec,
             CanaryFramework::Unittest => Framework::Unittest,
+            CanaryFramework::Junit4 => Framework::Junit4,
         })
     }
 
@@ -148,6 +153,7 @@ impl Framework {
             Framework::Mocha => super::mocha::selection(command),
             Framework::Minitest | Framework::Rspec => super::ruby::selection(self, command),
             Framework::Unittest => super::unittest::selection(command),
+            Framework::Junit4 => super::junit::selection(command),
             _ => None,
         }
     }
@@ -157,6 +163,9 @@ impl Framework {
     /// never run (`--no-fail-fast` after `cargo test` / `cargo nextest run`); `None` when it
     /// needs no change (another framework, or already there).
     pub fn runs_everything(self, command: &str) -> Option<String> {
+        if self == Framework::Junit4 {
+            return super::junit::runs_everything(command);
+        }
         if self != Framework::Cargo || command.contains("--no-fail-fast") {
             return None;
         }
@@ -261,6 +270,7 @@ impl Framework {
             Framework::Mocha => super::mocha::carries(path),
             Framework::Minitest | Framework::Rspec => super::ruby::carries(self, path),
             Framework::Unittest => super::unittest::carries(path),
+            Framework::Junit4 => super::junit::carries(path),
         }
     }
 }
@@ -352,6 +362,10 @@ pub fn pair(
             text: super::tcl::pair(pass, fail, (a, b), fail_first),
             esm: None,
         },
+        Framework::Junit4 => PairText {
+            text: super::junit::pair(pass, fail, (a, b), fail_first),
+            esm: None,
+        },
         Framework::Mocha | Framework::Minitest | Framework::Rspec | Framework::Unittest => {
             PairText {
                 text: super::group::pair(fw, tag, pass, fail, (a, b), fail_first),
@@ -394,6 +408,21 @@ mod tests {
             Ok(Framework::Pytest)
         );
         assert!(Framework::of(&step("junit-xml", "mvn test")).is_err());
+        assert_eq!(
+            Framework::of(&step("surefire", "mvn -B -o test")),
+            Ok(Framework::Junit4)
+        );
+        assert_eq!(
+            Framework::of(&step("surefire", "./mvnw -q test")),
+            Ok(Framework::Junit4)
+        );
+        let why = Framework::of(&step("surefire", "make test")).unwrap_err();
+        assert!(why.contains("runs no `mvn`"), "{why}");
+        let why = Framework::of(&step("gradle", "gradle test")).unwrap_err();
+        assert!(
+            why.starts_with("none — ") && why.contains("gradle"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -64,7 +64,8 @@ pub fn name(
         | Framework::Cargo
         | Framework::Phpunit
         | Framework::Phpt
-        | Framework::Tcltest => None,
+        | Framework::Tcltest
+        | Framework::Junit4 => None,
     }
 }
 
@@ -105,7 +106,8 @@ pub fn pair(
         | Framework::Cargo
         | Framework::Phpunit
         | Framework::Phpt
-        | Framework::Tcltest => String::new(),
+        | Framework::Tcltest
+        | Framework::Junit4 => String::new(),
     }
 }
 
@@ -160,7 +162,8 @@ pub fn anchors(fw: Framework, shown: &Shown) -> Vec<String> {
         | Framework::Cargo
         | Framework::Phpunit
         | Framework::Phpt
-        | Framework::Tcltest => false,
+        | Framework::Tcltest
+        | Framework::Junit4 => false,
     };
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for chunk in &shown.chunks {

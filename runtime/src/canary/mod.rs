@@ -12,6 +12,7 @@ mod derive;
 pub mod fail_fast;
 pub mod framework;
 mod group;
+mod junit;
 mod mocha;
 mod names;
 mod php;
@@ -192,7 +193,17 @@ pub fn place_with_base(
                         "`{f}` is compiled only under `{attr}`, which the test command does not set: its tests and any canary in it never run"
                     ));
                 }
-                gate.is_none()
+                // JUnit: a class run by a runner of its own, or a JUnit 5 class.
+                let unfit = (fw == Framework::Junit4)
+                    .then(|| shown.get(f).and_then(|t| junit::unfit(t)))
+                    .flatten();
+                if let Some(why) = unfit {
+                    p.skipped
+                        .entry(repo.clone())
+                        .or_default()
+                        .push(format!("`{f}` {why}: it gets no canary"));
+                }
+                gate.is_none() && unfit.is_none()
             })
             .collect();
         // Go: the files the canaries copy tests of, then one literal canary file per
@@ -447,6 +458,9 @@ pub fn place_with_base(
                         }
                         (Framework::Tcltest, _) => {
                             p.script.push_str(&tcl::script(&target, &src));
+                        }
+                        (Framework::Junit4, _) => {
+                            p.script.push_str(&junit::script(&target, &file, &src));
                         }
                         (_, None) => match group::place(&blocks, seed, k) {
                             Some(anchor) => {
@@ -780,6 +794,7 @@ fn file_ran(c: &Canary, tests: &BTreeMap<String, Outcome>) -> bool {
         Framework::Mocha | Framework::Minitest | Framework::Rspec | Framework::Unittest => {
             group::file_ran(c.framework, &c.file, tests)
         }
+        Framework::Junit4 => junit::file_ran(&c.file, tests),
     }
 }
 

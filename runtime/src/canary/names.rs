@@ -66,6 +66,7 @@ pub fn defined(fw: Framework, text: &str) -> BTreeSet<String> {
             Framework::Mocha => super::mocha::defined(l),
             Framework::Minitest | Framework::Rspec => super::ruby::defined(l),
             Framework::Unittest => super::unittest::defined(l),
+            Framework::Junit4 => super::junit::method(l),
         };
         if let Some(n) = name.filter(|n| !n.is_empty()) {
             out.insert(n);
@@ -190,6 +191,7 @@ fn style(fw: Framework, words: &[String]) -> String {
         }
         // A test method of the canary class (`group.rs` names the class).
         Framework::Minitest | Framework::Unittest => format!("test_{}", words.join("_")),
+        Framework::Junit4 => super::junit::style(words),
     }
 }
 
