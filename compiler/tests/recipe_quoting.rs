@@ -191,17 +191,30 @@ fn packages_naming_pytest_are_not_satisfied_by_debians_pytest() {
             l.starts_with("RUN ") && l.contains("uv pip install ") && holds_word(l, "pytest")
         })
         .unwrap_or_else(|| panic!("no install of pytest:\n{online}"));
+    // Every requirement layer links Debian's pytest at its end (so that the last one leaves
+    // it linked without a step of its own): each first removes the link an earlier layer
+    // made, installs, and links only if the requirements brought no pytest.
     let linked: Vec<usize> = (0..lines.len())
-        .filter(|&i| lines[i].contains(link))
+        .filter(|&i| lines[i].contains("ln -s"))
         .collect();
+    assert!(!linked.is_empty(), "Debian's pytest is never linked:\n{online}");
     assert!(
-        linked.iter().all(|&i| i > pip),
+        linked.iter().all(|&i| i >= pip),
         "Debian's pytest is visible to pip before it installs `packages`:\n{online}"
     );
-    assert!(
-        linked
-            .iter()
-            .all(|&i| lines[i].starts_with("RUN if python -c 'import pytest'")),
-        "Debian's pytest is linked even when the packages brought one:\n{online}"
-    );
+    for &i in &linked {
+        let line = lines[i];
+        let install = line.find("uv pip install ").unwrap_or(usize::MAX);
+        let unlink = line
+            .find(&format!("rm -rf {link} "))
+            .unwrap_or_else(|| panic!("a layer keeps an earlier layer's link:\n{line}"));
+        let guard = line
+            .find("if python -c 'import pytest'")
+            .unwrap_or_else(|| panic!("linked even when the packages brought one:\n{line}"));
+        let ln = line.find("ln -s").unwrap_or(0);
+        assert!(
+            unlink < install && install < guard && guard < ln,
+            "unlink, install, then link if no pytest came:\n{line}"
+        );
+    }
 }
