@@ -134,9 +134,18 @@ fn appending_a_python_package_rebuilds_one_layer() {
     let list = |n: usize| ParamValue::List((1..=n).map(|i| format!("pkg{i}")).collect());
     let others: Vec<(&str, Vec<(&str, ParamValue)>)> = vec![
         ("defaults", vec![]),
-        ("pytest", vec![("pytest", ParamValue::Str("pytest==8.3.5".into()))]),
-        ("system-site-packages", vec![("system-site-packages", ParamValue::Bool(true))]),
-        ("version 3.12", vec![("version", ParamValue::Str("3.12".into()))]),
+        (
+            "pytest",
+            vec![("pytest", ParamValue::Str("pytest==8.3.5".into()))],
+        ),
+        (
+            "system-site-packages",
+            vec![("system-site-packages", ParamValue::Bool(true))],
+        ),
+        (
+            "version 3.12",
+            vec![("version", ParamValue::Str("3.12".into()))],
+        ),
         (
             "system-packages",
             vec![("system-packages", ParamValue::List(vec!["g++".into()]))],
@@ -167,9 +176,22 @@ fn appending_a_python_package_rebuilds_one_layer() {
     }
     // What "einops" appended to the torch task's 16 packages (docs/performance.md) rebuilds.
     let torch: Vec<String> = [
-        "torch<2.14", "numpy", "scipy", "cloudpickle", "packaging", "importlib_metadata",
-        "orjson", "pyvers>=0.2.0,<0.3.0", "pybind11[global]>=2.13", "setuptools", "wheel",
-        "pytest", "pyyaml", "pytest-instafail", "pytest-rerunfailures", "pytest-benchmark",
+        "torch<2.14",
+        "numpy",
+        "scipy",
+        "cloudpickle",
+        "packaging",
+        "importlib_metadata",
+        "orjson",
+        "pyvers>=0.2.0,<0.3.0",
+        "pybind11[global]>=2.13",
+        "setuptools",
+        "wheel",
+        "pytest",
+        "pyyaml",
+        "pytest-instafail",
+        "pytest-rerunfailures",
+        "pytest-benchmark",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -197,7 +197,10 @@ fn packages_naming_pytest_are_not_satisfied_by_debians_pytest() {
     let linked: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].contains("ln -s"))
         .collect();
-    assert!(!linked.is_empty(), "Debian's pytest is never linked:\n{online}");
+    assert!(
+        !linked.is_empty(),
+        "Debian's pytest is never linked:\n{online}"
+    );
     assert!(
         linked.iter().all(|&i| i >= pip),
         "Debian's pytest is visible to pip before it installs `packages`:\n{online}"
