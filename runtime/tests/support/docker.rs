@@ -62,3 +62,15 @@ impl Drop for UntagRepository {
         self.untag();
     }
 }
+
+/// Removes images `tags` (`docker rmi -f`, each tag's image unless another tag names it)
+/// when dropped: the images a test builds go however it ends.
+pub struct RemoveImages(pub Vec<String>);
+
+impl Drop for RemoveImages {
+    fn drop(&mut self) {
+        for tag in &self.0 {
+            docker(&["rmi", "-f", tag]);
+        }
+    }
+}
