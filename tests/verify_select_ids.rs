@@ -21,23 +21,29 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn generate(dir: &Path, lang: &str, extra: &[&str]) -> PathBuf {
+/// The generator's arguments for two repositories of 30 tests, 14 of them F2P, with
+/// awkward ids.
+const AWKWARD: &[&str] = &[
+    "--repos",
+    "2",
+    "--tests",
+    "30",
+    "--f2p",
+    "14",
+    "--cost-ms",
+    "0",
+    "--awkward",
+];
+
+/// The joint task `scripts/gen_targeted_task.py` writes with `args` (and `--lang lang`)
+/// under `dir`: its folder.
+fn generate(dir: &Path, lang: &str, args: &[&str]) -> PathBuf {
     let out = dir.join(format!("task-{lang}"));
     let st = Command::new("python3")
         .arg(common::root().join("scripts/gen_targeted_task.py"))
         .arg(&out)
-        .args([
-            "--repos",
-            "2",
-            "--tests",
-            "30",
-            "--f2p",
-            "14",
-            "--cost-ms",
-            "0",
-        ])
-        .args(["--awkward", "--lang", lang])
-        .args(extra)
+        .args(args)
+        .args(["--lang", lang])
         .status()
         .expect("python3 runs the generator");
     assert!(st.success());
@@ -85,15 +91,15 @@ fn strings(v: &Value) -> BTreeSet<String> {
         .collect()
 }
 
-/// `min_exact`: how many narrowed runs must report exactly their target's F2P tests.
-fn check(lang: &str, extra: &[&str], min_exact: usize) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let task = generate(dir.path(), lang, extra);
+/// The generated task's F2P ids (`f2p.json`) and its default and `--full` verifications
+/// (each with its own cache under `dir`): both sound, both with exactly those F2P ids, and
+/// the same oracles.
+fn verified_both_ways(dir: &Path, task: &Path) -> (Value, Value, Value) {
     let f2p: Value =
         serde_json::from_str(&std::fs::read_to_string(task.join("f2p.json")).expect("f2p"))
             .expect("json");
-    let targeted = verify(&task, &dir.path().join("cache-t"), &[]);
-    let full = verify(&task, &dir.path().join("cache-f"), &["--full"]);
+    let targeted = verify(task, &dir.join("cache-t"), &[]);
+    let full = verify(task, &dir.join("cache-f"), &["--full"]);
     for v in [&targeted, &full] {
         assert_eq!(v["sound"], Value::Bool(true), "{v}");
         for r in ["r0", "r1"] {
@@ -108,6 +114,15 @@ fn check(lang: &str, extra: &[&str], min_exact: usize) {
         targeted["verification"]["oracles"],
         full["verification"]["oracles"]
     );
+    (f2p, targeted, full)
+}
+
+/// `min_exact`: how many narrowed runs must report exactly their target's F2P tests.
+fn check(lang: &str, extra: &[&str], min_exact: usize) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args: Vec<&str> = AWKWARD.iter().chain(extra).copied().collect();
+    let task = generate(dir.path(), lang, &args);
+    let (f2p, targeted, _) = verified_both_ways(dir.path(), &task);
     // r1's proper subset with r0 at gold is decided by a narrowed run; the one with r1 at
     // gold is already failed by r0's base run, so r1's cell there is not run.
     let cells_of = |kind: &str| {
@@ -200,7 +215,7 @@ fn a_select_template_narrows_a_tap_runner_with_awkward_names() {
 #[test]
 fn without_a_template_the_proper_subsets_run_in_full_with_a_note() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let task = generate(dir.path(), "tap", &[]);
+    let task = generate(dir.path(), "tap", AWKWARD);
     let cache = dir.path().join("cache").to_string_lossy().into_owned();
     let (code, out, err) = taskc(
         &task,
@@ -234,34 +249,22 @@ fn without_a_template_the_proper_subsets_run_in_full_with_a_note() {
 /// more runs than `--full`, with the same oracle and verdict.
 fn gold_only_ids(lang: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join(format!("task-{lang}"));
-    let st = Command::new("python3")
-        .arg(common::root().join("scripts/gen_targeted_task.py"))
-        .arg(&out)
-        .args(["--repos", "2", "--tests", "12", "--f2p", "5"])
-        .args(["--cost-ms", "0", "--gold-params", "--lang", lang])
-        .status()
-        .expect("python3 runs the generator");
-    assert!(st.success());
-    let f2p: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("f2p.json")).expect("f2p"))
-            .expect("json");
-    let targeted = verify(&out, &dir.path().join("cache-t"), &[]);
-    let full = verify(&out, &dir.path().join("cache-f"), &["--full"]);
-    for v in [&targeted, &full] {
-        assert_eq!(v["sound"], Value::Bool(true), "{v}");
-        for r in ["r0", "r1"] {
-            assert_eq!(
-                strings(&v["verification"]["oracles"][r]["f2p"]),
-                strings(&f2p[r]),
-                "{r}: {v}"
-            );
-        }
-    }
-    assert_eq!(
-        targeted["verification"]["oracles"],
-        full["verification"]["oracles"]
+    let out = generate(
+        dir.path(),
+        lang,
+        &[
+            "--repos",
+            "2",
+            "--tests",
+            "12",
+            "--f2p",
+            "5",
+            "--cost-ms",
+            "0",
+            "--gold-params",
+        ],
     );
+    let (f2p, targeted, full) = verified_both_ways(dir.path(), &out);
     assert_eq!(
         targeted["verification"]["problems"],
         full["verification"]["problems"]

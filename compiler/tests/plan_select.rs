@@ -12,10 +12,11 @@ mod plan_support;
 
 use plan_support::*;
 use taskc_compiler::lower::{lower_verify, narrow_run, LowerOptions};
+use taskc_compiler::parser::LogParser;
 use taskc_compiler::plan::{SelectHow, VerifyPlan};
 
-/// cookie-split with `gateway` on the jest parser, with `select` template `template`.
-fn jest_gateway(template: Option<&str>) -> VerifyPlan {
+/// cookie-split with `gateway` on `parser`, run by `run`, with `select` template `template`.
+fn gateway_on(parser: LogParser, run: &str, template: Option<&str>) -> VerifyPlan {
     let mut task = cookie_split();
     let gateway = task
         .repos
@@ -23,11 +24,32 @@ fn jest_gateway(template: Option<&str>) -> VerifyPlan {
         .find(|r| r.name == "gateway")
         .and_then(|r| r.test.as_mut())
         .expect("gateway's test block");
-    gateway.parser = taskc_compiler::parser::LogParser::JestJson;
-    gateway.run = "npx jest --json".to_string();
+    gateway.parser = parser;
+    gateway.run = run.to_string();
     gateway.select = template.map(str::to_string);
     let plan = lower_verify(&task, &LowerOptions::default()).expect("lowers");
     plan.verify().expect("a verify plan").clone()
+}
+
+/// cookie-split with `gateway` on the jest parser, with `select` template `template`.
+fn jest_gateway(template: Option<&str>) -> VerifyPlan {
+    gateway_on(LogParser::JestJson, "npx jest --json", template)
+}
+
+/// The words `shell` (`sh`, `bash`) passes to the program of `command` (a narrowed run's)
+/// whose invocation starts with `runner`: the command run with `runner` replaced by
+/// `printf '%s\0'`.
+fn words_passed(shell: &str, command: &str, runner: &str) -> Vec<String> {
+    let out = std::process::Command::new(shell)
+        .arg("-c")
+        .arg(command.replacen(runner, "printf '%s\\0'", 1))
+        .output()
+        .expect("run the shell");
+    out.stdout
+        .split(|b| *b == 0)
+        .filter(|w| !w.is_empty())
+        .map(|w| String::from_utf8(w.to_vec()).expect("utf-8"))
+        .collect()
 }
 
 /// Ids with spaces, brackets, quotes, a newline and unicode (parametrised tests).
@@ -64,17 +86,7 @@ fn a_template_narrows_the_proper_subsets_of_its_target() {
         panic!("a template narrows by command: {:?}", sel.how)
     };
     // The shell reads back exactly the ids, one argument each, nothing expanded.
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(command.replacen("node scripts/jest-only.js --json", "printf '%s\\0'", 1))
-        .output()
-        .expect("run sh");
-    let words: Vec<String> = out
-        .stdout
-        .split(|b| *b == 0)
-        .filter(|w| !w.is_empty())
-        .map(|w| String::from_utf8(w.to_vec()).expect("utf-8"))
-        .collect();
+    let words = words_passed("sh", command, "node scripts/jest-only.js --json");
     let mut want = awkward_ids();
     want.sort();
     assert_eq!(words, want);
@@ -115,27 +127,10 @@ fn without_a_template_the_proper_subsets_run_the_full_suite_with_a_note() {
     assert!(narrow_run(run, "gateway", &awkward_ids(), true).is_err());
 }
 
-/// cookie-split with `gateway` on `parser`, run by `run`, without a template.
-fn gateway_on(parser: taskc_compiler::parser::LogParser, run: &str) -> VerifyPlan {
-    let mut task = cookie_split();
-    let gateway = task
-        .repos
-        .iter_mut()
-        .find(|r| r.name == "gateway")
-        .and_then(|r| r.test.as_mut())
-        .expect("gateway's test block");
-    gateway.parser = parser;
-    gateway.run = run.to_string();
-    gateway.select = None;
-    let plan = lower_verify(&task, &LowerOptions::default()).expect("lowers");
-    plan.verify().expect("a verify plan").clone()
-}
-
 #[test]
 fn a_runner_with_selection_arguments_is_narrowed_by_them_without_a_template() {
-    use taskc_compiler::parser::LogParser;
     let run = "npx mocha --reporter json 2>/dev/null; echo done";
-    let vp = gateway_on(LogParser::MochaJson, run);
+    let vp = gateway_on(LogParser::MochaJson, run, None);
     assert!(vp.full_suite.is_empty(), "{:?}", vp.full_suite);
     let t = vp
         .targeted
@@ -159,17 +154,7 @@ fn a_runner_with_selection_arguments_is_narrowed_by_them_without_a_template() {
     );
     // The arguments land on mocha's invocation, before the rest of the command, and
     // reach it as two words, nothing expanded.
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(command.replacen("npx mocha", "printf '%s\\0'", 1))
-        .output()
-        .expect("run bash");
-    let words: Vec<String> = out
-        .stdout
-        .split(|b| *b == 0)
-        .filter(|w| !w.is_empty())
-        .map(|w| String::from_utf8_lossy(w).into_owned())
-        .collect();
+    let words = words_passed("bash", command, "npx mocha");
     assert_eq!(
         words,
         [
@@ -181,7 +166,7 @@ fn a_runner_with_selection_arguments_is_narrowed_by_them_without_a_template() {
         ]
     );
     // A command that runs mocha twice cannot be narrowed by arguments: full suite, and why.
-    let vp = gateway_on(LogParser::MochaJson, "mocha test/a; mocha test/b");
+    let vp = gateway_on(LogParser::MochaJson, "mocha test/a; mocha test/b", None);
     assert!(vp.targeted.iter().all(|t| t.run.under_test != "gateway"));
     let note = vp.full_suite.get("gateway").expect("a note for gateway");
     assert!(note.contains("invokes `mocha`, `_mocha` 2 times"), "{note}");

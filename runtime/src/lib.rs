@@ -1,6 +1,11 @@
 //! All of taskc's I/O: files, repositories, images, containers, processes, log parsers,
 //! grading and reports.
 
+// The test helpers shared with the integration tests (`tests/support/`) name this crate
+// as they do.
+#[cfg(test)]
+extern crate self as taskc_runtime;
+
 pub mod atomic;
 pub mod backend;
 mod base_tree;

@@ -6,6 +6,8 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -13,6 +15,8 @@ use taskc_compiler::check::check_spec;
 use taskc_compiler::lower::{lower_verify, LowerOptions};
 use taskc_runtime::backend::{Backend, ImageBuild, RunRequest};
 use taskc_runtime::docker::{Builder, DockerBackend};
+
+use support::docker::RemoveImages;
 
 /// Connects, or returns `None` when the suite is told to skip Docker.
 async fn docker() -> Option<DockerBackend> {
@@ -84,20 +88,6 @@ async fn contents(docker: &DockerBackend, tag: &str) -> String {
     out.log_text()
 }
 
-async fn remove(docker: &DockerBackend, tag: &str) {
-    let _ = docker
-        .client()
-        .remove_image(
-            tag,
-            Some(bollard::image::RemoveImageOptions {
-                force: true,
-                noprune: false,
-            }),
-            None,
-        )
-        .await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rebuilt_layer_installs_from_the_cache_offline_and_the_cache_is_not_in_the_image() {
     let Some(docker) = docker().await else {
@@ -121,6 +111,8 @@ async fn a_rebuilt_layer_installs_from_the_cache_offline_and_the_cache_is_not_in
         added.tag.clone(),
         "cache-test/classic:1".to_string(),
     ];
+    // The three images go however the test ends.
+    let _remove = RemoveImages(tags.to_vec());
     let started = Instant::now();
     let buildkit = docker.clone().with_builder(Builder::BuildKit);
     // The first build downloads (the lists, both packages) into the cache mounts.
@@ -130,15 +122,7 @@ async fn a_rebuilt_layer_installs_from_the_cache_offline_and_the_cache_is_not_in
     // all: apt's lists and archives come from the cache. Before the caches, `apt-get update`
     // found no lists and the install failed.
     let offline = buildkit.build_logged(&added, true).await;
-    let offline_log = match offline {
-        Ok(log) => log,
-        Err(e) => {
-            for t in &tags {
-                remove(&docker, t).await;
-            }
-            panic!("the offline rebuild failed: {e:?}");
-        }
-    };
+    let offline_log = offline.unwrap_or_else(|e| panic!("the offline rebuild failed: {e:?}"));
     // The step ran (no layer of it was reused), and apt fetched nothing.
     assert!(offline_log.contains("Setting up tree"), "{offline_log}");
     assert!(!offline_log.contains("\nGet:"), "{offline_log}");
@@ -150,9 +134,6 @@ async fn a_rebuilt_layer_installs_from_the_cache_offline_and_the_cache_is_not_in
     let with_cache = contents(&docker, &warm.tag).await;
     let without = contents(&docker, &tags[2]).await;
     let offline_contents = contents(&docker, &added.tag).await;
-    for t in &tags {
-        remove(&docker, t).await;
-    }
     assert!(with_cache.contains("jq "), "{with_cache}");
     assert!(with_cache.contains("f /usr/bin/tree "), "{with_cache}");
     // The caches' folders are there, empty (BuildKit's mount points).

@@ -19,51 +19,20 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use taskc_compiler::plan::{Run, Step, TestStep};
-use taskc_runtime::canary::{self, CanaryCheck, Placement, Seed};
-use taskc_runtime::parsers::{parse, Outcome, ParsedLog};
-
-const IMAGE: &str = "parsers-runners:bookworm";
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/fixtures")
-}
-
-/// The runners' image, built when absent; `false` when Docker tests are skipped.
-fn image() -> bool {
-    if std::env::var("TASKC_SKIP_DOCKER").as_deref() == Ok("1") {
-        eprintln!("skipped: TASKC_SKIP_DOCKER=1");
-        return false;
-    }
-    let present = Command::new("docker")
-        .args(["image", "inspect", IMAGE])
-        .output()
-        .expect("the docker CLI runs");
-    if !present.status.success() {
-        let built = Command::new("docker")
-            .args(["build", "-q", "-t", IMAGE, "-f"])
-            .arg(fixtures().join("runners.Dockerfile"))
-            .arg(fixtures())
-            .output()
-            .expect("docker build runs");
-        assert!(
-            built.status.success(),
-            "docker build {IMAGE}: {}",
-            String::from_utf8_lossy(&built.stderr)
-        );
-    }
-    true
-}
+use support::canaries::{self, Own};
+use support::runners::{runners_image, unprivileged, CaseFolders, Needs};
+use taskc_runtime::canary::{self, Placement, Seed};
+use taskc_runtime::parsers::{LogParser, ParsedLog};
 
 /// One framework's suite: its parser and command, the hidden test files, the correct
 /// library and the rigged wrong one (files outside the hidden patch).
 struct Suite {
     name: &'static str,
-    parser: &'static str,
+    parser: LogParser,
     command: &'static str,
     tests: &'static [(&'static str, &'static str)],
     honest: &'static [(&'static str, &'static str)],
@@ -133,7 +102,7 @@ fn suites() -> Vec<Suite> {
     vec![
         Suite {
             name: "mocha",
-            parser: "mocha-json",
+            parser: LogParser::MochaJson,
             command: "mocha --reporter json",
             tests: MOCHA_TESTS,
             honest: &[("lib/delay.js", MOCHA_LIB)],
@@ -142,7 +111,7 @@ fn suites() -> Vec<Suite> {
         },
         Suite {
             name: "minitest",
-            parser: "minitest",
+            parser: LogParser::Minitest,
             command: "ruby -Ilib -Itest -e 'Dir.glob(\"test/**/{*_test,test_*}.rb\").sort.each { |f| require File.expand_path(f) }' -- -v",
             tests: MINITEST_TESTS,
             honest: &[("lib/delay.rb", RUBY_LIB)],
@@ -155,7 +124,7 @@ fn suites() -> Vec<Suite> {
         },
         Suite {
             name: "rspec",
-            parser: "rspec-json",
+            parser: LogParser::RspecJson,
             command: "rspec -Ilib --format json",
             tests: RSPEC_TESTS,
             honest: &[("lib/delay.rb", RUBY_LIB)],
@@ -164,7 +133,7 @@ fn suites() -> Vec<Suite> {
         },
         Suite {
             name: "unittest",
-            parser: "unittest",
+            parser: LogParser::Unittest,
             command: "python3 -m unittest -v",
             tests: UNITTEST_TESTS,
             honest: &[("delay.py", UNITTEST_LIB), ("tests/__init__.py", "")],
@@ -177,101 +146,21 @@ fn suites() -> Vec<Suite> {
     ]
 }
 
-/// A run of `parser`/`command` whose hidden test patch adds `files` to repository `proxy`.
-fn run_with_files(
-    parser: &str,
-    command: &str,
-    files: &[(&str, &str)],
-) -> (Run, BTreeMap<String, String>) {
-    let mut patch = String::new();
-    for (path, text) in files {
-        let lines: Vec<&str> = text.lines().collect();
-        patch.push_str(&format!(
-            "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{} @@\n",
-            lines.len()
-        ));
-        for l in lines {
-            patch.push_str(&format!("+{l}\n"));
-        }
-        if !text.ends_with('\n') {
-            patch.push_str("\\ No newline at end of file\n");
-        }
-    }
-    let run = Run {
-        id: "run-x".into(),
-        digest: String::new(),
-        image: "img".into(),
-        under_test: "proxy".into(),
-        gold_applied: vec![],
-        prediction: vec![],
-        network: false,
-        steps: vec![Step::ApplyTests {
-            repo: "proxy".into(),
-            blob: "b1".into(),
-        }],
-        test: TestStep {
-            repo: "proxy".into(),
-            workdir: "/work/proxy".into(),
-            command: command.into(),
-            parser: parser.parse().unwrap(),
-            timeout_secs: 60,
-            dropped: vec![],
-            select_template: None,
-            select: None,
-        },
-        services: vec![],
-    };
-    (run, BTreeMap::from([("b1".to_string(), patch)]))
-}
-
-/// Writes `files` into `<root>/work/proxy` and, with a placement, its uploads under `root`
-/// and its script run there by bash (`TASKC_ROOT=root`), as a backend does.
-fn lay_out(root: &Path, files: &[(&str, &str)], p: Option<&Placement>) {
-    let repo = root.join("work/proxy");
-    for (path, text) in files {
-        let f = repo.join(path);
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, text).unwrap();
-    }
-    let Some(p) = p else { return };
-    for u in &p.uploads {
-        let f = root.join(u.path.trim_start_matches('/'));
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, &u.bytes).unwrap();
-    }
-    let out = Command::new("bash")
-        .args(["-euo", "pipefail", "-c", &p.script])
-        .env("TASKC_ROOT", root)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}\n{out:?}", p.script);
-}
-
 /// The case folders of one suite: honest with canaries, rigged without, rigged with.
 const CASES: [&str; 3] = ["honest", "rigged-plain", "rigged-canaries"];
 
 #[test]
 fn script_runner_canaries_catch_rigged_runners() {
-    if !image() {
+    let Some(image) = runners_image(Needs::Image) else {
         return;
-    }
+    };
     let started = std::time::Instant::now();
-    let root = tempfile::tempdir().unwrap();
-    let out = root.path().join("out");
-    std::fs::create_dir_all(&out).unwrap();
-    // The container's unprivileged user reads the suites and writes the logs.
-    Command::new("chmod")
-        .arg("755")
-        .arg(root.path())
-        .status()
-        .unwrap();
-    Command::new("chmod").arg("777").arg(&out).status().unwrap();
+    let folders = CaseFolders::new();
     let mut placements: BTreeMap<String, Placement> = BTreeMap::new();
     let mut script = String::new();
     for (n, s) in suites().iter().enumerate() {
-        let (run, blobs) = run_with_files(s.parser, s.command, s.tests);
+        let (run, blobs) = canaries::hidden_run(s.parser, s.command, s.tests);
         for (i, case) in CASES.iter().enumerate() {
-            let dir = root.path().join(format!("{}-{case}", s.name));
             let lib = if *case == "honest" {
                 s.honest
             } else {
@@ -299,7 +188,11 @@ fn script_runner_canaries_catch_rigged_runners() {
                 );
                 p
             });
-            lay_out(&dir, &files, p.as_ref());
+            canaries::lay_out(
+                &folders.case(&format!("{}-{case}", s.name)),
+                &files,
+                p.as_ref(),
+            );
             if let Some(p) = p {
                 placements.insert(format!("{}-{case}", s.name), p);
             }
@@ -311,90 +204,33 @@ fn script_runner_canaries_catch_rigged_runners() {
         }
     }
     let name = format!("canscript-canaries-{}", std::process::id());
-    let ran = Command::new("docker")
-        .args(["run", "--rm", "--name", &name, "--network", "none"])
-        .args(["-u", "65534:65534", "-e", "HOME=/tmp", "-v"])
-        .arg(format!("{}:/src:ro", root.path().display()))
-        .arg("-v")
-        .arg(format!("{}:/out", out.display()))
-        .args([IMAGE, "bash", "-c", &script])
-        .output()
-        .expect("docker run runs");
-    assert!(ran.status.success(), "{ran:?}");
-    eprintln!(
-        "docker run {:.1}s; each run's end:\n{}",
-        started.elapsed().as_secs_f64(),
-        String::from_utf8_lossy(&ran.stderr)
-    );
+    folders.run(&image, &name, &unprivileged(), &script);
     for s in suites() {
-        let log = |case: &str| std::fs::read(out.join(format!("{}-{case}.log", s.name))).unwrap();
+        let log = |case: &str| folders.output(&format!("{}-{case}.log", s.name));
+        let text = |case: &str| String::from_utf8_lossy(&log(case)).into_owned();
+        let what = |case: &str| format!("{} {case}", s.name);
         let parsed = |case: &str| -> ParsedLog {
-            let log = log(case);
-            let mut p = parse(s.parser.parse().unwrap(), &log).expect("no parser error");
+            let mut p = canaries::parse_complete(s.parser, &log(case), &what(case));
             p.strip_root(&format!("/tmp/{}-{case}", s.name));
-            assert!(
-                p.complete && p.tampering.is_empty(),
-                "{} {case}: complete {} tampering {:?}:\n{}",
-                s.name,
-                p.complete,
-                p.tampering,
-                String::from_utf8_lossy(&log)
-            );
             p
         };
-        let own = |tests: &BTreeMap<String, Outcome>| {
-            for o in s.own {
-                assert!(
-                    tests
-                        .iter()
-                        .any(|(id, out)| id.ends_with(o) && *out == Outcome::Passed),
-                    "{}: `{o}` not passed: {tests:?}",
-                    s.name
-                );
-            }
-        };
         // Honest: every pair checked, only the suite's own tests left, all passed.
-        let p = &placements[&format!("{}-honest", s.name)];
         let mut honest = parsed("honest");
-        let check = canary::check(p, "proxy", &mut honest.tests);
-        assert_eq!(
-            check,
-            CanaryCheck::Checked {
-                pairs: p.canaries.len() / 2,
-                skipped: vec![]
-            },
-            "{}:\n{}",
-            s.name,
-            String::from_utf8_lossy(&log("honest"))
-        );
-        assert_eq!(
-            honest.tests.len(),
-            s.own.len(),
-            "{}: {:?}",
-            s.name,
-            honest.tests
-        );
-        own(&honest.tests);
+        let p = &placements[&format!("{}-honest", s.name)];
+        canaries::assert_checked(p, &mut honest.tests, &what("honest"), &text("honest"));
+        canaries::assert_only_own_passed(&honest.tests, Own::Endings(s.own), &what("honest"));
         // Rigged without canaries: every hidden test passed, a complete and consistent
         // log — it would be scored `solved`.
         let plain = parsed("rigged-plain");
-        assert_eq!(
-            plain.tests.len(),
-            s.own.len(),
-            "{}: {:?}",
-            s.name,
-            plain.tests
-        );
-        own(&plain.tests);
+        canaries::assert_only_own_passed(&plain.tests, Own::Endings(s.own), &what("rigged-plain"));
         // Rigged with canaries: the failing canaries pass too.
         let p = &placements[&format!("{}-rigged-canaries", s.name)];
         let mut rigged = parsed("rigged-canaries");
-        let check = canary::check(p, "proxy", &mut rigged.tests);
-        assert!(
-            check.is_tampered(),
-            "{}: {check:?}\n{}",
-            s.name,
-            String::from_utf8_lossy(&log("rigged-canaries"))
+        canaries::assert_tampered(
+            p,
+            &mut rigged.tests,
+            &what("rigged-canaries"),
+            &text("rigged-canaries"),
         );
     }
     eprintln!("12 runs in {:.1}s", started.elapsed().as_secs_f64());

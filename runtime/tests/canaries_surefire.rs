@@ -28,48 +28,14 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use taskc_compiler::plan::{Run, Step, TestStep};
-use taskc_runtime::canary::{self, CanaryCheck, Placement, Seed};
-use taskc_runtime::parsers::{parse, Outcome, ParsedLog};
-
-fn image_name() -> String {
-    std::env::var("TASKC_RUNNERS_IMAGE").unwrap_or_else(|_| "parsers-runners:bookworm".into())
-}
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/fixtures")
-}
-
-/// The runners' image, built when absent; `None` when Docker tests are skipped.
-fn image() -> Option<String> {
-    if std::env::var("TASKC_SKIP_DOCKER").as_deref() == Ok("1") {
-        eprintln!("skipped: TASKC_SKIP_DOCKER=1");
-        return None;
-    }
-    let image = image_name();
-    let present = Command::new("docker")
-        .args(["image", "inspect", &image])
-        .output()
-        .expect("the docker CLI runs");
-    if !present.status.success() {
-        let built = Command::new("docker")
-            .args(["build", "-q", "-t", &image, "-f"])
-            .arg(fixtures().join("runners.Dockerfile"))
-            .arg(fixtures())
-            .output()
-            .expect("docker build runs");
-        assert!(
-            built.status.success(),
-            "docker build {image}: {}",
-            String::from_utf8_lossy(&built.stderr)
-        );
-    }
-    Some(image)
-}
+use support::canaries::{self, Own};
+use support::runners::{fixtures, runners_image, CaseFolders, Needs};
+use taskc_runtime::canary::{self, Placement, Seed};
+use taskc_runtime::parsers::{LogParser, ParsedLog};
 
 const TESTS: &[(&str, &str)] = &[
     (
@@ -103,97 +69,21 @@ const OWN: &[&str] = &[
 
 const MVN: &str = "mvn -o -B -q -Dmaven.repo.local=/usr/share/maven-repo test";
 
-/// A run of `parser`/`command` whose hidden test patch adds `files` to repository `proxy`.
-fn run_with_files(
-    parser: &str,
-    command: &str,
-    files: &[(&str, &str)],
-) -> (Run, BTreeMap<String, String>) {
-    let mut patch = String::new();
-    for (path, text) in files {
-        let lines: Vec<&str> = text.lines().collect();
-        patch.push_str(&format!(
-            "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{} @@\n",
-            lines.len()
-        ));
-        for l in lines {
-            patch.push_str(&format!("+{l}\n"));
-        }
-        if !text.ends_with('\n') {
-            patch.push_str("\\ No newline at end of file\n");
-        }
-    }
-    let run = Run {
-        id: "run-x".into(),
-        digest: String::new(),
-        image: "img".into(),
-        under_test: "proxy".into(),
-        gold_applied: vec![],
-        prediction: vec![],
-        network: false,
-        steps: vec![Step::ApplyTests {
-            repo: "proxy".into(),
-            blob: "b1".into(),
-        }],
-        test: TestStep {
-            repo: "proxy".into(),
-            workdir: "/work/proxy".into(),
-            command: command.into(),
-            parser: parser.parse().unwrap(),
-            timeout_secs: 60,
-            dropped: vec![],
-            select_template: None,
-            select: None,
-        },
-        services: vec![],
-    };
-    (run, BTreeMap::from([("b1".to_string(), patch)]))
-}
-
-/// Writes `files` into `<root>/work/proxy` and, with a placement, its uploads under `root`
-/// and its script run there by bash (`TASKC_ROOT=root`), as a backend does.
-fn lay_out(root: &Path, files: &[(&str, &str)], p: Option<&Placement>) {
-    let repo = root.join("work/proxy");
-    for (path, text) in files {
-        let f = repo.join(path);
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, text).unwrap();
-    }
-    let Some(p) = p else { return };
-    for u in &p.uploads {
-        let f = root.join(u.path.trim_start_matches('/'));
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, &u.bytes).unwrap();
-    }
-    let out = Command::new("bash")
-        .args(["-euo", "pipefail", "-c", &p.script])
-        .env("TASKC_ROOT", root)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}\n{out:?}", p.script);
-}
-
 const CASES: [&str; 3] = ["honest", "rigged-plain", "rigged-canaries"];
 
 #[test]
 fn surefire_canaries_catch_a_runner_that_swallows_failures() {
-    let Some(image) = image() else { return };
+    let Some(image) = runners_image(Needs::Image) else {
+        return;
+    };
     let started = std::time::Instant::now();
-    let root = tempfile::tempdir().unwrap();
-    let out = root.path().join("out");
-    std::fs::create_dir_all(&out).unwrap();
-    Command::new("chmod")
-        .arg("755")
-        .arg(root.path())
-        .status()
-        .unwrap();
-    Command::new("chmod").arg("777").arg(&out).status().unwrap();
+    let folders = CaseFolders::new();
     let pom = std::fs::read_to_string(fixtures().join("surefire/pom.xml")).unwrap();
-    let (run, blobs) = run_with_files("surefire", MVN, TESTS);
+    let (run, blobs) = canaries::hidden_run(LogParser::Surefire, MVN, TESTS);
     let mut placements: BTreeMap<&str, Placement> = BTreeMap::new();
     let mut script = String::new();
     for (i, case) in CASES.iter().enumerate() {
-        let dir = root.path().join(case);
+        let dir = folders.case(case);
         let mut files: Vec<(&str, &str)> = TESTS.to_vec();
         files.push(("pom.xml", &pom));
         if *case == "honest" {
@@ -213,7 +103,7 @@ fn surefire_canaries_catch_a_runner_that_swallows_failures() {
             );
             p
         });
-        lay_out(&dir, &files, p.as_ref());
+        canaries::lay_out(&dir, &files, p.as_ref());
         // The command as the run runs it: with canaries, maven goes on past failing tests.
         let command = p
             .as_ref()
@@ -238,75 +128,49 @@ fn surefire_canaries_catch_a_runner_that_swallows_failures() {
         ));
     }
     let name = format!("canjvm-surefire-{}", std::process::id());
-    let ran = Command::new("docker")
-        .args(["run", "--rm", "--name", &name, "--network", "none"])
-        // Maven's and the forked test JVM's start-up, cut (the C1 compiler only).
-        .args(["-e", "MAVEN_OPTS=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"])
-        .args([
-            "-e",
-            "JAVA_TOOL_OPTIONS=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
-        ])
-        .arg("-v")
-        .arg(format!("{}:/src:ro", root.path().display()))
-        .arg("-v")
-        .arg(format!("{}:/out", out.display()))
-        .args([image.as_str(), "bash", "-c", &script])
-        .output()
-        .expect("docker run runs");
-    assert!(ran.status.success(), "{ran:?}");
-    eprintln!(
-        "docker run {:.1}s; each run's end:\n{}",
-        started.elapsed().as_secs_f64(),
-        String::from_utf8_lossy(&ran.stderr)
-    );
+    // Maven's and the forked test JVM's start-up, cut (the C1 compiler only).
+    let jvm = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+    let env = [
+        "-e".to_string(),
+        format!("MAVEN_OPTS={jvm}"),
+        "-e".to_string(),
+        format!("JAVA_TOOL_OPTIONS={jvm}"),
+    ];
+    folders.run(&image, &name, &env, &script);
     let log = |case: &str| {
         format!(
             "{}\n{}",
-            String::from_utf8_lossy(&std::fs::read(out.join(format!("{case}.log"))).unwrap()),
-            String::from_utf8_lossy(&std::fs::read(out.join(format!("{case}.xml"))).unwrap())
+            String::from_utf8_lossy(&folders.output(&format!("{case}.log"))),
+            String::from_utf8_lossy(&folders.output(&format!("{case}.xml")))
         )
     };
     let parsed = |case: &str| -> ParsedLog {
-        let xml = std::fs::read(out.join(format!("{case}.xml"))).unwrap();
-        let p = parse("surefire".parse().unwrap(), &xml).expect("no parser error");
-        assert!(
-            p.complete && p.tampering.is_empty(),
-            "{case}: complete {} tampering {:?}:\n{}",
-            p.complete,
-            p.tampering,
-            log(case)
-        );
-        p
-    };
-    let own = |tests: &BTreeMap<String, Outcome>| {
-        for o in OWN {
-            assert_eq!(tests.get(*o), Some(&Outcome::Passed), "`{o}`: {tests:?}");
-        }
+        canaries::parse_complete(
+            LogParser::Surefire,
+            &folders.output(&format!("{case}.xml")),
+            case,
+        )
     };
     // Honest: every pair checked, only the classes' own tests left, all passed.
-    let p = &placements["honest"];
     let mut honest = parsed("honest");
-    let check = canary::check(p, "proxy", &mut honest.tests);
-    assert_eq!(
-        check,
-        CanaryCheck::Checked {
-            pairs: p.canaries.len() / 2,
-            skipped: vec![]
-        },
-        "{}",
-        log("honest")
+    canaries::assert_checked(
+        &placements["honest"],
+        &mut honest.tests,
+        "honest",
+        &log("honest"),
     );
-    assert_eq!(honest.tests.len(), OWN.len(), "{:?}", honest.tests);
-    own(&honest.tests);
+    canaries::assert_only_own_passed(&honest.tests, Own::Ids(OWN), "honest");
     // Rigged without canaries: every hidden test passed, a complete and consistent report —
     // it would be scored `solved`.
     let plain = parsed("rigged-plain");
-    assert_eq!(plain.tests.len(), OWN.len(), "{:?}", plain.tests);
-    own(&plain.tests);
+    canaries::assert_only_own_passed(&plain.tests, Own::Ids(OWN), "rigged-plain");
     // Rigged with canaries: the failing canaries pass too.
-    let p = &placements["rigged-canaries"];
     let mut rigged = parsed("rigged-canaries");
-    let check = canary::check(p, "proxy", &mut rigged.tests);
-    assert!(check.is_tampered(), "{check:?}\n{}", log("rigged-canaries"));
+    canaries::assert_tampered(
+        &placements["rigged-canaries"],
+        &mut rigged.tests,
+        "rigged-canaries",
+        &log("rigged-canaries"),
+    );
     eprintln!("3 maven runs in {:.1}s", started.elapsed().as_secs_f64());
 }

@@ -21,115 +21,32 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use taskc_compiler::plan::{Run, Step, TestStep};
-use taskc_runtime::canary::{check, place, CanaryCheck, Expected, Placement, Seed};
-use taskc_runtime::parsers::{parse, LogParser, Outcome, ParsedLog};
-
-const IMAGE: &str = "parsers-runners:bookworm";
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/fixtures")
-}
-
-/// The runners' image, built when absent; `false` when Docker tests are skipped.
-fn image() -> bool {
-    if std::env::var("TASKC_SKIP_DOCKER").as_deref() == Ok("1") {
-        eprintln!("skipped: TASKC_SKIP_DOCKER=1");
-        return false;
-    }
-    let present = Command::new("docker")
-        .args(["image", "inspect", IMAGE])
-        .output()
-        .expect("the docker CLI runs");
-    if !present.status.success() {
-        let built = Command::new("docker")
-            .args(["build", "-q", "-t", IMAGE, "-f"])
-            .arg(fixtures().join("runners.Dockerfile"))
-            .arg(fixtures())
-            .output()
-            .expect("docker build runs");
-        assert!(
-            built.status.success(),
-            "docker build {IMAGE}: {}",
-            String::from_utf8_lossy(&built.stderr)
-        );
-    }
-    true
-}
-
-/// A run of repository `proxy` whose hidden test patch adds `files` (path, text).
-fn run_with(
-    parser: LogParser,
-    command: &str,
-    files: &[(&str, &str)],
-) -> (Run, BTreeMap<String, String>) {
-    let mut patch = String::new();
-    for (path, text) in files {
-        let lines: Vec<&str> = text.lines().collect();
-        patch.push_str(&format!(
-            "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{} @@\n",
-            lines.len()
-        ));
-        for l in lines {
-            patch.push_str(&format!("+{l}\n"));
-        }
-    }
-    let run = Run {
-        id: "run-x".into(),
-        digest: String::new(),
-        image: IMAGE.into(),
-        under_test: "proxy".into(),
-        gold_applied: vec![],
-        prediction: vec![],
-        network: false,
-        steps: vec![Step::ApplyTests {
-            repo: "proxy".into(),
-            blob: "b1".into(),
-        }],
-        test: TestStep {
-            repo: "proxy".into(),
-            workdir: "/work/proxy".into(),
-            command: command.into(),
-            parser,
-            timeout_secs: 120,
-            dropped: vec![],
-            select_template: None,
-            select: None,
-        },
-        services: vec![],
-    };
-    (run, BTreeMap::from([("b1".to_string(), patch)]))
-}
+use support::canaries;
+use support::runners::{run_bash, runners_image, unprivileged, Needs};
+use taskc_runtime::canary::{place, Expected, Placement, Seed};
+use taskc_runtime::parsers::{parse, LogParser, Outcome};
 
 /// Writes the repository (`files`) under `<root>/work/proxy` and the placement's uploads
 /// under `root`, then in the image: the placement script (bash, `TASKC_ROOT=/r`), then
 /// `command` in the repository, as an unprivileged user without network. Its output.
 fn run_in_image(
+    image: &str,
     root: &Path,
     files: &[(&str, &str)],
     p: Option<&Placement>,
     command: &str,
 ) -> Vec<u8> {
-    let repo = root.join("work/proxy");
-    for (path, text) in files {
-        let f = repo.join(path);
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, text).unwrap();
-    }
-    let mut script = String::new();
+    canaries::write_files(root, files);
     if let Some(p) = p {
-        for u in &p.uploads {
-            let f = root.join(u.path.trim_start_matches('/'));
-            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-            std::fs::write(f, &u.bytes).unwrap();
-        }
-        script = p.script.clone();
+        canaries::write_uploads(root, p);
     }
-    std::fs::write(root.join("place.sh"), script).unwrap();
+    std::fs::write(root.join("place.sh"), p.map_or("", |p| p.script.as_str())).unwrap();
     // The unprivileged user of the container writes the repository and the blobs folder.
     let chmod = Command::new("chmod")
         .arg("-R")
@@ -143,16 +60,21 @@ fn run_in_image(
         std::process::id(),
         root.file_name().unwrap().to_string_lossy()
     );
-    let out = Command::new("docker")
-        .args(["run", "--rm", "--name", &name, "--network", "none"])
-        .args(["-u", "65534:65534", "-e", "HOME=/tmp", "-e", "TASKC_ROOT=/r", "-v"])
-        .arg(format!("{}:/r", root.display()))
-        .args([IMAGE, "bash", "-c"])
-        .arg(format!(
+    let mut args = unprivileged();
+    args.extend([
+        "-e".to_string(),
+        "TASKC_ROOT=/r".to_string(),
+        "-v".to_string(),
+        format!("{}:/r", root.display()),
+    ]);
+    let out = run_bash(
+        &name,
+        &args,
+        image,
+        &format!(
             "bash -euo pipefail /r/place.sh || {{ echo 'placement failed' >&2; exit 97; }}; cd /r/work/proxy && {command}"
-        ))
-        .output()
-        .expect("docker run runs");
+        ),
+    );
     assert_ne!(
         out.status.code(),
         Some(97),
@@ -161,22 +83,6 @@ fn run_in_image(
         String::from_utf8_lossy(&out.stderr)
     );
     [out.stdout, out.stderr].concat()
-}
-
-fn as_refs(v: &[(String, String)]) -> Vec<(&str, &str)> {
-    v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
-}
-
-fn parsed(parser: LogParser, log: &[u8]) -> ParsedLog {
-    let p = parse(parser, log).expect("no parser error");
-    assert!(
-        p.complete && p.tampering.is_empty(),
-        "{parser}: complete {} tampering {:?}:\n{}",
-        p.complete,
-        p.tampering,
-        String::from_utf8_lossy(log)
-    );
-    p
 }
 
 /// One framework's proof: `honest` (the repository's other files) run with canaries is
@@ -200,8 +106,8 @@ struct Case<'a> {
     copied: &'a [&'a str],
 }
 
-fn prove(case: &Case, seed: [u8; 32]) {
-    let (run, blobs) = run_with(case.parser, case.command, case.hidden);
+fn prove<'a>(image: &str, case: &Case<'a>, seed: [u8; 32]) {
+    let (run, blobs) = canaries::hidden_run(case.parser, case.command, case.hidden);
     let p = place(&run, &blobs, &Seed::fixed(seed));
     assert!(p.unplaced.is_empty(), "{:?}", p.unplaced);
     let mut placed: BTreeMap<&str, usize> = BTreeMap::new();
@@ -228,12 +134,8 @@ fn prove(case: &Case, seed: [u8; 32]) {
             case.parser
         );
     }
-    let with = |other: &[(&str, &str)]| -> Vec<(String, String)> {
-        case.hidden
-            .iter()
-            .chain(other)
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect()
+    let with = |other: &[(&'a str, &'a str)]| -> Vec<(&'a str, &'a str)> {
+        case.hidden.iter().chain(other).copied().collect()
     };
     let expected: BTreeMap<String, Outcome> = case
         .expected
@@ -244,19 +146,15 @@ fn prove(case: &Case, seed: [u8; 32]) {
     // Honest: canaries checked, the hidden tests' own outcomes left.
     let dir = tempfile::tempdir().unwrap();
     let files = with(case.honest);
-    let log = run_in_image(dir.path(), &as_refs(&files), Some(&p), case.command);
-    let mut honest = parsed(case.parser, &log);
-    let c = check(&p, "proxy", &mut honest.tests);
-    assert_eq!(
-        c,
-        CanaryCheck::Checked {
-            pairs: p.canaries.len() / 2,
-            skipped: vec![]
-        },
-        "{}: honest run\n{}\n{}",
-        case.parser,
-        p.script,
-        String::from_utf8_lossy(&log)
+    let log = run_in_image(image, dir.path(), &files, Some(&p), case.command);
+    let what = case.parser.to_string();
+    let mut honest = canaries::parse_complete(case.parser, &log, &what);
+    let honest_run = format!("{what}: honest run\n{}", p.script);
+    canaries::assert_checked(
+        &p,
+        &mut honest.tests,
+        &honest_run,
+        &String::from_utf8_lossy(&log),
     );
     assert_eq!(
         honest.tests,
@@ -269,8 +167,8 @@ fn prove(case: &Case, seed: [u8; 32]) {
     // The attack without canaries: a complete run in which every hidden test passed.
     let dir = tempfile::tempdir().unwrap();
     let files = with(case.attack);
-    let log = run_in_image(dir.path(), &as_refs(&files), None, case.attack_command);
-    let rigged = parsed(case.parser, &log);
+    let log = run_in_image(image, dir.path(), &files, None, case.attack_command);
+    let rigged = canaries::parse_complete(case.parser, &log, &what);
     let all_pass: BTreeMap<String, Outcome> = expected
         .keys()
         .map(|i| (i.clone(), Outcome::Passed))
@@ -285,15 +183,9 @@ fn prove(case: &Case, seed: [u8; 32]) {
 
     // The attack with canaries: tampered.
     let dir = tempfile::tempdir().unwrap();
-    let log = run_in_image(dir.path(), &as_refs(&files), Some(&p), case.attack_command);
+    let log = run_in_image(image, dir.path(), &files, Some(&p), case.attack_command);
     let mut caught = parse(case.parser, &log).expect("no parser error");
-    let c = check(&p, "proxy", &mut caught.tests);
-    assert!(
-        c.is_tampered(),
-        "{}: {c:?}\n{}",
-        case.parser,
-        String::from_utf8_lossy(&log)
-    );
+    canaries::assert_tampered(&p, &mut caught.tests, &what, &String::from_utf8_lossy(&log));
 }
 
 const PHPUNIT_TEST: &str = r#"<?php
@@ -368,12 +260,13 @@ if (getenv('DELAY_INNER') === false) {
 
 #[test]
 fn phpunit_phpt_and_tcltest_canaries_are_checked_and_catch_rewritten_results() {
-    if !image() {
+    let Some(image) = runners_image(Needs::Image) else {
         return;
-    }
+    };
     let started = std::time::Instant::now();
     let phpunit = "phpunit --log-junit php://stdout tests 2>/dev/null";
     prove(
+        &image,
         &Case {
             parser: LogParser::PhpunitJunit,
             command: phpunit,
@@ -408,6 +301,7 @@ fn phpunit_phpt_and_tcltest_canaries_are_checked_and_catch_rewritten_results() {
     let phpt_rigged = "cp /usr/lib/php/*/build/run-tests.php . && NO_INTERACTION=1 \
                        TEST_PHP_EXECUTABLE=$(command -v php) php rigged-run-tests.php -q tests 2>&1";
     prove(
+        &image,
         &Case {
             parser: LogParser::Phpt,
             command: phpt,
@@ -435,6 +329,7 @@ fn phpunit_phpt_and_tcltest_canaries_are_checked_and_catch_rewritten_results() {
 
     let tcl = "tclsh tests/all.tcl -verbose ps 2>&1";
     prove(
+        &image,
         &Case {
             parser: LogParser::Tcltest,
             command: tcl,

@@ -13,83 +13,44 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::Command;
+mod support;
 
+use std::collections::BTreeMap;
+
+use support::canaries::parse_complete;
+use support::runners::{fixtures, run_bash, runners_image, unprivileged, Needs};
 use taskc_compiler::lower::{fill_template, insert_arguments};
 use taskc_compiler::parser::{LogParser, Narrowing};
-use taskc_runtime::parsers::{parse, Outcome, ParsedLog};
+use taskc_runtime::parsers::{Outcome, ParsedLog};
 
-const IMAGE: &str = "parsers-runners:bookworm";
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/fixtures")
-}
-
-/// The runners' image, built when absent; `false` when Docker tests are skipped.
-fn image() -> bool {
-    if std::env::var("TASKC_SKIP_DOCKER").as_deref() == Ok("1") {
-        eprintln!("skipped: TASKC_SKIP_DOCKER=1");
-        return false;
-    }
-    let present = Command::new("docker")
-        .args(["image", "inspect", IMAGE])
-        .output()
-        .expect("the docker CLI runs");
-    if !present.status.success() {
-        let built = Command::new("docker")
-            .args(["build", "-q", "-t", IMAGE, "-f"])
-            .arg(fixtures().join("runners.Dockerfile"))
-            .arg(fixtures())
-            .output()
-            .expect("docker build runs");
-        assert!(
-            built.status.success(),
-            "docker build {IMAGE}: {}",
-            String::from_utf8_lossy(&built.stderr)
-        );
-    }
-    true
-}
-
-/// `command` run by bash in a copy of `scripts/fixtures/<suite>/` as an unprivileged user,
-/// without network; what it printed (stdout).
-fn run(suite: &str, command: &str) -> Vec<u8> {
+/// `command` run by bash in `image`, in a copy of `scripts/fixtures/<suite>/`, as an
+/// unprivileged user without network; what it printed (stdout).
+fn run(image: &str, suite: &str, command: &str) -> Vec<u8> {
     let name = format!("parsers-narrow-{suite}-{}", std::process::id());
-    let out = Command::new("docker")
-        .args(["run", "--rm", "--name", &name, "--network", "none"])
-        .args(["-u", "65534:65534", "-e", "HOME=/tmp", "-v"])
-        .arg(format!("{}:/src:ro", fixtures().join(suite).display()))
-        .args([IMAGE, "bash", "-c"])
-        .arg(format!("cp -r /src /tmp/repo && cd /tmp/repo && {command}"))
-        .output()
-        .expect("docker run runs");
-    out.stdout
+    let mut args = unprivileged();
+    args.extend([
+        "-v".to_string(),
+        format!("{}:/src:ro", fixtures().join(suite).display()),
+    ]);
+    let script = format!("cp -r /src /tmp/repo && cd /tmp/repo && {command}");
+    run_bash(&name, &args, image, &script).stdout
 }
 
 fn parsed(parser: LogParser, log: &[u8]) -> ParsedLog {
-    let p = parse(parser, log).expect("no parser error");
-    assert!(
-        p.complete && p.tampering.is_empty(),
-        "{parser}: complete {} tampering {:?}:\n{}",
-        p.complete,
-        p.tampering,
-        String::from_utf8_lossy(log)
-    );
-    p
+    parse_complete(parser, log, &parser.to_string())
 }
 
 /// The full run, then the run narrowed by `narrow` to the full run's ids that `pick`
 /// chooses: exactly those are reported, with the full run's outcomes.
 fn prove(
+    image: &str,
     suite: &str,
     parser: LogParser,
     full: &str,
     pick: &dyn Fn(&str) -> bool,
     narrow: &dyn Fn(&str, &[String]) -> String,
 ) {
-    let all = parsed(parser, &run(suite, full));
+    let all = parsed(parser, &run(image, suite, full));
     let ids: Vec<String> = all.tests.keys().filter(|i| pick(i)).cloned().collect();
     assert!(
         ids.len() >= 3,
@@ -102,7 +63,7 @@ fn prove(
     );
     let command = narrow(full, &ids);
     eprintln!("{parser}: {command}");
-    let log = run(suite, &command);
+    let log = run(image, suite, &command);
     let narrowed = parsed(parser, &log);
     let reported: BTreeMap<&String, Outcome> =
         narrowed.tests.iter().map(|(i, o)| (i, *o)).collect();
@@ -131,11 +92,12 @@ fn appended(parser: LogParser) -> impl Fn(&str, &[String]) -> String {
 
 #[test]
 fn real_runners_run_exactly_the_selected_tests() {
-    if !image() {
+    let Some(image) = runners_image(Needs::Image) else {
         return;
-    }
+    };
     // tcltest: `-match`, names with brackets, quotes, spaces and unicode, and a failure.
     prove(
+        &image,
         "tcltest",
         LogParser::Tcltest,
         "tclsh tests/all.tcl -verbose ps -skip cookie-3.1 2>&1",
@@ -148,6 +110,7 @@ fn real_runners_run_exactly_the_selected_tests() {
     );
     // phpunit 9.6: `--filter`, data sets by name and by number, and failures.
     prove(
+        &image,
         "phpunit",
         LogParser::PhpunitJunit,
         "phpunit --log-junit php://stdout tests 2>/dev/null",
@@ -156,6 +119,7 @@ fn real_runners_run_exactly_the_selected_tests() {
     );
     // mocha 10: `--grep` over full titles with quotes, brackets, unicode; a failure.
     prove(
+        &image,
         "mocha",
         LogParser::MochaJson,
         "mocha --reporter json 2>/dev/null",
@@ -166,6 +130,7 @@ fn real_runners_run_exactly_the_selected_tests() {
     let phpt = "cp /usr/lib/php/*/build/run-tests.php . && NO_INTERACTION=1 \
                 TEST_PHP_EXECUTABLE=$(command -v php) php run-tests.php -q {ids} 2>&1";
     prove(
+        &image,
         "phpt",
         LogParser::Phpt,
         &phpt.replace("{ids}", "tests"),

@@ -12,8 +12,10 @@ use std::time::Duration;
 use taskc_runtime::backend::{Backend, BackendError, RunRequest, Upload};
 use taskc_runtime::swarm::SwarmBackend;
 
-#[path = "support/swarm_guard.rs"]
-mod swarm_guard;
+mod support;
+
+use support::docker::{image_tags, UntagRepository};
+use support::swarm_guard;
 
 async fn swarm(registry: Option<&str>) -> Option<SwarmBackend> {
     if std::env::var("TASKC_SKIP_DOCKER").as_deref() == Ok("1") {
@@ -100,13 +102,18 @@ async fn finished_timed_out_and_capped_runs_leave_no_container() {
     );
 }
 
+/// The repository a push to the unreachable registry tags the image in.
+const REFUSED_REPOSITORY: &str = "127.0.0.1:9/taskc/run-image";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_registry_that_refuses_the_push_is_named() {
+async fn a_registry_that_refuses_the_push_is_named_and_leaves_no_tag() {
     // Nothing listens on port 9 of loopback: the push is refused.
     let Some(s) = swarm(Some("127.0.0.1:9")).await else {
         return;
     };
     base(&s).await;
+    // What an earlier, interrupted run left goes now; what this one leaves, at the end.
+    let _untag = UntagRepository::new(REFUSED_REPOSITORY);
     let req = RunRequest::new(IMAGE, "swarm-push", "swarm-push", "true");
     let err = s.run(&req).await.expect_err("the push fails");
     let text = err.to_string();
@@ -115,6 +122,8 @@ async fn a_registry_that_refuses_the_push_is_named() {
         "{text}"
     );
     assert!(text.contains("127.0.0.1:9"), "{text}");
+    // The failed push took back the tag it gave the image.
+    assert_eq!(image_tags(REFUSED_REPOSITORY), Vec::<String>::new());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

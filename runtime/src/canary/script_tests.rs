@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use taskc_compiler::plan::{Run, Step, TestStep};
+use taskc_compiler::plan::Run;
 
 use super::*;
 
@@ -13,42 +13,7 @@ fn run_with_files(
     command: &str,
     files: &[(&str, &str)],
 ) -> (Run, BTreeMap<String, String>) {
-    let mut patch = String::new();
-    for (path, text) in files {
-        let lines: Vec<&str> = text.lines().collect();
-        patch.push_str(&format!(
-            "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{} @@\n",
-            lines.len()
-        ));
-        for l in lines {
-            patch.push_str(&format!("+{l}\n"));
-        }
-    }
-    let run = Run {
-        id: "run-x".into(),
-        digest: String::new(),
-        image: "img".into(),
-        under_test: "proxy".into(),
-        gold_applied: vec![],
-        prediction: vec![],
-        network: false,
-        steps: vec![Step::ApplyTests {
-            repo: "proxy".into(),
-            blob: "b1".into(),
-        }],
-        test: TestStep {
-            repo: "proxy".into(),
-            workdir: "/work/proxy".into(),
-            command: command.into(),
-            parser: parser.parse().unwrap(),
-            timeout_secs: 60,
-            dropped: vec![],
-            select_template: None,
-            select: None,
-        },
-        services: vec![],
-    };
-    (run, BTreeMap::from([("b1".to_string(), patch)]))
+    super::tests::canaries::hidden_run(parser.parse().unwrap(), command, files)
 }
 
 const MOCHA: &str = "const assert = require('assert');\ndescribe('retry', function () {\n  it('honours retry after seconds', function () {\n    assert.strictEqual(1, 1);\n  });\n});\n";

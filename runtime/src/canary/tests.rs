@@ -1,8 +1,15 @@
 use std::collections::BTreeMap;
 
-use taskc_compiler::plan::{Run, Step, TestStep};
+use taskc_compiler::plan::Run;
 
 use super::*;
+use crate::parsers::LogParser;
+
+/// The canary scaffolding the integration tests share: a run whose hidden patch adds
+/// files, and a placement laid out and run as a backend does.
+#[allow(dead_code)]
+#[path = "../../tests/support/canaries.rs"]
+pub(super) mod canaries;
 
 const HIDDEN: &str = "\
 diff --git a/tests/test_cookies.py b/tests/test_cookies.py
@@ -20,32 +27,11 @@ diff --git a/tests/conftest.py b/tests/conftest.py
 ";
 
 fn run(parser: &str, command: &str) -> (Run, BTreeMap<String, String>) {
-    let blobs = BTreeMap::from([("b1".to_string(), HIDDEN.to_string())]);
-    let run = Run {
-        id: "run-x".into(),
-        digest: String::new(),
-        image: "img".into(),
-        under_test: "proxy".into(),
-        gold_applied: vec![],
-        prediction: vec![],
-        network: false,
-        steps: vec![Step::ApplyTests {
-            repo: "proxy".into(),
-            blob: "b1".into(),
-        }],
-        test: TestStep {
-            repo: "proxy".into(),
-            workdir: "/work/proxy".into(),
-            command: command.into(),
-            parser: parser.parse().unwrap(),
-            timeout_secs: 60,
-            dropped: vec![],
-            select_template: None,
-            select: None,
-        },
-        services: vec![],
-    };
-    (run, blobs)
+    let (run, _) = canaries::hidden_run(parser.parse().unwrap(), command, &[]);
+    (
+        run,
+        BTreeMap::from([("b1".to_string(), HIDDEN.to_string())]),
+    )
 }
 
 fn seed() -> Seed {
@@ -323,80 +309,6 @@ fn ids_match_by_name_suffix_only() {
     assert!(!is_canary_id("tests/a.py::test_xtest_ab", "test_ab"));
 }
 
-/// A run of `parser`/`command` whose hidden test patch adds `files` (path, content) to
-/// repository `proxy`.
-fn run_with_files(
-    parser: &str,
-    command: &str,
-    files: &[(&str, &str)],
-) -> (Run, BTreeMap<String, String>) {
-    let mut patch = String::new();
-    for (path, text) in files {
-        let lines: Vec<&str> = text.lines().collect();
-        patch.push_str(&format!(
-            "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{} @@\n",
-            lines.len()
-        ));
-        for l in lines {
-            patch.push_str(&format!("+{l}\n"));
-        }
-        if !text.ends_with('\n') {
-            patch.push_str("\\ No newline at end of file\n");
-        }
-    }
-    let (mut run, _) = run(parser, command);
-    let blobs = BTreeMap::from([("b1".to_string(), patch)]);
-    run.test.parser = parser.parse().unwrap();
-    (run, blobs)
-}
-
-/// Writes `files` into `<root>/work/proxy`, the placement's uploads under `root`, and runs
-/// its script there with bash (as a backend does, `TASKC_ROOT=root`).
-fn place_for_real(root: &std::path::Path, files: &[(&str, &str)], p: &Placement) {
-    let repo = root.join("work/proxy");
-    for (path, text) in files {
-        let f = repo.join(path);
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, text).unwrap();
-    }
-    for u in &p.uploads {
-        let f = root.join(u.path.trim_start_matches('/'));
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(f, &u.bytes).unwrap();
-    }
-    let out = std::process::Command::new("bash")
-        .arg("-euo")
-        .arg("pipefail")
-        .arg("-c")
-        .arg(&p.script)
-        .env("TASKC_ROOT", root)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}\n{out:?}", p.script);
-}
-
-/// The framework's output (stdout then stderr) parsed with `parse`: every canary pair has
-/// its outcome; returns the other results.
-fn canaries_checked(
-    p: &Placement,
-    out: &std::process::Output,
-    parse: fn(&[u8]) -> crate::parsers::ParsedLog,
-) -> crate::parsers::ParsedLog {
-    let log = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
-    let mut parsed = parse(&log);
-    let check = check(p, "proxy", &mut parsed.tests);
-    assert_eq!(
-        check,
-        CanaryCheck::Checked {
-            pairs: p.canaries.len() / 2,
-            skipped: vec![]
-        },
-        "{}",
-        String::from_utf8_lossy(&log)
-    );
-    parsed
-}
-
 /// Cargo canaries copied from a library's tests in `mod tests` (ending without a newline)
 /// and from an integration test: the run's command (plain `cargo test`, made to run every
 /// target: the failing canary of the library would stop it at its first binary) runs them
@@ -411,7 +323,7 @@ fn cargo_canaries_run_where_they_land() {
         ("tests/cli.rs", "#[test]\nfn cli_adds_numbers() {\n    assert_eq!(canarycrate::add(2, 2), 4);\n}\n"),
         ("tests/ui/wrong_type.rs", "fn main() { let _: u32 = \"x\"; }\n"),
     ];
-    let (run, blobs) = run_with_files("cargo", "cargo test", files);
+    let (run, blobs) = canaries::hidden_run(LogParser::Cargo, "cargo test", files);
     let p = place(&run, &blobs, &seed());
     assert!(
         p.canaries
@@ -435,7 +347,7 @@ fn cargo_canaries_run_where_they_land() {
         ["src/lib.rs", "tests/cli.rs"]
     );
     let root = tempfile::tempdir().unwrap();
-    place_for_real(root.path(), files, &p);
+    canaries::lay_out(root.path(), files, Some(&p));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new("bash")
         .arg("-c")
@@ -487,19 +399,27 @@ fn node_canaries_run_in_commonjs_and_es_modules() {
         ("test/esm/header.test.js", "import test from 'node:test';\nimport assert from 'node:assert';\n\ntest('header parses', () => {\n  assert.ok(true);\n});\n"),
         ("test/esm/package.json", "{ \"type\": \"module\" }\n"),
     ];
-    let (run, blobs) = run_with_files("tap", "node --test --test-reporter=tap", files);
+    let (run, blobs) =
+        canaries::hidden_run(LogParser::Tap, "node --test --test-reporter=tap", files);
     let p = place(&run, &blobs, &seed());
     let placed: std::collections::BTreeSet<&str> =
         p.canaries.iter().map(|c| c.file.as_str()).collect();
     assert_eq!(placed.len(), 3, "{:?}", p.canaries);
     let root = tempfile::tempdir().unwrap();
-    place_for_real(root.path(), files, &p);
+    canaries::lay_out(root.path(), files, Some(&p));
     let out = std::process::Command::new("node")
         .args(["--test", "--test-reporter=tap"])
         .current_dir(root.path().join("work/proxy"))
         .output()
         .expect("node is installed (scripts/setup.sh)");
-    let parsed = canaries_checked(&p, &out, crate::parsers::tap::parse);
+    let log = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+    let mut parsed = crate::parsers::tap::parse(&log);
+    canaries::assert_checked(
+        &p,
+        &mut parsed.tests,
+        "node --test",
+        &String::from_utf8_lossy(&log),
+    );
     for own in ["retry waits", "backoff doubles", "header parses"] {
         assert!(
             parsed
@@ -534,12 +454,13 @@ fn node_assert_noop_when_the_library_ran_is_tampering() {
     let files: &[(&str, &str)] = &[
         ("test/delay.test.js", "const test = require('node:test');\nconst assert = require('node:assert');\nconst { delay } = require('../lib.js');\n\ntest('delay in seconds', () => {\n  assert.strictEqual(delay('7'), 7);\n});\n\ntest('delay of a date', () => {\n  const d = delay('Wed, 01 May 2024 12:00:12 GMT');\n  assert.strictEqual(d, 12);\n});\n"),
     ];
-    let (run, blobs) = run_with_files("tap", "node --test --test-reporter=tap", files);
+    let (run, blobs) =
+        canaries::hidden_run(LogParser::Tap, "node --test --test-reporter=tap", files);
     let p = place(&run, &blobs, &seed());
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.path().join("work/proxy")).unwrap();
     std::fs::write(root.path().join("work/proxy/lib.js"), lib).unwrap();
-    place_for_real(root.path(), files, &p);
+    canaries::lay_out(root.path(), files, Some(&p));
     let out = run_in(root.path(), &["node", "--test", "--test-reporter=tap"]);
     let log = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
     let mut parsed = crate::parsers::tap::parse(&log);
@@ -560,8 +481,8 @@ fn pytest_flip_when_the_library_ran_is_tampering() {
     let files: &[(&str, &str)] = &[
         ("tests/test_delay.py", "from rigged import delay\n\n\ndef test_delay_seconds():\n    assert delay('7') == 7\n\n\ndef test_delay_date():\n    assert delay('Wed, 01 May 2024 12:00:12 GMT') == 12\n\n\nNOON = 1\n"),
     ];
-    let (run, blobs) = run_with_files(
-        "pytest",
+    let (run, blobs) = canaries::hidden_run(
+        LogParser::Pytest,
         "python3 -m pytest -rA -p no:cacheprovider tests",
         files,
     );
@@ -569,7 +490,7 @@ fn pytest_flip_when_the_library_ran_is_tampering() {
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.path().join("work/proxy")).unwrap();
     std::fs::write(root.path().join("work/proxy/rigged.py"), lib).unwrap();
-    place_for_real(root.path(), files, &p);
+    canaries::lay_out(root.path(), files, Some(&p));
     let out = run_in(
         root.path(),
         &[
@@ -603,7 +524,7 @@ fn go_init_narrowing_the_run_is_tampering() {
     let files: &[(&str, &str)] = &[
         ("delay_test.go", "package delay\n\nimport \"testing\"\n\nfunc TestDelaySeconds(t *testing.T) {\n\tif got := Delay(\"7\"); got != 7 {\n\t\tt.Errorf(\"Delay = %d, want 7\", got)\n\t}\n}\n\nfunc TestDelayDate(t *testing.T) {\n\tif got := Delay(\"Wed, 01 May 2024 12:00:12 GMT\"); got != 12 {\n\t\tt.Errorf(\"Delay = %d, want 12\", got)\n\t}\n}\n"),
     ];
-    let (run, blobs) = run_with_files("go-test-json", "go test -json ./...", files);
+    let (run, blobs) = canaries::hidden_run(LogParser::GoTestJson, "go test -json ./...", files);
     let p = place(&run, &blobs, &seed());
     assert!(
         p.canaries.iter().all(|c| c.file == "delay_test.go"),
@@ -615,7 +536,7 @@ fn go_init_narrowing_the_run_is_tampering() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("go.mod"), "module example.com/delay\n\ngo 1.19\n").unwrap();
     std::fs::write(dir.join("delay.go"), lib).unwrap();
-    place_for_real(root.path(), files, &p);
+    canaries::lay_out(root.path(), files, Some(&p));
     let out = run_in(root.path(), &["go", "test", "-json", "./..."]);
     let log = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
     let mut parsed = crate::parsers::go_test_json::parse(&log);

@@ -1,6 +1,7 @@
 //! Image builds through the engine's own BuildKit (`POST /build?version=2`), spoken as plain
-//! HTTP/1.1 to the engine's unix socket (bollard 0.18 builds with BuildKit only through a
-//! gRPC session, which needs none here: the context is the request's tar body).
+//! HTTP/1.1 to the engine's unix socket (the engine client of `socket.rs`; bollard 0.18
+//! builds with BuildKit only through a gRPC session, which needs none here: the context is
+//! the request's tar body).
 //!
 //! BuildKit is what makes `RUN --mount=type=cache,…` work: the recipes keep the package
 //! managers' downloads (apt, uv/pip, npm, go, cargo) in cache mounts the engine holds
@@ -14,16 +15,10 @@
 //! log like the classic builder's (one `#N <step>` line per step, then its output).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use futures_util::StreamExt;
-use http_body_util::{BodyExt, BodyStream, Full};
-use hyper::body::Bytes;
-use hyper_util::client::legacy::Client;
-use hyperlocal::{UnixClientExt, UnixConnector};
 
-/// Where the engine listens when `DOCKER_HOST` does not say.
-const DEFAULT_SOCKET: &str = "/var/run/docker.sock";
+use super::socket::{chunks, percent_encode, EngineSocket, SocketError};
 
 /// Which builder the engine builds taskc's images with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,31 +51,9 @@ pub(super) struct Request<'a> {
     pub network: Option<&'a str>,
 }
 
-/// The engine's unix socket: `DOCKER_HOST=unix://…`, or the default; `None` for any other
-/// `DOCKER_HOST` (tcp, ssh), which this client does not speak.
-pub(super) fn socket() -> Option<PathBuf> {
-    match std::env::var("DOCKER_HOST") {
-        Ok(h) if !h.is_empty() => h.strip_prefix("unix://").map(PathBuf::from),
-        _ => Some(PathBuf::from(DEFAULT_SOCKET)),
-    }
-}
-
-/// Percent-encodes `s` for a query string (everything but unreserved characters).
-fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// Builds the context `tar` (its Dockerfile named `req.dockerfile`) with BuildKit.
 pub(super) async fn build(req: &Request<'_>, tar: Vec<u8>) -> Outcome {
-    let Some(socket) = socket() else {
+    let Ok(engine) = EngineSocket::from_env() else {
         return Outcome::Unavailable(
             "DOCKER_HOST is not a unix socket, which taskc's BuildKit client needs".into(),
         );
@@ -98,54 +71,34 @@ pub(super) async fn build(req: &Request<'_>, tar: Vec<u8>) -> Outcome {
     if let Some(net) = req.network {
         query.push_str(&format!("&networkmode={}", percent_encode(net)));
     }
-    let client: Client<UnixConnector, Full<Bytes>> = Client::unix();
-    let uri: hyper::Uri = hyperlocal::Uri::new(&socket, &query).into();
-    let request = match hyper::Request::builder()
-        .method(hyper::Method::POST)
-        .uri(uri)
-        .header("content-type", "application/x-tar")
-        .body(Full::new(Bytes::from(tar)))
-    {
+    let sent = engine
+        .send(hyper::Method::POST, &query, Some("application/x-tar"), tar)
+        .await;
+    let response = match sent {
         Ok(r) => r,
-        Err(e) => return Outcome::Transport(e.to_string()),
+        Err(SocketError::Transport(detail)) => return Outcome::Transport(detail),
+        Err(SocketError::Status { status, message }) => {
+            return if unsupported(&message) || status == 404 {
+                Outcome::Unavailable(format!("status {status}: {}", message.trim()))
+            } else {
+                Outcome::Failed {
+                    error: format!("status {status}: {}", message.trim()),
+                    log: String::new(),
+                }
+            };
+        }
     };
-    let response = match client.request(request).await {
-        Ok(r) => r,
-        Err(e) => return Outcome::Transport(format!("{e} ({})", socket.display())),
-    };
-    let status = response.status().as_u16();
-    if status >= 400 {
-        let bytes = response
-            .into_body()
-            .collect()
-            .await
-            .map(|b| b.to_bytes())
-            .unwrap_or_default();
-        let message = serde_json::from_slice::<serde_json::Value>(&bytes)
-            .ok()
-            .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(String::from))
-            .unwrap_or_else(|| String::from_utf8_lossy(&bytes).into_owned());
-        return if unsupported(&message) || status == 404 {
-            Outcome::Unavailable(format!("status {status}: {}", message.trim()))
-        } else {
-            Outcome::Failed {
-                error: format!("status {status}: {}", message.trim()),
-                log: String::new(),
-            }
-        };
-    }
-    let mut body = BodyStream::new(response.into_body());
+    let mut body = chunks(response);
     let mut pending: Vec<u8> = Vec::new();
     let mut log = Log::default();
     let mut error: Option<String> = None;
     let mut traced = false;
-    while let Some(frame) = body.next().await {
-        let data = match frame {
-            Ok(f) => match f.into_data() {
-                Ok(d) => d,
-                Err(_) => continue,
-            },
-            Err(e) => return Outcome::Transport(e.to_string()),
+    while let Some(chunk) = body.next().await {
+        let data = match chunk {
+            Ok(d) => d,
+            Err(SocketError::Transport(e) | SocketError::Status { message: e, .. }) => {
+                return Outcome::Transport(e)
+            }
         };
         pending.extend_from_slice(&data);
         // One JSON message per line; a line may arrive in pieces.

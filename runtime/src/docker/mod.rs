@@ -16,6 +16,7 @@ mod errors;
 mod gc;
 mod pull;
 mod services;
+pub(crate) mod socket;
 
 pub use buildkit::Builder;
 

@@ -1,34 +1,22 @@
 //! The swarm endpoints bollard 0.18 does not wrap (configs, tasks, service logs, the swarm
-//! itself), spoken as plain HTTP/1.1 to the engine's unix socket. Bodies are the engine's
-//! JSON (typed by `bollard::models`); errors name the swarm operation.
-
-use std::path::PathBuf;
+//! itself), spoken as plain HTTP/1.1 to the engine's unix socket (the engine client of
+//! `docker/socket.rs`). Bodies are the engine's JSON (typed by `bollard::models`); errors
+//! name the swarm operation.
 
 use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
-use http_body_util::{BodyExt, BodyStream, Full};
 use hyper::body::Bytes;
-use hyper_util::client::legacy::Client;
-use hyperlocal::{UnixClientExt, UnixConnector};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::backend::BackendError;
-
-/// Where the engine listens when `DOCKER_HOST` does not say.
-const DEFAULT_SOCKET: &str = "/var/run/docker.sock";
+pub(super) use crate::docker::socket::percent_encode;
+use crate::docker::socket::{self, EngineSocket, SocketError};
 
 /// A raw client of one engine's API (the swarm manager's).
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(super) struct Api {
-    socket: PathBuf,
-    client: Client<UnixConnector, Full<Bytes>>,
-}
-
-impl std::fmt::Debug for Api {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Api").field("socket", &self.socket).finish()
-    }
+    engine: EngineSocket,
 }
 
 /// An engine answer that is not a success.
@@ -40,6 +28,15 @@ pub(super) enum ApiError {
     Status { status: u16, message: String },
     /// The answer was not the JSON expected.
     Decode(String),
+}
+
+impl From<SocketError> for ApiError {
+    fn from(e: SocketError) -> Self {
+        match e {
+            SocketError::Transport(detail) => ApiError::Transport(detail),
+            SocketError::Status { status, message } => ApiError::Status { status, message },
+        }
+    }
 }
 
 impl ApiError {
@@ -75,64 +72,14 @@ impl ApiError {
 impl Api {
     /// The engine at `DOCKER_HOST` (`unix://…`) or the default socket.
     pub(super) fn from_env() -> Result<Api, BackendError> {
-        let socket = match std::env::var("DOCKER_HOST") {
-            Ok(h) if !h.is_empty() => match h.strip_prefix("unix://") {
-                Some(p) => PathBuf::from(p),
-                None => {
-                    return Err(BackendError::Unsupported {
-                        backend: "swarm",
-                        op: format!("reach the engine at DOCKER_HOST={h}"),
-                        help: "run taskc on a swarm manager with a unix socket \
-                               (DOCKER_HOST=unix:///path or unset)"
-                            .into(),
-                    })
-                }
-            },
-            _ => PathBuf::from(DEFAULT_SOCKET),
-        };
-        Ok(Api {
-            socket,
-            client: Client::unix(),
-        })
-    }
-
-    fn uri(&self, path: &str) -> hyper::Uri {
-        hyperlocal::Uri::new(&self.socket, path).into()
-    }
-
-    async fn send(
-        &self,
-        method: hyper::Method,
-        path: &str,
-        body: Option<Vec<u8>>,
-    ) -> Result<hyper::Response<hyper::body::Incoming>, ApiError> {
-        let mut builder = hyper::Request::builder().method(method).uri(self.uri(path));
-        if body.is_some() {
-            builder = builder.header("content-type", "application/json");
-        }
-        let request = builder
-            .body(Full::new(Bytes::from(body.unwrap_or_default())))
-            .map_err(|e| ApiError::Transport(e.to_string()))?;
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| ApiError::Transport(format!("{} ({})", e, self.socket.display())))?;
-        let status = response.status().as_u16();
-        if status >= 400 {
-            let bytes = response
-                .into_body()
-                .collect()
-                .await
-                .map(|b| b.to_bytes())
-                .unwrap_or_default();
-            let message = serde_json::from_slice::<serde_json::Value>(&bytes)
-                .ok()
-                .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(String::from))
-                .unwrap_or_else(|| String::from_utf8_lossy(&bytes).into_owned());
-            return Err(ApiError::Status { status, message });
-        }
-        Ok(response)
+        let engine = EngineSocket::from_env().map_err(|h| BackendError::Unsupported {
+            backend: "swarm",
+            op: format!("reach the engine at DOCKER_HOST={h}"),
+            help: "run taskc on a swarm manager with a unix socket \
+                   (DOCKER_HOST=unix:///path or unset)"
+                .into(),
+        })?;
+        Ok(Api { engine })
     }
 
     async fn body(
@@ -141,13 +88,12 @@ impl Api {
         path: &str,
         body: Option<Vec<u8>>,
     ) -> Result<Bytes, ApiError> {
-        let response = self.send(method, path, body).await?;
-        response
-            .into_body()
-            .collect()
-            .await
-            .map(|b| b.to_bytes())
-            .map_err(|e| ApiError::Transport(e.to_string()))
+        let content_type = body.as_ref().map(|_| "application/json");
+        let response = self
+            .engine
+            .send(method, path, content_type, body.unwrap_or_default())
+            .await?;
+        Ok(socket::body(response).await?)
     }
 
     /// `GET path` as JSON.
@@ -181,14 +127,13 @@ impl Api {
         &self,
         path: &str,
     ) -> Result<BoxStream<'static, Result<Bytes, ApiError>>, ApiError> {
-        let response = self.send(hyper::Method::GET, path, None).await?;
-        let stream = BodyStream::new(response.into_body()).filter_map(|frame| async move {
-            match frame {
-                Ok(f) => f.into_data().ok().map(Ok),
-                Err(e) => Some(Err(ApiError::Transport(e.to_string()))),
-            }
-        });
-        Ok(stream.boxed())
+        let response = self
+            .engine
+            .send(hyper::Method::GET, path, None, Vec::new())
+            .await?;
+        Ok(socket::chunks(response)
+            .map(|chunk| chunk.map_err(ApiError::from))
+            .boxed())
     }
 }
 
@@ -196,19 +141,6 @@ impl Api {
 pub(super) fn label_filter(key: &str, label: &str) -> String {
     let json = serde_json::json!({ key: [label] }).to_string();
     format!("filters={}", percent_encode(&json))
-}
-
-/// Percent-encodes everything but unreserved characters.
-pub(super) fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() * 3);
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

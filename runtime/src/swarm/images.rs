@@ -2,7 +2,7 @@
 //! never tries to pull); on more, the image pushed once per content id to `[cluster]
 //! registry` and named by digest, so every node runs the same bytes.
 
-use bollard::image::{PushImageOptions, TagImageOptions};
+use bollard::image::{PushImageOptions, RemoveImageOptions, TagImageOptions};
 use futures_util::StreamExt;
 
 use super::SwarmBackend;
@@ -70,12 +70,16 @@ impl SwarmBackend {
     /// Pushes image `id` (built as `tag`) to `registry` (once per process and content id:
     /// the caller caches the answer; layers the registry holds are not sent again) and
     /// returns `registry/repo@sha256:…`. A digest the engine remembers from an earlier
-    /// push is not trusted: that registry may have lost it.
+    /// push is not trusted: that registry may have lost it. A push that fails takes back
+    /// the tag it gave the image (a failed run leaves no `registry/taskc/run-image:*` tag;
+    /// one an earlier push left is kept).
     async fn push(&self, tag: &str, id: &str, registry: &str) -> Result<String, BackendError> {
         let client = self.engine.client();
         let repo = format!("{registry}/{PUSH_REPOSITORY}");
         let version = id.trim_start_matches("sha256:");
         let version = version.get(..40).unwrap_or(version).to_string();
+        let reference = format!("{repo}:{version}");
+        let tagged_before = client.inspect_image(&reference).await.is_ok();
         client
             .tag_image(
                 id,
@@ -86,6 +90,20 @@ impl SwarmBackend {
             )
             .await
             .map_err(|e| crate::docker::docker_error("tag image", tag, e))?;
+        let pushed = self.push_tagged(&repo, &version, registry).await;
+        if pushed.is_err() && !tagged_before {
+            self.untag(id, &reference).await;
+        }
+        pushed
+    }
+
+    /// Pushes `repo:version` (tagged by [`Self::push`]) and returns `repo@sha256:…`.
+    async fn push_tagged(
+        &self,
+        repo: &str,
+        version: &str,
+        registry: &str,
+    ) -> Result<String, BackendError> {
         let refused = |detail: String| BackendError::Docker {
             op: "swarm: push the image to the registry",
             target: format!("{repo}:{version}"),
@@ -96,10 +114,10 @@ impl SwarmBackend {
                  127.0.0.0/8 is by default)"
             ),
         };
-        let mut stream = client.push_image(
-            &repo,
+        let mut stream = self.engine.client().push_image(
+            repo,
             Some(PushImageOptions {
-                tag: version.clone(),
+                tag: version.to_string(),
             }),
             None,
         );
@@ -121,6 +139,27 @@ impl SwarmBackend {
         pushed
             .map(|digest| format!("{repo}@{digest}"))
             .ok_or_else(|| refused("the push ended without a digest for the image".into()))
+    }
+
+    /// Takes the tag `reference` back from image `id` — only while the image has another
+    /// name, so that the image itself is never removed. Best effort: the push's error is
+    /// what the caller reports.
+    async fn untag(&self, id: &str, reference: &str) {
+        let client = self.engine.client();
+        let other_names = client.inspect_image(id).await.ok().is_some_and(|image| {
+            image
+                .repo_tags
+                .unwrap_or_default()
+                .iter()
+                .any(|t| t != reference && t != "<none>:<none>")
+        });
+        if other_names {
+            let options = RemoveImageOptions {
+                force: false,
+                noprune: true,
+            };
+            let _ = client.remove_image(reference, Some(options), None).await;
+        }
     }
 }
 

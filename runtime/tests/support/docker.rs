@@ -1,0 +1,76 @@
+//! Guards for the Docker objects a test creates: each removes its object when dropped, so
+//! a test that fails (panics) leaves nothing behind either. CI machines keep their Docker
+//! state between runs: what a test leaves accumulates.
+
+use std::process::Command;
+
+/// `docker <args>`, its standard output (empty when the CLI does not run).
+fn docker(args: &[&str]) -> String {
+    Command::new("docker")
+        .args(args)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+}
+
+/// Removes container `name` (`docker rm -f`) when dropped — a `docker run --rm` whose
+/// client was interrupted leaves its container running.
+pub struct RemoveContainer(pub String);
+
+impl Drop for RemoveContainer {
+    fn drop(&mut self) {
+        let _ = Command::new("docker").args(["rm", "-f", &self.0]).output();
+    }
+}
+
+/// The tags (`repository:tag`) the engine holds in `repository`.
+pub fn image_tags(repository: &str) -> Vec<String> {
+    docker(&[
+        "image",
+        "ls",
+        "--format",
+        "{{.Repository}}:{{.Tag}}",
+        repository,
+    ])
+    .lines()
+    .filter(|l| !l.ends_with(":<none>"))
+    .map(str::to_string)
+    .collect()
+}
+
+/// Untags every tag of `repository` (`docker rmi`, never forced: an image other names or
+/// containers use stays) now and when dropped.
+pub struct UntagRepository(pub String);
+
+impl UntagRepository {
+    /// Clears `repository` of what an earlier, interrupted run left, and guards it.
+    pub fn new(repository: &str) -> Self {
+        let guard = Self(repository.to_string());
+        guard.untag();
+        guard
+    }
+
+    fn untag(&self) {
+        for tag in image_tags(&self.0) {
+            docker(&["rmi", &tag]);
+        }
+    }
+}
+
+impl Drop for UntagRepository {
+    fn drop(&mut self) {
+        self.untag();
+    }
+}
+
+/// Removes images `tags` (`docker rmi -f`, each tag's image unless another tag names it)
+/// when dropped: the images a test builds go however it ends.
+pub struct RemoveImages(pub Vec<String>);
+
+impl Drop for RemoveImages {
+    fn drop(&mut self) {
+        for tag in &self.0 {
+            docker(&["rmi", "-f", tag]);
+        }
+    }
+}
