@@ -6,6 +6,7 @@ pub(crate) mod chain;
 pub mod data;
 pub mod env;
 pub(crate) mod formatter;
+pub(crate) mod functions;
 pub mod graph;
 pub mod index_line;
 pub mod install;
@@ -813,6 +814,24 @@ fn test_block(
                 cmd.parser
             ),
             "check that the runner prints that report on its standard output (a config file may send it elsewhere); the test ids follow the report's naming",
+        );
+    }
+    let others = chain::other_runners(&cmd.run, cmd.runner);
+    if !others.is_empty() {
+        let names: Vec<&str> = others.iter().map(|o| o.as_str()).collect();
+        note(
+            files,
+            &doc_text,
+            profile.command_at,
+            format!(
+                "test profile `{}` runs {} and also {}; the spec's `{}` parser reads only the {} runs' output, so the tests the other runs report are not scored",
+                profile.name,
+                cmd.runner.as_str(),
+                names.join(", "),
+                cmd.parser,
+                cmd.runner.as_str()
+            ),
+            "split the runs into profiles of their own, one runner each, to score every test",
         );
     }
     summary.profiles.push(row);

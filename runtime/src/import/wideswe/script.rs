@@ -167,19 +167,13 @@ pub(crate) fn attribute(
             _ => {}
         }
     }
-    // The `case "$profile" in` arms that run the line, or call the function around it.
-    let function = lines[..=i].iter().rev().find_map(|(_, line)| {
-        if line == "}" {
-            return Some(None);
-        }
-        let t = line.trim_start().trim_start_matches("function ").trim();
-        let name = t.split("()").next()?;
-        (t.contains("()")
-            && !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        .then(|| Some(name.to_string()))
-    });
-    let function = function.flatten();
+    // The `case "$profile" in` arms that run the line, or call the function around it
+    // (directly or through other functions: `run_cdav_library_js` → `run_node_vitest`). A
+    // function defined inside a quoted script before the line (case 87's
+    // `run_server_install() { … }` in `bash -lc '…'`) is not around it.
+    let callers = super::functions::enclosing(lines, i)
+        .map(|f| super::functions::with_callers(lines, &f))
+        .unwrap_or_default();
     let mut found = Vec::new();
     let mut arm: Option<&str> = None;
     let mut arm_hit = false;
@@ -195,9 +189,10 @@ pub(crate) fn attribute(
             arm = None;
             continue;
         }
-        let calls = function
-            .as_deref()
-            .is_some_and(|f| t.split_whitespace().next() == Some(f));
+        let calls = t
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| callers.iter().any(|f| f == w));
         if (j == i || calls) && !arm_hit {
             arm_hit = true;
             for p in pattern.split('|') {
@@ -255,9 +250,20 @@ pub fn test_command(
                 line
             };
             let line = with_defaults(script, &line);
+            // A run of the list after one that already changed into the folder starts
+            // there: a second `cd` would be relative to it (case 112's two playwright runs).
+            let in_effect = found.as_ref().is_some_and(|(_, _, k)| {
+                same_block(&lines[k + 1..i]) && cd_before(&lines, *k).is_some()
+            });
             let line = match cd_before(&lines, i) {
-                Some(dir) => format!("cd {dir} && {}", line.trim()),
-                None => line,
+                Some(dir)
+                    if !(in_effect
+                        && cd_before(&lines, found.as_ref().map_or(0, |f| f.2))
+                            == Some(dir.clone())) =>
+                {
+                    format!("cd {dir} && {}", line.trim())
+                }
+                _ => line,
             };
             if !has_variable(&line) {
                 // Runs one after another in the same block (kibana's two `node
@@ -394,7 +400,7 @@ fn without_report_plumbing(line: &str) -> String {
     while k < words.len() {
         let w = words[k];
         let next = words.get(k + 1).copied().unwrap_or("");
-        if REPORT_OPTIONS.contains(&w) && next.contains('$') {
+        if REPORT_OPTIONS.contains(&w) && has_variable(next) {
             k += 2;
             continue;
         }
@@ -413,7 +419,9 @@ fn without_report_plumbing(line: &str) -> String {
         }
         k += 1;
         let to_file = w.starts_with('>') || w.starts_with("1>");
-        let report = w.starts_with("--") && w.contains('=') && w.contains('$');
+        // A `$` that ends a regular expression (`--testNamePattern="^(?!x$).*"`, case 112)
+        // reads no variable: the option is the runner's, kept.
+        let report = w.starts_with("--") && w.contains('=') && has_variable(w);
         if !to_file && !report && w.trim_end_matches(';') != "2>&1" {
             out.push(w);
         } else if w.ends_with(';') {

@@ -1,0 +1,75 @@
+//! `taskc import wideswe` on a checkout the project writes itself in WideSWE's layout
+//! (tests/fixtures/wideswe-lastread), holding the shapes WideSWE cases 87 and 112 showed when
+//! the last cases were read on 2026-12-07 (issue 24), each of which the importer got wrong:
+//! a helper function defined inside a `bash -lc '…'` script made the test line after it
+//! belong to every repository (case 87's cdav-library took the server's phpunit run); a test
+//! line reached through two functions was likewise everyone's; a vitest filter ending in `$`
+//! was dropped as a report option; a `cd` before two playwright runs was repeated before the
+//! second; and a run list of two runners kept one parser without a note.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::Command;
+
+const CASE: &str = "demo_lib_srv_web_5e6f7a8b9c0d";
+
+fn run_of(spec: &str, repo: &str) -> String {
+    spec.split(&format!("repo {repo} {{"))
+        .nth(1)
+        .and_then(|b| b.lines().map(str::trim).find(|l| l.starts_with("run ")))
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("no `run` in `repo {repo}` of\n{spec}"))
+}
+
+#[test]
+fn the_shapes_of_cases_87_and_112_import_as_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-lastread");
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["import", "--color", "never", "wideswe"])
+        .arg(&root)
+        .args(["--out", "out", "--report", "report.md"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run taskc");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let spec_path = dir
+        .path()
+        .join("out")
+        .join(CASE)
+        .join(format!("{CASE}.task"));
+    let spec = std::fs::read_to_string(&spec_path)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", spec_path.display()));
+    let report = std::fs::read_to_string(dir.path().join("report.md")).expect("report");
+
+    // Case 87: `lib`'s run is its own vitest line (reached through `run_lib_js` →
+    // `run_node_vitest`), not `srv`'s phpunit line after the helper `install_srv() { … }`.
+    let lib = run_of(&spec, "lib");
+    assert!(
+        lib.contains("npx vitest run test/lib.test.js") && !lib.contains("phpunit"),
+        "{lib}\n{spec}"
+    );
+    let srv = run_of(&spec, "srv");
+    assert!(
+        srv.contains("vendor/bin/phpunit") && srv.contains("tests/SrvTest.php"),
+        "{srv}"
+    );
+
+    // Case 112: the filter's `$` ends a regular expression, not a report path: kept.
+    let web = run_of(&spec, "web");
+    assert!(
+        web.contains(r#"--testNamePattern="^(?!skipped-case$).*""#),
+        "the vitest filter was dropped: {web}"
+    );
+    // The two playwright runs start in `e2e` after one `cd`, not a second one inside it.
+    assert_eq!(web.matches("cd e2e").count(), 1, "{web}");
+    // The list runs vitest and playwright; the spec's vitest parser reads vitest's report
+    // only, which the report says.
+    assert!(
+        report.contains("runs vitest and also playwright"),
+        "no note for the playwright runs:\n{report}"
+    );
+}
