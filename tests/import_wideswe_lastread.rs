@@ -5,7 +5,9 @@
 //! belong to every repository (case 87's cdav-library took the server's phpunit run); a test
 //! line reached through two functions was likewise everyone's; a vitest filter ending in `$`
 //! was dropped as a report option; a `cd` before two playwright runs was repeated before the
-//! second; and a run list of two runners kept one parser without a note.
+//! second; a run list of two runners kept one parser without a note; and a one-line
+//! `bash -c '…'` script that records the run's exit status for its own checks (case 32)
+//! was refused as built from shell variables.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -24,7 +26,7 @@ fn run_of(spec: &str, repo: &str) -> String {
 }
 
 #[test]
-fn the_shapes_of_cases_87_and_112_import_as_written() {
+fn the_shapes_of_cases_32_87_and_112_import_as_written() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-lastread");
     let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
@@ -71,5 +73,13 @@ fn the_shapes_of_cases_87_and_112_import_as_written() {
     assert!(
         report.contains("runs vitest and also playwright"),
         "no note for the playwright runs:\n{report}"
+    );
+
+    // Case 32: `set +e; go test -json ./x > r.json; status=$?; test -s r.json; exit
+    // "$status"` runs go test; the rest only checks the run.
+    let pkg = run_of(&spec, "pkg");
+    assert!(
+        pkg.contains("go test -json ./pkg/x") && !pkg.contains("status"),
+        "{pkg}"
     );
 }

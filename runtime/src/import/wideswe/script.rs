@@ -283,6 +283,14 @@ pub fn test_command(
         // argument is the command.
         let inner = ws.iter().skip(1).rev().find_map(|w| {
             let w = without_report_plumbing(&without_env_plumbing(w));
+            // A one-line script that keeps the run's exit status for its own checks
+            // (`set +e; go test -json ./x > r.json; status=$?; test -s r.json; exit
+            // "$status"`, case 32): its runs are the command.
+            let w = if has_variable(&w) {
+                runs_of_script(&w).unwrap_or(w)
+            } else {
+                w
+            };
             let iw = words(&w);
             let refs: Vec<&str> = iw.iter().map(String::as_str).collect();
             (iw.len() > 1 && !has_variable(&w) && super::runner::detect(&refs).is_some())
@@ -347,6 +355,30 @@ fn without_env_plumbing(script: &str) -> String {
         .filter(|s| !s.is_empty() && !s.starts_with("export ") && !s.starts_with("set "))
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// The commands of a one-line script (`;`-separated) that run a test runner, joined, when
+/// every other command only checks or records the run (`mkdir`, `set`, `status=$?`, `test -s
+/// …`, `exit "$status"`, …): nothing the runs depend on is left out. `None` otherwise.
+fn runs_of_script(script: &str) -> Option<String> {
+    let mut runs = Vec::new();
+    for command in script.split(';').map(str::trim).filter(|c| !c.is_empty()) {
+        let ws = words(command);
+        let refs: Vec<&str> = ws.iter().map(String::as_str).collect();
+        if super::runner::detect(&refs).is_some() {
+            runs.push(command);
+            continue;
+        }
+        let first = refs.first().copied().unwrap_or("");
+        let check = matches!(
+            first,
+            "mkdir" | "set" | "test" | "exit" | "echo" | "printf" | "true" | "rm" | "touch"
+        ) || status_capture(command);
+        if !check {
+            return None;
+        }
+    }
+    (!runs.is_empty()).then(|| runs.join("; "))
 }
 
 /// Options whose value names a report file of WideSWE's.
