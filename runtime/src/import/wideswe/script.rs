@@ -252,15 +252,12 @@ pub fn test_command(
             let line = with_defaults(script, &line);
             // A run of the list after one that already changed into the folder starts
             // there: a second `cd` would be relative to it (case 112's two playwright runs).
-            let in_effect = found.as_ref().is_some_and(|(_, _, k)| {
-                same_block(&lines[k + 1..i]) && cd_before(&lines, *k).is_some()
-            });
+            let in_effect = found
+                .as_ref()
+                .filter(|(_, _, k)| same_block(&lines[k + 1..i]))
+                .and_then(|(_, _, k)| cd_before(&lines, *k));
             let line = match cd_before(&lines, i) {
-                Some(dir)
-                    if !(in_effect
-                        && cd_before(&lines, found.as_ref().map_or(0, |f| f.2))
-                            == Some(dir.clone())) =>
-                {
+                Some(dir) if in_effect.as_deref() != Some(dir.as_str()) => {
                     format!("cd {dir} && {}", line.trim())
                 }
                 _ => line,
