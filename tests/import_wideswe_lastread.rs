@@ -7,7 +7,9 @@
 //! was dropped as a report option; a `cd` before two playwright runs was repeated before the
 //! second; a run list of two runners kept one parser without a note; and a one-line
 //! `bash -c '…'` script that records the run's exit status for its own checks (case 32)
-//! was refused as built from shell variables.
+//! was refused as built from shell variables; and a case whose `run_profile.sh` builds a
+//! test image per runtime from its Dockerfiles (cases 24–27, 32, 33) got one environment,
+//! built from one of them, without a word.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -81,5 +83,17 @@ fn the_shapes_of_cases_32_87_and_112_import_as_written() {
     assert!(
         pkg.contains("go test -json ./pkg/x") && !pkg.contains("status"),
         "{pkg}"
+    );
+
+    // Cases 24–27, 32, 33: es's gradle tests run in WideSWE's java image, which the case's
+    // `run_profile.sh` builds from `java.Dockerfile`; the spec's environment is
+    // `node.Dockerfile`'s, which the report says.
+    let es_kb = report
+        .split("## demo_es_kb_6f7a8b9c0d1e")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no section for the es/kb case:\n{report}"));
+    assert!(
+        es_kb.contains("several Dockerfiles (`node.Dockerfile`, `java.Dockerfile`)"),
+        "no note for the java image:\n{es_kb}"
     );
 }

@@ -1,6 +1,7 @@
 //! `taskc import wideswe CASE_DIR…`: WideSWE cases (`cases/<ecosystem>/<case_id>/`) become
 //! taskc task folders. The mapping, field by field, is in docs/import.md.
 
+pub(crate) mod built;
 pub mod case;
 pub(crate) mod chain;
 pub mod data;
