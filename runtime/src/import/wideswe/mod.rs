@@ -1,6 +1,7 @@
 //! `taskc import wideswe CASE_DIR…`: WideSWE cases (`cases/<ecosystem>/<case_id>/`) become
 //! taskc task folders. The mapping, field by field, is in docs/import.md.
 
+pub(crate) mod branch;
 pub(crate) mod built;
 pub mod case;
 pub(crate) mod chain;
@@ -744,13 +745,24 @@ fn test_block(
                 command = c;
             }
             None => {
+                // A test line in a branch a function argument chooses, which the
+                // profile's arm does not pass as a literal: named (case 75's `runner`).
+                let undecided = case.run_profile.as_ref().and_then(|t| {
+                    let (repos, profiles) = case.script_view();
+                    branch::undecided(&t.text, &repos, &profiles, &r.name)
+                });
+                let why = undecided.map_or(String::new(), |v| {
+                    format!(
+                        "; its test lines are in branches chosen by the function argument `{v}`, which the profile's `case` arm does not pass as a literal"
+                    )
+                });
                 error(
                     files,
                     Code::ImportProfile,
                     &doc_text,
                     profile.command_at,
                     format!(
-                        "test profile `{}` runs environment/run_profile.sh, and no test command for `{}` was found in it",
+                        "test profile `{}` runs environment/run_profile.sh, and no test command for `{}` was found in it{why}",
                         profile.name, r.name
                     ),
                     "write the in-container test command (pytest, go test or cargo test) as the profile's `command`",

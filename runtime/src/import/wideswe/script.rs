@@ -239,6 +239,10 @@ pub fn test_command(
             attribute(&lines, i, repos, profiles)
                 .iter()
                 .any(|r| r == repo)
+                && matches!(
+                    super::branch::around(&lines, i, profiles, repo),
+                    super::branch::Branch::Free | super::branch::Branch::Taken
+                )
         };
         if runs && mine() {
             // What only writes WideSWE's own report (`| tee "$log"`, `2>&1`) is not the
