@@ -9,7 +9,9 @@
 //! `bash -c '…'` script that records the run's exit status for its own checks (case 32)
 //! was refused as built from shell variables; and a case whose `run_profile.sh` builds a
 //! test image per runtime from its Dockerfiles (cases 24–27, 32, 33) got one environment,
-//! built from one of them, without a word.
+//! built from one of them, without a word; and (second round) a relative `cd` after an
+//! absolute `cd` into another repository (cases 87, 88) was taken relative to the
+//! repository's own checkout.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -95,5 +97,32 @@ fn the_shapes_of_cases_32_87_and_112_import_as_written() {
     assert!(
         es_kb.contains("several Dockerfiles (`node.Dockerfile`, `java.Dockerfile`)"),
         "no note for the java image:\n{es_kb}"
+    );
+
+    // Cases 87, 88: app's tests run in a copy of app inside `srv/apps/app`, after `cd
+    // /workspace/repos/demo/srv` then `cd apps/app`; the spec cannot run there, and must not
+    // run `cd apps/app` in app's own checkout: no `cd`, and a note naming the folder. srv's
+    // `cd build` after an absolute `cd` into its own checkout stays.
+    let case = "demo_srv_app_9c0d1e2f3a4b";
+    let spec_path = dir.path().join("out").join(case).join(format!("{case}.task"));
+    let spec = std::fs::read_to_string(&spec_path)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", spec_path.display()));
+    let app = run_of(&spec, "app");
+    assert!(
+        app.contains("vendor/bin/phpunit") && !app.contains("cd "),
+        "app's run `cd`s into a folder of its own checkout: {app}"
+    );
+    let srv = run_of(&spec, "srv");
+    assert!(
+        srv.contains("cd build && ../vendor/bin/phpunit"),
+        "{srv}"
+    );
+    let srv_app = report
+        .split(&format!("## {case}"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no section for the srv/app case:\n{report}"));
+    assert!(
+        srv_app.contains("runs `app`'s tests in `/workspace/repos/demo/srv/apps/app`"),
+        "no note for app's folder:\n{srv_app}"
     );
 }

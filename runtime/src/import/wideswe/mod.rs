@@ -742,6 +742,19 @@ fn test_block(
                     ),
                     "check that the command is the one the profile runs",
                 );
+                let (repos, _) = case.script_view();
+                if let Some(dir) = script::foreign_directory(&t.text, at, &repos, &r.name) {
+                    note(
+                        files,
+                        t,
+                        at,
+                        format!(
+                            "`{}` runs `{}`'s tests in `{dir}`, outside its checkout (after an absolute `cd`); the spec runs them in `{}`'s own folder",
+                            t.rel, r.name, r.name
+                        ),
+                        "check whether the tests can run in the repository's own checkout, or keep the case for review",
+                    );
+                }
                 command = c;
             }
             None => {

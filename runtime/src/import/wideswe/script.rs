@@ -262,7 +262,10 @@ pub fn test_command(
                 .and_then(|(_, _, k)| cd_before(&lines, *k));
             let line = match cd_before(&lines, i) {
                 Some(dir) if in_effect.as_deref() != Some(dir.as_str()) => {
-                    format!("cd {dir} && {}", line.trim())
+                    match cd_in_repo(&dir, repos, repo) {
+                        Some(dir) => format!("cd {dir} && {}", line.trim()),
+                        None => line,
+                    }
                 }
                 _ => line,
             };
@@ -395,24 +398,75 @@ const REPORT_OPTIONS: &[&str] = &[
 
 /// `cd <folder>` on a line of the block before the test run `i` (`cd
 /// packages/kit/test/apps/async` then `… playwright test …`, case 111): the folder the run
-/// starts in, relative to the repository (none when built from a variable or absolute).
+/// starts in, relative to the repository, or absolute when an absolute `cd` chose it (`cd
+/// /workspace/repos/nextcloud/server` then `cd apps/spreed`, case 88, is
+/// `/workspace/repos/nextcloud/server/apps/spreed`); none when built from a variable.
 fn cd_before(lines: &[(usize, String)], i: usize) -> Option<String> {
+    let mut relative: Option<String> = None;
     for k in (0..i).rev() {
         let l = lines[k].1.trim();
-        if !same_block(&lines[k..k + 1]) || l.ends_with('\'') || l.ends_with("'\"") {
-            return None;
+        // A subshell (`(cd x && tar -cf - .) | (cd apps/x && tar -xf -)`, case 87) is no
+        // case arm.
+        let subshell = l.starts_with('(') && l.ends_with(')');
+        if !(same_block(&lines[k..k + 1]) || subshell) || l.ends_with('\'') || l.ends_with("'\"") {
+            return relative;
         }
         let ws = words(l);
         if ws.len() == 2 && ws[0] == "cd" {
             let dir = &ws[1];
-            return (!dir.contains('$') && !dir.starts_with('/') && !dir.starts_with('-'))
-                .then(|| dir.clone());
+            if dir.contains('$') || dir.starts_with('-') {
+                return relative;
+            }
+            if let Some(abs) = dir.strip_prefix('/') {
+                let abs = abs.trim_end_matches('/');
+                return Some(match relative {
+                    Some(rel) => format!("/{abs}/{rel}"),
+                    None => format!("/{abs}"),
+                });
+            }
+            if relative.is_some() {
+                return relative;
+            }
+            relative = Some(dir.clone());
+            continue;
         }
         if ws.first().map(String::as_str) == Some("'") || l.ends_with('\'') {
-            return None;
+            return relative;
         }
     }
-    None
+    relative
+}
+
+/// The `cd` a run of `repo` needs for the folder `dir` ([`cd_before`]): `dir` itself when
+/// relative; the part under the repository's `/workspace/<local_path>` when absolute; none
+/// when that is the repository itself or a folder outside it (another repository's, which
+/// the spec cannot run in: [`foreign_directory`] names it).
+fn cd_in_repo(dir: &str, repos: &[ScriptRepo<'_>], repo: &str) -> Option<String> {
+    if !dir.starts_with('/') {
+        return Some(dir.to_string());
+    }
+    let root = format!("/workspace/{}", repos.iter().find(|r| r.name == repo)?.local_path);
+    let rest = dir.strip_prefix(&root)?;
+    let rest = rest.strip_prefix('/')?;
+    (!rest.is_empty()).then(|| rest.to_string())
+}
+
+/// The folder outside `repo`'s checkout that the run on the logical line at byte offset
+/// `at` starts in, after an absolute `cd` into another repository (case 88: spreed's tests
+/// run in a copy of spreed inside `server/apps/spreed`): the spec runs them in the
+/// repository's own folder, which the importer notes.
+pub fn foreign_directory(
+    script: &str,
+    at: usize,
+    repos: &[ScriptRepo<'_>],
+    repo: &str,
+) -> Option<String> {
+    let lines = logical_lines(script);
+    let i = lines.iter().position(|(o, _)| *o == at)?;
+    let dir = cd_before(&lines, i)?;
+    let root = format!("/workspace/{}", repos.iter().find(|r| r.name == repo)?.local_path);
+    let inside = dir == root || dir.starts_with(&format!("{root}/"));
+    (dir.starts_with('/') && !inside).then_some(dir)
 }
 
 /// `line` without what only copies its output to WideSWE's report files: a trailing
