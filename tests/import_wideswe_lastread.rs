@@ -11,7 +11,8 @@
 //! test image per runtime from its Dockerfiles (cases 24–27, 32, 33) got one environment,
 //! built from one of them, without a word; and (second round) a relative `cd` after an
 //! absolute `cd` into another repository (cases 87, 88) was taken relative to the
-//! repository's own checkout.
+//! repository's own checkout, and a test image built from one of WideSWE's own recipes
+//! (`benchmark/images/…`, cases 32, 33) got no note.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -124,5 +125,19 @@ fn the_shapes_of_cases_32_87_and_112_import_as_written() {
     assert!(
         srv_app.contains("runs `app`'s tests in `/workspace/repos/demo/srv/apps/app`"),
         "no note for app's folder:\n{srv_app}"
+    );
+
+    // Cases 32, 33: spec's go tests run in an image `run_profile.sh` builds from WideSWE's
+    // recipe `benchmark/images/base/go-1.26-bookworm/Dockerfile`, not from the case's
+    // `node.Dockerfile` the spec's environment is built from: the report says so.
+    let kb_spec = report
+        .split("## demo_kb_spec_0d1e2f3a4b5c")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no section for the kb/spec case:\n{report}"));
+    assert!(
+        kb_spec.contains(
+            "several Dockerfiles (`node.Dockerfile`, `benchmark/images/base/go-1.26-bookworm/Dockerfile`)"
+        ),
+        "no note for the go image:\n{kb_spec}"
     );
 }

@@ -102,10 +102,24 @@ pub fn environment(
     if !agent {
         if let Some(rp) = &case.run_profile {
             let chosen = df.rel.rsplit('/').next().unwrap_or(&df.rel).to_string();
-            let others: Vec<String> = super::built::dockerfiles_built(&rp.text)
+            let mut others: Vec<String> = super::built::dockerfiles_built(&rp.text)
                 .into_iter()
                 .filter(|n| *n != chosen)
                 .collect();
+            // A test image built from one of WideSWE's recipes (cases 32, 33: the go image
+            // of package-spec's tests), unless the environment is built from that recipe
+            // (the image its Dockerfile starts from, or one of that image's parents).
+            let mut own: Vec<String> = super::root::recipe_candidates(from);
+            if let Some(root) = opts.root.as_deref() {
+                if let Ok(g) = graph::resolve(root, from) {
+                    own.extend(g.stages.into_iter().map(|st| st.recipe));
+                }
+            }
+            others.extend(
+                super::built::recipes_built(&rp.text)
+                    .into_iter()
+                    .filter(|r| !own.contains(r)),
+            );
             if !others.is_empty() {
                 note(
                     files,
