@@ -12,7 +12,8 @@
 //! built from one of them, without a word; and (second round) a relative `cd` after an
 //! absolute `cd` into another repository (cases 87, 88) was taken relative to the
 //! repository's own checkout, and a test image built from one of WideSWE's own recipes
-//! (`benchmark/images/…`, cases 32, 33) got no note.
+//! (`benchmark/images/…`, cases 32, 33) got no note, and a quoted jest filter with spaces
+//! was taken for prose (case 25).
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -98,6 +99,12 @@ fn the_shapes_of_cases_32_87_and_112_import_as_written() {
     assert!(
         es_kb.contains("several Dockerfiles (`node.Dockerfile`, `java.Dockerfile`)"),
         "no note for the java image:\n{es_kb}"
+    );
+    // Case 25: a quoted `--testNamePattern` whose regular expression holds words with spaces
+    // is one argument, not prose (before: a false note).
+    assert!(
+        !es_kb.contains("in prose"),
+        "a false prose note:\n{es_kb}"
     );
 
     // Cases 87, 88: app's tests run in a copy of app inside `srv/apps/app`, after `cd

@@ -228,7 +228,10 @@ fn prose_arguments(run: &str) -> Option<String> {
         "with", "for", "the", "each", "of", "and", "its", "from", "in", "to", "that", "which",
         "every", "their", "on", "under", "by", "per", "upstream", "owning", "all", "only",
     ];
-    let words: Vec<&str> = run.split_whitespace().collect();
+    // Shell words: a quoted argument (jest's `--testNamePattern="^(?!.*(… keyword with
+    // space)).*$"`, case 25) is one, never prose.
+    let owned = script::words(run);
+    let words: Vec<&str> = owned.iter().map(String::as_str).collect();
     let runner_at = (0..words.len()).find(|&i| runner::detect(&words[..=i]).is_some())?;
     let plain = |w: &str| {
         let w = w.trim_end_matches(['.', ',', ':']);
@@ -1158,6 +1161,11 @@ mod tests {
             None
         );
         assert_eq!(prose_arguments("make all of the things"), None);
+        // A quoted filter is one argument (case 25).
+        assert_eq!(
+            prose_arguments(r#"node scripts/jest.js a.test.ts --testNamePattern="^(?!.*(missing step param|suggests = after buckets keyword with space)).*$" --json"#),
+            None
+        );
     }
 
     #[test]
