@@ -35,7 +35,11 @@ fn a_runner_chosen_by_a_function_argument_is_the_arms_or_refused() {
 
     // Both arms pass a literal: fw runs phpunit, mcp pest (before: phpunit for both).
     let case = "demo_fw_mcp_7a8b9c0d1e2f";
-    let spec_path = dir.path().join("out").join(case).join(format!("{case}.task"));
+    let spec_path = dir
+        .path()
+        .join("out")
+        .join(case)
+        .join(format!("{case}.task"));
     let spec = std::fs::read_to_string(&spec_path)
         .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", spec_path.display()));
     let fw = run_of(&spec, "fw");

@@ -102,17 +102,18 @@ fn the_shapes_of_cases_32_87_and_112_import_as_written() {
     );
     // Case 25: a quoted `--testNamePattern` whose regular expression holds words with spaces
     // is one argument, not prose (before: a false note).
-    assert!(
-        !es_kb.contains("in prose"),
-        "a false prose note:\n{es_kb}"
-    );
+    assert!(!es_kb.contains("in prose"), "a false prose note:\n{es_kb}");
 
     // Cases 87, 88: app's tests run in a copy of app inside `srv/apps/app`, after `cd
     // /workspace/repos/demo/srv` then `cd apps/app`; the spec cannot run there, and must not
     // run `cd apps/app` in app's own checkout: no `cd`, and a note naming the folder. srv's
     // `cd build` after an absolute `cd` into its own checkout stays.
     let case = "demo_srv_app_9c0d1e2f3a4b";
-    let spec_path = dir.path().join("out").join(case).join(format!("{case}.task"));
+    let spec_path = dir
+        .path()
+        .join("out")
+        .join(case)
+        .join(format!("{case}.task"));
     let spec = std::fs::read_to_string(&spec_path)
         .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", spec_path.display()));
     let app = run_of(&spec, "app");
@@ -121,10 +122,7 @@ fn the_shapes_of_cases_32_87_and_112_import_as_written() {
         "app's run `cd`s into a folder of its own checkout: {app}"
     );
     let srv = run_of(&spec, "srv");
-    assert!(
-        srv.contains("cd build && ../vendor/bin/phpunit"),
-        "{srv}"
-    );
+    assert!(srv.contains("cd build && ../vendor/bin/phpunit"), "{srv}");
     let srv_app = report
         .split(&format!("## {case}"))
         .nth(1)

@@ -237,7 +237,10 @@ mod tests {
             around(&lines, pest, &profiles(), "c"),
             Branch::Undecided("runner".into())
         );
-        assert_eq!(around(&lines, at("docker run"), &profiles(), "a"), Branch::Free);
+        assert_eq!(
+            around(&lines, at("docker run"), &profiles(), "a"),
+            Branch::Free
+        );
     }
 
     #[test]

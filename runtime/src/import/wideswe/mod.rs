@@ -1163,7 +1163,9 @@ mod tests {
         assert_eq!(prose_arguments("make all of the things"), None);
         // A quoted filter is one argument (case 25).
         assert_eq!(
-            prose_arguments(r#"node scripts/jest.js a.test.ts --testNamePattern="^(?!.*(missing step param|suggests = after buckets keyword with space)).*$" --json"#),
+            prose_arguments(
+                r#"node scripts/jest.js a.test.ts --testNamePattern="^(?!.*(missing step param|suggests = after buckets keyword with space)).*$" --json"#
+            ),
             None
         );
     }

@@ -445,7 +445,10 @@ fn cd_in_repo(dir: &str, repos: &[ScriptRepo<'_>], repo: &str) -> Option<String>
     if !dir.starts_with('/') {
         return Some(dir.to_string());
     }
-    let root = format!("/workspace/{}", repos.iter().find(|r| r.name == repo)?.local_path);
+    let root = format!(
+        "/workspace/{}",
+        repos.iter().find(|r| r.name == repo)?.local_path
+    );
     let rest = dir.strip_prefix(&root)?;
     let rest = rest.strip_prefix('/')?;
     (!rest.is_empty()).then(|| rest.to_string())
@@ -464,7 +467,10 @@ pub fn foreign_directory(
     let lines = logical_lines(script);
     let i = lines.iter().position(|(o, _)| *o == at)?;
     let dir = cd_before(&lines, i)?;
-    let root = format!("/workspace/{}", repos.iter().find(|r| r.name == repo)?.local_path);
+    let root = format!(
+        "/workspace/{}",
+        repos.iter().find(|r| r.name == repo)?.local_path
+    );
     let inside = dir == root || dir.starts_with(&format!("{root}/"));
     (dir.starts_with('/') && !inside).then_some(dir)
 }
