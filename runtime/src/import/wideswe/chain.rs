@@ -82,6 +82,22 @@ pub(crate) fn runs(text: &str, runner: Runner) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// The runners other than `runner` that simple commands of `text` run (`vitest …; cd e2e &&
+/// playwright test …`, case 112), each once: the profile's parser reads `runner`'s output
+/// only, so their tests are not scored.
+pub(crate) fn other_runners(text: &str, runner: Runner) -> Vec<Runner> {
+    let mut out = Vec::new();
+    for r in segments(text) {
+        let words: Vec<&str> = text[r].split_whitespace().collect();
+        if let Some(other) = runner::detect(&words).filter(|o| *o != runner) {
+            if !out.contains(&other) {
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
 /// `text` with every run of `runner` replaced by `f(run, n)` (`n` counts the runs from 1,
 /// and is 0 when there is only one), the rest kept byte for byte. When no simple command
 /// runs `runner` on its own (the runner is only found across the whole text), `f` is

@@ -96,6 +96,46 @@ pub fn environment(
         .and_then(|v| v.first().copied())
         .map(|v| v.split('-').next().unwrap_or(v));
     let agent = is_agent_layer(&df.text);
+    // `run_profile.sh` builds a test image per runtime from the case's Dockerfiles (a java
+    // one for gradle, a node one for jest: cases 24–27, 32, 33); the spec's one environment
+    // is built from one of them, which the report says.
+    if !agent {
+        if let Some(rp) = &case.run_profile {
+            let chosen = df.rel.rsplit('/').next().unwrap_or(&df.rel).to_string();
+            let mut others: Vec<String> = super::built::dockerfiles_built(&rp.text)
+                .into_iter()
+                .filter(|n| *n != chosen)
+                .collect();
+            // A test image built from one of WideSWE's recipes (cases 32, 33: the go image
+            // of package-spec's tests), unless the environment is built from that recipe
+            // (the image its Dockerfile starts from, or one of that image's parents).
+            let mut own: Vec<String> = super::root::recipe_candidates(from);
+            if let Some(root) = opts.root.as_deref() {
+                if let Ok(g) = graph::resolve(root, from) {
+                    own.extend(g.stages.into_iter().map(|st| st.recipe));
+                }
+            }
+            others.extend(
+                super::built::recipes_built(&rp.text)
+                    .into_iter()
+                    .filter(|r| !own.contains(r)),
+            );
+            if !others.is_empty() {
+                note(
+                    files,
+                    rp,
+                    0,
+                    format!(
+                        "`{}` builds its profiles' test images from several Dockerfiles (`{chosen}`, `{}`); taskc's one environment is built from `{}`, so the tests of profiles that WideSWE runs in the other images run in it",
+                        rp.rel,
+                        others.join("`, `"),
+                        df.rel
+                    ),
+                    "check that every repository's tests run in that image, or give the environment what they need (`setup` steps, one Dockerfile with both runtimes)",
+                );
+            }
+        }
+    }
 
     let mut setup: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut installs_of: BTreeMap<String, Vec<String>> = BTreeMap::new();

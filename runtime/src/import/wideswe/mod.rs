@@ -1,11 +1,14 @@
 //! `taskc import wideswe CASE_DIR…`: WideSWE cases (`cases/<ecosystem>/<case_id>/`) become
 //! taskc task folders. The mapping, field by field, is in docs/import.md.
 
+pub(crate) mod branch;
+pub(crate) mod built;
 pub mod case;
 pub(crate) mod chain;
 pub mod data;
 pub mod env;
 pub(crate) mod formatter;
+pub(crate) mod functions;
 pub mod graph;
 pub mod index_line;
 pub mod install;
@@ -225,7 +228,10 @@ fn prose_arguments(run: &str) -> Option<String> {
         "with", "for", "the", "each", "of", "and", "its", "from", "in", "to", "that", "which",
         "every", "their", "on", "under", "by", "per", "upstream", "owning", "all", "only",
     ];
-    let words: Vec<&str> = run.split_whitespace().collect();
+    // Shell words: a quoted argument (jest's `--testNamePattern="^(?!.*(… keyword with
+    // space)).*$"`, case 25) is one, never prose.
+    let owned = script::words(run);
+    let words: Vec<&str> = owned.iter().map(String::as_str).collect();
     let runner_at = (0..words.len()).find(|&i| runner::detect(&words[..=i]).is_some())?;
     let plain = |w: &str| {
         let w = w.trim_end_matches(['.', ',', ':']);
@@ -739,16 +745,40 @@ fn test_block(
                     ),
                     "check that the command is the one the profile runs",
                 );
+                let (repos, _) = case.script_view();
+                if let Some(dir) = script::foreign_directory(&t.text, at, &repos, &r.name) {
+                    note(
+                        files,
+                        t,
+                        at,
+                        format!(
+                            "`{}` runs `{}`'s tests in `{dir}`, outside its checkout (after an absolute `cd`); the spec runs them in `{}`'s own folder",
+                            t.rel, r.name, r.name
+                        ),
+                        "check whether the tests can run in the repository's own checkout, or keep the case for review",
+                    );
+                }
                 command = c;
             }
             None => {
+                // A test line in a branch a function argument chooses, which the
+                // profile's arm does not pass as a literal: named (case 75's `runner`).
+                let undecided = case.run_profile.as_ref().and_then(|t| {
+                    let (repos, profiles) = case.script_view();
+                    branch::undecided(&t.text, &repos, &profiles, &r.name)
+                });
+                let why = undecided.map_or(String::new(), |v| {
+                    format!(
+                        "; its test lines are in branches chosen by the function argument `{v}`, which the profile's `case` arm does not pass as a literal"
+                    )
+                });
                 error(
                     files,
                     Code::ImportProfile,
                     &doc_text,
                     profile.command_at,
                     format!(
-                        "test profile `{}` runs environment/run_profile.sh, and no test command for `{}` was found in it",
+                        "test profile `{}` runs environment/run_profile.sh, and no test command for `{}` was found in it{why}",
                         profile.name, r.name
                     ),
                     "write the in-container test command (pytest, go test or cargo test) as the profile's `command`",
@@ -813,6 +843,24 @@ fn test_block(
                 cmd.parser
             ),
             "check that the runner prints that report on its standard output (a config file may send it elsewhere); the test ids follow the report's naming",
+        );
+    }
+    let others = chain::other_runners(&cmd.run, cmd.runner);
+    if !others.is_empty() {
+        let names: Vec<&str> = others.iter().map(|o| o.as_str()).collect();
+        note(
+            files,
+            &doc_text,
+            profile.command_at,
+            format!(
+                "test profile `{}` runs {} and also {}; the spec's `{}` parser reads only the {} runs' output, so the tests the other runs report are not scored",
+                profile.name,
+                cmd.runner.as_str(),
+                names.join(", "),
+                cmd.parser,
+                cmd.runner.as_str()
+            ),
+            "split the runs into profiles of their own, one runner each, to score every test",
         );
     }
     summary.profiles.push(row);
@@ -1113,6 +1161,13 @@ mod tests {
             None
         );
         assert_eq!(prose_arguments("make all of the things"), None);
+        // A quoted filter is one argument (case 25).
+        assert_eq!(
+            prose_arguments(
+                r#"node scripts/jest.js a.test.ts --testNamePattern="^(?!.*(missing step param|suggests = after buckets keyword with space)).*$" --json"#
+            ),
+            None
+        );
     }
 
     #[test]

@@ -167,19 +167,13 @@ pub(crate) fn attribute(
             _ => {}
         }
     }
-    // The `case "$profile" in` arms that run the line, or call the function around it.
-    let function = lines[..=i].iter().rev().find_map(|(_, line)| {
-        if line == "}" {
-            return Some(None);
-        }
-        let t = line.trim_start().trim_start_matches("function ").trim();
-        let name = t.split("()").next()?;
-        (t.contains("()")
-            && !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        .then(|| Some(name.to_string()))
-    });
-    let function = function.flatten();
+    // The `case "$profile" in` arms that run the line, or call the function around it
+    // (directly or through other functions: `run_cdav_library_js` → `run_node_vitest`). A
+    // function defined inside a quoted script before the line (case 87's
+    // `run_server_install() { … }` in `bash -lc '…'`) is not around it.
+    let callers = super::functions::enclosing(lines, i)
+        .map(|f| super::functions::with_callers(lines, &f))
+        .unwrap_or_default();
     let mut found = Vec::new();
     let mut arm: Option<&str> = None;
     let mut arm_hit = false;
@@ -195,9 +189,10 @@ pub(crate) fn attribute(
             arm = None;
             continue;
         }
-        let calls = function
-            .as_deref()
-            .is_some_and(|f| t.split_whitespace().next() == Some(f));
+        let calls = t
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| callers.iter().any(|f| f == w));
         if (j == i || calls) && !arm_hit {
             arm_hit = true;
             for p in pattern.split('|') {
@@ -244,6 +239,10 @@ pub fn test_command(
             attribute(&lines, i, repos, profiles)
                 .iter()
                 .any(|r| r == repo)
+                && matches!(
+                    super::branch::around(&lines, i, profiles, repo),
+                    super::branch::Branch::Free | super::branch::Branch::Taken
+                )
         };
         if runs && mine() {
             // What only writes WideSWE's own report (`| tee "$log"`, `2>&1`) is not the
@@ -255,9 +254,20 @@ pub fn test_command(
                 line
             };
             let line = with_defaults(script, &line);
+            // A run of the list after one that already changed into the folder starts
+            // there: a second `cd` would be relative to it (case 112's two playwright runs).
+            let in_effect = found
+                .as_ref()
+                .filter(|(_, _, k)| same_block(&lines[k + 1..i]))
+                .and_then(|(_, _, k)| cd_before(&lines, *k));
             let line = match cd_before(&lines, i) {
-                Some(dir) => format!("cd {dir} && {}", line.trim()),
-                None => line,
+                Some(dir) if in_effect.as_deref() != Some(dir.as_str()) => {
+                    match cd_in_repo(&dir, repos, repo) {
+                        Some(dir) => format!("cd {dir} && {}", line.trim()),
+                        None => line,
+                    }
+                }
+                _ => line,
             };
             if !has_variable(&line) {
                 // Runs one after another in the same block (kibana's two `node
@@ -277,6 +287,14 @@ pub fn test_command(
         // argument is the command.
         let inner = ws.iter().skip(1).rev().find_map(|w| {
             let w = without_report_plumbing(&without_env_plumbing(w));
+            // A one-line script that keeps the run's exit status for its own checks
+            // (`set +e; go test -json ./x > r.json; status=$?; test -s r.json; exit
+            // "$status"`, case 32): its runs are the command.
+            let w = if has_variable(&w) {
+                runs_of_script(&w).unwrap_or(w)
+            } else {
+                w
+            };
             let iw = words(&w);
             let refs: Vec<&str> = iw.iter().map(String::as_str).collect();
             (iw.len() > 1 && !has_variable(&w) && super::runner::detect(&refs).is_some())
@@ -343,6 +361,30 @@ fn without_env_plumbing(script: &str) -> String {
         .join("; ")
 }
 
+/// The commands of a one-line script (`;`-separated) that run a test runner, joined, when
+/// every other command only checks or records the run (`mkdir`, `set`, `status=$?`, `test -s
+/// …`, `exit "$status"`, …): nothing the runs depend on is left out. `None` otherwise.
+fn runs_of_script(script: &str) -> Option<String> {
+    let mut runs = Vec::new();
+    for command in script.split(';').map(str::trim).filter(|c| !c.is_empty()) {
+        let ws = words(command);
+        let refs: Vec<&str> = ws.iter().map(String::as_str).collect();
+        if super::runner::detect(&refs).is_some() {
+            runs.push(command);
+            continue;
+        }
+        let first = refs.first().copied().unwrap_or("");
+        let check = matches!(
+            first,
+            "mkdir" | "set" | "test" | "exit" | "echo" | "printf" | "true" | "rm" | "touch"
+        ) || status_capture(command);
+        if !check {
+            return None;
+        }
+    }
+    (!runs.is_empty()).then(|| runs.join("; "))
+}
+
 /// Options whose value names a report file of WideSWE's.
 const REPORT_OPTIONS: &[&str] = &[
     "--log-junit",
@@ -356,24 +398,81 @@ const REPORT_OPTIONS: &[&str] = &[
 
 /// `cd <folder>` on a line of the block before the test run `i` (`cd
 /// packages/kit/test/apps/async` then `… playwright test …`, case 111): the folder the run
-/// starts in, relative to the repository (none when built from a variable or absolute).
+/// starts in, relative to the repository, or absolute when an absolute `cd` chose it (`cd
+/// /workspace/repos/nextcloud/server` then `cd apps/spreed`, case 88, is
+/// `/workspace/repos/nextcloud/server/apps/spreed`); none when built from a variable.
 fn cd_before(lines: &[(usize, String)], i: usize) -> Option<String> {
+    let mut relative: Option<String> = None;
     for k in (0..i).rev() {
         let l = lines[k].1.trim();
-        if !same_block(&lines[k..k + 1]) || l.ends_with('\'') || l.ends_with("'\"") {
-            return None;
+        // A subshell (`(cd x && tar -cf - .) | (cd apps/x && tar -xf -)`, case 87) is no
+        // case arm.
+        let subshell = l.starts_with('(') && l.ends_with(')');
+        if !(same_block(&lines[k..k + 1]) || subshell) || l.ends_with('\'') || l.ends_with("'\"") {
+            return relative;
         }
         let ws = words(l);
         if ws.len() == 2 && ws[0] == "cd" {
             let dir = &ws[1];
-            return (!dir.contains('$') && !dir.starts_with('/') && !dir.starts_with('-'))
-                .then(|| dir.clone());
+            if dir.contains('$') || dir.starts_with('-') {
+                return relative;
+            }
+            if let Some(abs) = dir.strip_prefix('/') {
+                let abs = abs.trim_end_matches('/');
+                return Some(match relative {
+                    Some(rel) => format!("/{abs}/{rel}"),
+                    None => format!("/{abs}"),
+                });
+            }
+            if relative.is_some() {
+                return relative;
+            }
+            relative = Some(dir.clone());
+            continue;
         }
         if ws.first().map(String::as_str) == Some("'") || l.ends_with('\'') {
-            return None;
+            return relative;
         }
     }
-    None
+    relative
+}
+
+/// The `cd` a run of `repo` needs for the folder `dir` ([`cd_before`]): `dir` itself when
+/// relative; the part under the repository's `/workspace/<local_path>` when absolute; none
+/// when that is the repository itself or a folder outside it (another repository's, which
+/// the spec cannot run in: [`foreign_directory`] names it).
+fn cd_in_repo(dir: &str, repos: &[ScriptRepo<'_>], repo: &str) -> Option<String> {
+    if !dir.starts_with('/') {
+        return Some(dir.to_string());
+    }
+    let root = format!(
+        "/workspace/{}",
+        repos.iter().find(|r| r.name == repo)?.local_path
+    );
+    let rest = dir.strip_prefix(&root)?;
+    let rest = rest.strip_prefix('/')?;
+    (!rest.is_empty()).then(|| rest.to_string())
+}
+
+/// The folder outside `repo`'s checkout that the run on the logical line at byte offset
+/// `at` starts in, after an absolute `cd` into another repository (case 88: spreed's tests
+/// run in a copy of spreed inside `server/apps/spreed`): the spec runs them in the
+/// repository's own folder, which the importer notes.
+pub fn foreign_directory(
+    script: &str,
+    at: usize,
+    repos: &[ScriptRepo<'_>],
+    repo: &str,
+) -> Option<String> {
+    let lines = logical_lines(script);
+    let i = lines.iter().position(|(o, _)| *o == at)?;
+    let dir = cd_before(&lines, i)?;
+    let root = format!(
+        "/workspace/{}",
+        repos.iter().find(|r| r.name == repo)?.local_path
+    );
+    let inside = dir == root || dir.starts_with(&format!("{root}/"));
+    (dir.starts_with('/') && !inside).then_some(dir)
 }
 
 /// `line` without what only copies its output to WideSWE's report files: a trailing
@@ -394,7 +493,7 @@ fn without_report_plumbing(line: &str) -> String {
     while k < words.len() {
         let w = words[k];
         let next = words.get(k + 1).copied().unwrap_or("");
-        if REPORT_OPTIONS.contains(&w) && next.contains('$') {
+        if REPORT_OPTIONS.contains(&w) && has_variable(next) {
             k += 2;
             continue;
         }
@@ -413,7 +512,9 @@ fn without_report_plumbing(line: &str) -> String {
         }
         k += 1;
         let to_file = w.starts_with('>') || w.starts_with("1>");
-        let report = w.starts_with("--") && w.contains('=') && w.contains('$');
+        // A `$` that ends a regular expression (`--testNamePattern="^(?!x$).*"`, case 112)
+        // reads no variable: the option is the runner's, kept.
+        let report = w.starts_with("--") && w.contains('=') && has_variable(w);
         if !to_file && !report && w.trim_end_matches(';') != "2>&1" {
             out.push(w);
         } else if w.ends_with(';') {
