@@ -6,9 +6,11 @@ pub(crate) mod chain;
 pub mod data;
 pub mod env;
 pub(crate) mod formatter;
+pub(crate) mod forward;
 pub mod graph;
 pub mod index_line;
 pub mod install;
+pub(crate) mod interpreter;
 pub mod postgres;
 pub mod profile;
 pub mod root;
@@ -725,10 +727,23 @@ fn test_block(
     if command.contains("run_profile.sh") {
         let found = case.run_profile.as_ref().and_then(|t| {
             let (repos, profiles) = case.script_view();
-            script::test_command(&t.text, &repos, &profiles, &r.name).map(|(at, c)| (t, at, c))
+            script::test_command_noted(&t.text, &repos, &profiles, &r.name)
+                .map(|(at, c, resolved)| (t, at, c, resolved))
         });
         match found {
-            Some((t, at, c)) => {
+            Some((t, at, c, resolved)) => {
+                for what in resolved {
+                    note(
+                        files,
+                        t,
+                        at,
+                        format!(
+                            "to read the test command of `{}` the importer resolved {what}",
+                            r.name
+                        ),
+                        "check that the spec's `run` does what the script does",
+                    );
+                }
                 note(
                     files,
                     t,
@@ -949,7 +964,7 @@ fn test_block(
 /// The part of WideSWE `workdir` below the repository folder `local_path` (`repos/k/autoscaler`
 /// and `/workspace/repos/k/autoscaler/vertical-pod-autoscaler/test` →
 /// `vertical-pod-autoscaler/test`); `None` at the repository's root or outside it.
-fn below(workdir: &str, local_path: &str) -> Option<String> {
+pub(crate) fn below(workdir: &str, local_path: &str) -> Option<String> {
     let w = workdir.trim_end_matches('/');
     let w = w.strip_prefix("/workspace/").unwrap_or(w);
     let w = w.strip_prefix("./").unwrap_or(w);

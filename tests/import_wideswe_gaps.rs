@@ -1,0 +1,85 @@
+//! `taskc import wideswe` on a checkout the project writes itself in WideSWE's layout
+//! (tests/fixtures/wideswe-gaps) holding the shapes whose test commands the importer could
+//! not read before (issue 24, WideSWE cases 5, 18, 52 and 61): a Python interpreter held in
+//! a variable (`"$venv/bin/python" -m pytest`, `"${python_cmd[@]}" -m pytest` with every
+//! assignment an interpreter), test arguments reaching `go test -json "$@"` of a one-line
+//! `bash -c '…' -- "$@"` through two functions, and a `docker run -w` folder below the
+//! repository. Each became E1104 ("no test command … was found") or ran at the wrong folder.
+// Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
+// them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::Command;
+
+const CASE: &str = "demo_gaps_4d5e6f7a8b9c";
+
+struct Imported {
+    _dir: tempfile::TempDir,
+    spec: String,
+    stderr: String,
+}
+
+fn import() -> Imported {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-gaps");
+    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
+        .args(["import", "--color", "never", "wideswe"])
+        .arg(&root)
+        .args(["--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run taskc");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let spec_path = dir
+        .path()
+        .join("out")
+        .join(CASE)
+        .join(format!("{CASE}.task"));
+    let spec = std::fs::read_to_string(&spec_path)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", spec_path.display()));
+    Imported {
+        _dir: dir,
+        spec,
+        stderr,
+    }
+}
+
+fn run_of(spec: &str, repo: &str) -> String {
+    spec.split(&format!("repo {repo} {{"))
+        .nth(1)
+        .and_then(|b| b.lines().map(str::trim).find(|l| l.starts_with("run ")))
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("no `run` in `repo {repo}` of\n{spec}"))
+}
+
+#[test]
+fn the_test_commands_behind_variables_functions_and_workdirs_are_read() {
+    let i = import();
+    let runs: Vec<String> = ["lib", "api", "spec", "pkg", "ui"]
+        .iter()
+        .map(|r| format!("{r}: {}", run_of(&i.spec, r)))
+        .collect();
+    // Each resolution is a W1108 note naming what was resolved, never silent.
+    let flat = i
+        .stderr
+        .replace(['│', '·'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert_eq!(
+        flat.matches("the importer resolved").count(),
+        3,
+        "{}",
+        i.stderr
+    );
+    for what in [
+        "`lib` the importer resolved `\"$venv/bin/python\"` (a virtual environment's Python) as `python`",
+        "`api` the importer resolved `\"${python_cmd[@]}\"` (set to `python`, `uv run python`, `$venv/bin/python` in the script) as `python`",
+        "`ui` the importer resolved the `docker run -w` folder",
+    ] {
+        assert!(flat.contains(what), "no note `{what}` in\n{}", i.stderr);
+    }
+    insta::assert_snapshot!(runs.join("\n"));
+}
