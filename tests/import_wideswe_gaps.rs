@@ -1,10 +1,10 @@
 //! `taskc import wideswe` on a checkout the project writes itself in WideSWE's layout
 //! (tests/fixtures/wideswe-gaps) holding the shapes whose test commands the importer could
-//! not read before (issue 24, WideSWE cases 5, 18, 52 and 61): a Python interpreter held in
+//! not read before (issue 24, WideSWE cases 5, 18, 52, 61 and 62): a Python interpreter held in
 //! a variable (`"$venv/bin/python" -m pytest`, `"${python_cmd[@]}" -m pytest` with every
 //! assignment an interpreter), test arguments reaching `go test -json "$@"` of a one-line
-//! `bash -c '…' -- "$@"` through two functions, and a `docker run -w` folder below the
-//! repository. Each became E1104 ("no test command … was found") or ran at the wrong folder.
+//! `bash -c '…' -- "$@"` through two functions, a `docker run -w` folder below the
+//! repository, and a runner script written by a heredoc that a compose service runs. Each became E1104 ("no test command … was found") or ran at the wrong folder.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -57,7 +57,7 @@ fn run_of(spec: &str, repo: &str) -> String {
 #[test]
 fn the_test_commands_behind_variables_functions_and_workdirs_are_read() {
     let i = import();
-    let runs: Vec<String> = ["lib", "api", "spec", "pkg", "ui"]
+    let runs: Vec<String> = ["lib", "api", "spec", "pkg", "ui", "gox"]
         .iter()
         .map(|r| format!("{r}: {}", run_of(&i.spec, r)))
         .collect();
@@ -70,7 +70,7 @@ fn the_test_commands_behind_variables_functions_and_workdirs_are_read() {
         .join(" ");
     assert_eq!(
         flat.matches("the importer resolved").count(),
-        3,
+        4,
         "{}",
         i.stderr
     );
@@ -78,6 +78,7 @@ fn the_test_commands_behind_variables_functions_and_workdirs_are_read() {
         "`lib` the importer resolved `\"$venv/bin/python\"` (a virtual environment's Python) as `python`",
         "`api` the importer resolved `\"${python_cmd[@]}\"` (set to `python`, `uv run python`, `$venv/bin/python` in the script) as `python`",
         "`ui` the importer resolved the `docker run -w` folder",
+        "`gox` the importer resolved the runner script `run-gox-test.sh`",
     ] {
         assert!(flat.contains(what), "no note `{what}` in\n{}", i.stderr);
     }

@@ -15,6 +15,7 @@ pub mod postgres;
 pub mod profile;
 pub mod root;
 pub mod runner;
+pub(crate) mod runner_script;
 pub mod script;
 pub mod services;
 pub mod stack;
@@ -730,6 +731,22 @@ fn test_block(
             script::test_command_noted(&t.text, &repos, &profiles, &r.name)
                 .map(|(at, c, resolved)| (t, at, c, resolved))
         });
+        // A runner script the wrapper writes with a heredoc, run by a compose service of
+        // the case with the test list (case 62).
+        let found = match (found, case.run_profile.as_ref()) {
+            (None, Some(t)) => {
+                let compose: Vec<(String, String)> = services::COMPOSE
+                    .iter()
+                    .filter(|rel| files.exists(rel))
+                    .filter_map(|rel| std::fs::read_to_string(files.root.join(rel)).ok())
+                    .flat_map(|text| runner_script::compose_commands(&text))
+                    .collect();
+                let (_, profiles) = case.script_view();
+                runner_script::test_command(&t.text, &compose, &profiles, &r.name)
+                    .map(|(at, c, resolved)| (t, at, c, resolved))
+            }
+            (found, _) => found,
+        };
         match found {
             Some((t, at, c, resolved)) => {
                 for what in resolved {

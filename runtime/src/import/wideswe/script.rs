@@ -424,7 +424,7 @@ fn same_block(between: &[(usize, String)]) -> bool {
 
 /// Whether `text` reads a shell variable (`$NAME`, `${…}`, `$@`, `$(…)`); a `$` that
 /// anchors a regular expression (`sed '/beats$/d'`) is none.
-fn has_variable(text: &str) -> bool {
+pub(crate) fn has_variable(text: &str) -> bool {
     let b = text.as_bytes();
     b.iter().enumerate().any(|(i, c)| {
         *c == b'$'
@@ -482,7 +482,7 @@ fn cd_before(lines: &[(usize, String)], i: usize) -> Option<String> {
 /// `line` without what only copies its output to WideSWE's report files: a trailing
 /// `| tee …`, `2>&1`, and options naming a report file through a shell variable
 /// (`--outputFile=/workspace/…/$report`).
-fn without_report_plumbing(line: &str) -> String {
+pub(crate) fn without_report_plumbing(line: &str) -> String {
     let head = match line.find("| tee ").or_else(|| line.find("|tee ")) {
         Some(k) => &line[..k],
         None => line,
@@ -587,6 +587,12 @@ fn with_call_arguments(
     }) else {
         return line.to_string();
     };
+    // A line of a script written by a heredoc inside the function: its `"$@"` is that
+    // script's (case 62), filled by whoever runs it (`runner_script.rs`).
+    let region = super::runner_script::heredoc_of(lines, i);
+    if region != super::runner_script::heredoc_of(lines, start) {
+        return line.to_string();
+    }
     let head = lines[start].1.trim_start().trim_start_matches("function ");
     let name = head.split("()").next().unwrap_or("").trim().to_string();
     if name.is_empty() {
