@@ -191,8 +191,9 @@ fn is_prose(command: &str) -> bool {
 
 /// The command without the options that make a runner write WideSWE's own report
 /// (`--reporter=junit`, `--reporter-outfile=…`, `--outputFile=…`, `--log-junit FILE`,
-/// `--logger trx…`), in the `=` form as in the space form: taskc adds the option its parser
-/// reads.
+/// `--logger trx…`, mocha's `--reporter-option output=FILE`, which sends any reporter's output
+/// to that file, case 62), in the `=` form as in the space form: taskc adds the option its
+/// parser reads.
 fn without_report_options(words: &[&str]) -> String {
     let mut out: Vec<&str> = Vec::new();
     let mut skip = false;
@@ -211,6 +212,8 @@ fn without_report_options(words: &[&str]) -> String {
                 | "--results-directory"
                 | "--test-reporter-destination"
                 | "--reporter-file"
+                | "--reporter-option"
+                | "--reporter-options"
         ) {
             skip = true;
             continue;
@@ -225,6 +228,8 @@ fn without_report_options(words: &[&str]) -> String {
             "--results-directory=",
             "--test-reporter-destination=",
             "--reporter-file=",
+            "--reporter-option=",
+            "--reporter-options=",
         ]
         .iter()
         .any(|p| w.starts_with(p))
@@ -313,6 +318,19 @@ mod tests {
 
     #[test]
     fn report_options_in_the_equals_form_are_dropped() {
+        // Case 62: mocha's xunit reporter writing to a file. `--reporter-option output=…`
+        // would send the JSON reporter's output there too, and its `--reporter-` prefix kept
+        // the JSON reporter from being added.
+        let c = read(
+            "../../node_modules/.bin/mocha test/a.spec.ts --ui bdd --reporter xunit --reporter-option output=/workspace/r.xml",
+            &[],
+            &["mocha-json"],
+        )
+        .unwrap();
+        assert_eq!(
+            c.run,
+            "../../node_modules/.bin/mocha test/a.spec.ts --ui bdd --reporter json"
+        );
         let c = read(
             "bun test src/tunnel.test.ts --reporter=junit --reporter-outfile=/workspace/.ecosyncbench/test-reports/expo-mcp-tunnel.xml",
             &[],
