@@ -31,7 +31,8 @@ fn import() -> Imported {
         .output()
         .expect("run taskc");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // The plain-script case is refused, so the batch exits 1.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
     let spec_path = dir
         .path()
         .join("out")
@@ -83,4 +84,24 @@ fn the_test_commands_behind_variables_functions_and_workdirs_are_read() {
         assert!(flat.contains(what), "no note `{what}` in\n{}", i.stderr);
     }
     insta::assert_snapshot!(runs.join("\n"));
+}
+
+#[test]
+fn a_plain_test_script_is_refused_by_name() {
+    let i = import();
+    let flat = i
+        .stderr
+        .replace(['│', '·'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("whose test of `core` is the plain Python script `core/tests/headers_contract.py`: its exit status is its only result"),
+        "{}",
+        i.stderr
+    );
+    assert!(
+        !i._dir.path().join("out/demo_script_5e6f7a8b9c0d").exists(),
+        "a refused case writes nothing"
+    );
 }

@@ -96,7 +96,7 @@ fn variable_name(text: &str) -> Option<String> {
 }
 
 /// `python`, `python3`, `python3.12`.
-fn is_python(name: &str) -> bool {
+pub(crate) fn is_python(name: &str) -> bool {
     let Some(rest) = name.strip_prefix("python") else {
         return false;
     };

@@ -11,6 +11,7 @@ pub mod graph;
 pub mod index_line;
 pub mod install;
 pub(crate) mod interpreter;
+pub(crate) mod plain_script;
 pub mod postgres;
 pub mod profile;
 pub mod root;
@@ -774,16 +775,34 @@ fn test_block(
                 command = c;
             }
             None => {
+                // A plain test script whose exit status is the result (case 60): named.
+                let plain = case.run_profile.as_ref().and_then(|t| {
+                    let (repos, profiles) = case.script_view();
+                    plain_script::test_script(&t.text, &repos, &profiles, &r.name)
+                });
+                let (message, help) = match plain {
+                    Some(path) => (
+                        format!(
+                            "test profile `{}` runs environment/run_profile.sh, whose test of `{}` is the plain Python script `{path}`: its exit status is its only result, and no parser of taskc reads an exit status",
+                            profile.name, r.name
+                        ),
+                        "taskc's parsers read a test runner's log or report (docs/parsers.md); run the script's checks under a runner (pytest, unittest) in the spec's `run`, or leave the case out",
+                    ),
+                    None => (
+                        format!(
+                            "test profile `{}` runs environment/run_profile.sh, and no test command for `{}` was found in it",
+                            profile.name, r.name
+                        ),
+                        "write the in-container test command (pytest, go test or cargo test) as the profile's `command`",
+                    ),
+                };
                 error(
                     files,
                     Code::ImportProfile,
                     &doc_text,
                     profile.command_at,
-                    format!(
-                        "test profile `{}` runs environment/run_profile.sh, and no test command for `{}` was found in it",
-                        profile.name, r.name
-                    ),
-                    "write the in-container test command (pytest, go test or cargo test) as the profile's `command`",
+                    message,
+                    help,
                 );
                 return None;
             }
