@@ -22,16 +22,9 @@ pub(crate) fn test_script(
         if super::runner::detect(&refs).is_some() {
             continue;
         }
-        let found = ws.windows(2).find_map(|w| {
-            let program = w[0].rsplit('/').next().unwrap_or(&w[0]);
-            let file = w[1].rsplit('/').next().unwrap_or(&w[1]);
-            (super::interpreter::is_python(program)
-                && w[1].ends_with(".py")
-                && !w[1].contains('$')
-                && (file.starts_with("test") || w[1].contains("tests/") || w[1].contains("test/")))
-            .then(|| w[1].clone())
-        });
-        let Some(path) = found else { continue };
+        let Some(path) = in_words(&refs) else {
+            continue;
+        };
         if attribute(&lines, i, repos, profiles)
             .iter()
             .any(|r| r == repo)
@@ -40,6 +33,21 @@ pub(crate) fn test_script(
         }
     }
     None
+}
+
+/// The test script a command (its words) runs with a Python interpreter
+/// (`python3 hf_xet/tests/request_headers_contract.py`), if any; the caller has found no test
+/// runner in it.
+pub(crate) fn in_words(words: &[&str]) -> Option<String> {
+    words.windows(2).find_map(|w| {
+        let program = w[0].rsplit('/').next().unwrap_or(w[0]);
+        let file = w[1].rsplit('/').next().unwrap_or(w[1]);
+        (super::interpreter::is_python(program)
+            && w[1].ends_with(".py")
+            && !w[1].contains('$')
+            && (file.starts_with("test") || w[1].contains("tests/") || w[1].contains("test/")))
+        .then(|| w[1].to_string())
+    })
 }
 
 #[cfg(test)]
