@@ -4,7 +4,9 @@
 //! a variable (`"$venv/bin/python" -m pytest`, `"${python_cmd[@]}" -m pytest` with every
 //! assignment an interpreter), test arguments reaching `go test -json "$@"` of a one-line
 //! `bash -c '…' -- "$@"` through two functions, a `docker run -w` folder below the
-//! repository, and a runner script written by a heredoc that a compose service runs. Each became E1104 ("no test command … was found") or ran at the wrong folder.
+//! repository (also the profile's `workdir`: one `cd`), and a runner script written by a
+//! heredoc that a compose service runs. Each became E1104 ("no test command … was found") or
+//! ran at the wrong folder.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

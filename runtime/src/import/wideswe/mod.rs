@@ -937,7 +937,11 @@ fn test_block(
         .as_deref()
         .and_then(|w| below(w, &r.local_path))
     {
-        run = format!("cd {} && {run}", taskc_compiler::lower::shell_quote(&sub));
+        let cd = format!("cd {} && ", taskc_compiler::lower::shell_quote(&sub));
+        // The script's own `docker run -w` may already start there (script.rs).
+        if !cmd.run.starts_with(&cd) {
+            run = format!("{cd}{run}");
+        }
     }
     let mut test = vec![
         Stmt::new("patch", stack.iter().map(|p| call("file", p)).collect()),
