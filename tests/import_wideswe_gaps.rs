@@ -89,6 +89,33 @@ fn the_test_commands_behind_variables_functions_and_workdirs_are_read() {
 }
 
 #[test]
+fn a_script_the_case_dockerfile_copies_into_the_image_is_read() {
+    let i = import();
+    let task = i
+        ._dir
+        .path()
+        .join("out/demo_baked_6f7a8b9c0d1e/demo_baked_6f7a8b9c0d1e.task");
+    let spec = std::fs::read_to_string(&task)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{}", task.display(), i.stderr));
+    assert_eq!(
+        run_of(&spec, "core"),
+        r#"run "./vendor/bin/pest --colors=never tests/Feature/BakedTest.php --log-junit php://stdout""#
+    );
+    let flat = i
+        .stderr
+        .replace(['│', '·'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for what in [
+        "test profile `core-hidden` runs `/opt/ecosync/run-demo-profile.sh`, which",
+        "copies from `environment/run_demo_profile_inside.sh`",
+    ] {
+        assert!(flat.contains(what), "no `{what}` in\n{}", i.stderr);
+    }
+}
+
+#[test]
 fn a_plain_test_script_is_refused_by_name() {
     let i = import();
     let flat = i

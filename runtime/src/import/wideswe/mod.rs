@@ -3,6 +3,7 @@
 
 pub mod case;
 pub(crate) mod chain;
+pub(crate) mod copied_script;
 pub mod data;
 pub mod env;
 pub(crate) mod formatter;
@@ -726,7 +727,12 @@ fn test_block(
     };
     // A profile whose command is the wrapper script itself: its in-container command.
     let mut command = profile.command.clone();
-    if command.contains("run_profile.sh") {
+    // … or a script baked into the image that a Dockerfile of the case copies from the
+    // case's folder (`bash /opt/ecosync/run-x.sh <profile>`; cases 48, 49, laravel).
+    let baked = baked_script(case, r, &profile.name, &command, files);
+    if let Some(c) = baked {
+        command = c;
+    } else if command.contains("run_profile.sh") {
         let found = case.run_profile.as_ref().and_then(|t| {
             let (repos, profiles) = case.script_view();
             script::test_command_noted(&t.text, &repos, &profiles, &r.name)
@@ -999,6 +1005,67 @@ fn test_block(
         }
     }
     Some((block, uses, relax))
+}
+
+/// The test command of `r` in a script baked into the profile's image that a Dockerfile of
+/// the case copies from the case's folder: the script the profile's `command` runs, or one
+/// that `run_profile.sh` runs (`docker run … bash /opt/ecosync/run-x.sh "$profile"`). Notes
+/// say which file was read and what was resolved; `None` when there is no such script or it
+/// holds no test command of `r`.
+fn baked_script(
+    case: &Case,
+    r: &CaseRepo,
+    profile: &str,
+    command: &str,
+    files: &mut CaseFiles,
+) -> Option<String> {
+    let mut targets: Vec<String> = copied_script::script_of(command).into_iter().collect();
+    if command.contains("run_profile.sh") {
+        if let Some(t) = case.run_profile.as_ref() {
+            let words = script::logical_lines(&t.text)
+                .into_iter()
+                .flat_map(|(_, l)| script::words(&l));
+            for w in words {
+                if w.starts_with('/')
+                    && w.ends_with(".sh")
+                    && !w.contains('$')
+                    && !targets.contains(&w)
+                {
+                    targets.push(w);
+                }
+            }
+        }
+    }
+    let root = files.root.clone();
+    let (target, rel, dockerfile) = targets.into_iter().find_map(|target| {
+        copied_script::copied_from(&root, &target).map(|(rel, d)| (target, rel, d))
+    })?;
+    let t = files.text(&rel, "runner script")?;
+    let (repos, profiles) = case.script_view();
+    let (at, c, resolved) = script::test_command_noted(&t.text, &repos, &profiles, &r.name)?;
+    for what in resolved {
+        note(
+            files,
+            &t,
+            at,
+            format!(
+                "to read the test command of `{}` the importer resolved {what}",
+                r.name
+            ),
+            "check that the spec's `run` does what the script does",
+        );
+    }
+    note(
+        files,
+        &t,
+        at,
+        format!(
+            "test profile `{profile}` runs `{target}`, which `{dockerfile}` copies from `{rel}`; the importer took its test command for `{}` from there",
+            r.name
+        ),
+        "check that the command is the one the profile runs",
+    );
+    Some(c)
 }
 
 /// The part of WideSWE `workdir` below the repository folder `local_path` (`repos/k/autoscaler`
