@@ -61,9 +61,42 @@ pub(crate) fn copied_from(case_dir: &Path, target: &str) -> Option<(String, Stri
                 dest == target || (dest.ends_with('/') && format!("{dest}{base}") == target);
             let inside = !src.starts_with('/') && !src.split('/').any(|c| c == "..");
             if lands && inside && !src.contains('$') {
-                let file = format!("environment/{}", src.trim_start_matches("./"));
+                // A build context at the case's folder names `environment/x.sh` itself.
+                let src = src.trim_start_matches("./");
+                let file = if src.starts_with("environment/") {
+                    src.to_string()
+                } else {
+                    format!("environment/{src}")
+                };
                 if case_dir.join(&file).is_file() {
                     return Some((file, rel));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The file of the case's `environment/` folder that a `docker run`/`docker compose run` of
+/// `run_profile.sh` mounts at `target` (`-v "$task_dir/environment/inside.sh:/opt/x/run.sh:ro"`).
+pub(crate) fn mounted_from(script: &str, case_dir: &Path, target: &str) -> Option<String> {
+    for (_, line) in super::script::logical_lines(script) {
+        let ws = super::script::words(&line);
+        for w in ws.windows(2) {
+            if w[0] != "-v" && w[0] != "--volume" {
+                continue;
+            }
+            let mut parts = w[1].split(':');
+            let (Some(src), Some(dest)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let Some((_, file)) = src.rsplit_once("/environment/") else {
+                continue;
+            };
+            if dest == target && !file.contains('$') && !file.split('/').any(|c| c == "..") {
+                let rel = format!("environment/{file}");
+                if case_dir.join(&rel).is_file() {
+                    return Some(rel);
                 }
             }
         }
@@ -107,5 +140,13 @@ mod tests {
         // A named context's file, or a script no COPY line lands, is not read.
         assert_eq!(copied_from(dir.path(), "/opt/e/y.sh"), None);
         assert_eq!(copied_from(dir.path(), "/opt/e/z.sh"), None);
+        // Mounted by run_profile.sh from the case's folder.
+        let script =
+            "docker_mounts=(\n  -v \"$task_dir/environment/inside.sh:/opt/e/run-m.sh:ro\"\n)\n";
+        assert_eq!(
+            mounted_from(script, dir.path(), "/opt/e/run-m.sh").as_deref(),
+            Some("environment/inside.sh")
+        );
+        assert_eq!(mounted_from(script, dir.path(), "/opt/e/run-x.sh"), None);
     }
 }

@@ -1037,8 +1037,20 @@ fn baked_script(
         }
     }
     let root = files.root.clone();
+    let script_text = case.run_profile.as_ref().map(|t| t.text.clone());
     let (target, rel, dockerfile) = targets.into_iter().find_map(|target| {
-        copied_script::copied_from(&root, &target).map(|(rel, d)| (target, rel, d))
+        copied_script::copied_from(&root, &target)
+            .map(|(rel, d)| (target.clone(), rel, format!("`{d}` copies")))
+            .or_else(|| {
+                let s = script_text.as_deref()?;
+                copied_script::mounted_from(s, &root, &target).map(|rel| {
+                    (
+                        target,
+                        rel,
+                        "`environment/run_profile.sh` mounts".to_string(),
+                    )
+                })
+            })
     })?;
     let t = files.text(&rel, "runner script")?;
     let (repos, profiles) = case.script_view();
@@ -1060,7 +1072,7 @@ fn baked_script(
         &t,
         at,
         format!(
-            "test profile `{profile}` runs `{target}`, which `{dockerfile}` copies from `{rel}`; the importer took its test command for `{}` from there",
+            "test profile `{profile}` runs `{target}`, which {dockerfile} from `{rel}`; the importer took its test command for `{}` from there",
             r.name
         ),
         "check that the command is the one the profile runs",
