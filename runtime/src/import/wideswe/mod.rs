@@ -1,6 +1,7 @@
 //! `taskc import wideswe CASE_DIR…`: WideSWE cases (`cases/<ecosystem>/<case_id>/`) become
 //! taskc task folders. The mapping, field by field, is in docs/import.md.
 
+pub(crate) mod cargo_patch;
 pub mod case;
 pub(crate) mod chain;
 pub(crate) mod copied_script;
@@ -160,6 +161,51 @@ pub(crate) fn finish(
             None
         }
     }
+}
+
+/// harness.yaml's `agent_cargo_workspace_patches` as one `setup` command and the WideSWE
+/// name of the repository that runs it: the first patched target repository (else the first
+/// target one), so the config exists before any other repository's setup builds. Each entry
+/// the spec does not reproduce exactly, or cannot write, is a W1108 note.
+fn cargo_setup(case: &Case, files: &mut CaseFiles) -> Option<(String, String)> {
+    let mut entries = Vec::new();
+    let mut patched = BTreeSet::new();
+    for p in &case.cargo_patches {
+        let label = files.at(case.harness, p.at, "here");
+        let Some(repo) = cargo_patch::repository(p, &case.repos) else {
+            files.emit(
+                Diagnostic::new(
+                    Code::ImportNote,
+                    format!(
+                        "`agent_cargo_workspace_patches` routes crates.io's `{}` to `{}`, which is no repository of the task: not written",
+                        p.krate, p.path
+                    ),
+                    label,
+                )
+                .with_help("add the repository to the task, or a `setup` step writing `/work/.cargo/config.toml` with the `[patch.crates-io]` entry"),
+            );
+            continue;
+        };
+        if let Some(d) = p.differs() {
+            files.emit(
+                Diagnostic::new(Code::ImportNote, d, label).with_help(
+                    "if the tests need the locked version, pin it in the repository's Cargo.toml in a `setup` step",
+                ),
+            );
+        }
+        patched.insert(repo.name.as_str());
+        entries.push((p.krate.clone(), repo_name(&repo.name)));
+    }
+    if entries.is_empty() {
+        return None;
+    }
+    let holder = case
+        .repos
+        .iter()
+        .filter(|r| r.target)
+        .find(|r| patched.contains(r.name.as_str()))
+        .or_else(|| case.repos.iter().find(|r| r.target))?;
+    Some((holder.name.clone(), cargo_patch::setup_command(&entries)))
 }
 
 fn note(files: &mut CaseFiles, text: &Text, at: usize, message: String, help: &str) {
@@ -342,6 +388,7 @@ fn convert(
         ));
     }
 
+    let cargo_setup = cargo_setup(case, files);
     let mut repo_stmts = Vec::new();
     // Target repositories, written once their `uses` are known to form no cycle: the place
     // among `repo_stmts`, name, body, uses, test block, WideSWE role.
@@ -364,6 +411,11 @@ fn convert(
         }
         if r.target && !names.is_empty() {
             body.push(Stmt::new("services", names));
+        }
+        if let Some((_, cmd)) = cargo_setup.as_ref().filter(|(holder, _)| *holder == r.name) {
+            body.push(Stmt::new("setup", vec![string(cmd)]).comment(
+                "from harness.yaml's agent_cargo_workspace_patches: crates.io packages built from repositories of the task",
+            ));
         }
         if let Some(e) = &environment {
             for cmd in e.setup.get(&r.name).into_iter().flatten() {
