@@ -18,6 +18,7 @@ pub mod postgres;
 pub mod profile;
 pub mod root;
 pub mod runner;
+pub(crate) mod runner_loop;
 pub(crate) mod runner_script;
 pub mod script;
 pub mod services;
@@ -1106,7 +1107,28 @@ fn baked_script(
     })?;
     let t = files.text(&rel, "runner script")?;
     let (repos, profiles) = case.script_view();
-    let (at, c, resolved) = script::test_command_noted(&t.text, &repos, &profiles, &r.name)?;
+    let Some((at, c, resolved)) = script::test_command_noted(&t.text, &repos, &profiles, &r.name)
+    else {
+        // A runner run once per element of a loop (cases 48, 49): not taken, and named.
+        if let Some(l) = runner_loop::find(&t.text) {
+            let why = if l.runner.ends_with("phpunit") {
+                ", and phpunit 9 takes one test path per run"
+            } else {
+                ""
+            };
+            note(
+                files,
+                &t,
+                l.at,
+                format!(
+                    "test profile `{profile}` runs `{target}`, which {dockerfile} from `{rel}`: its tests of `{}` run `{}` once per element of the loop `{}`; a spec's `run` is one command whose report is read once{why}, so the loop is not taken",
+                    r.name, l.runner, l.header
+                ),
+                "write the repository's test command as the profile's `command` (one runner over the files, if its runner takes several), or leave the case out",
+            );
+        }
+        return None;
+    };
     for what in resolved {
         note(
             files,
