@@ -46,6 +46,10 @@ pub struct Case {
     pub oracle: Option<Oracle>,
     pub dockerfile: Option<Text>,
     pub run_profile: Option<Text>,
+    /// `agent_cargo_workspace_patches` of harness.yaml, in order.
+    pub cargo_patches: Vec<super::cargo_patch::CargoPatch>,
+    /// harness.yaml (where `cargo_patches` are written).
+    pub harness: taskc_compiler::SourceId,
 }
 
 impl Case {
@@ -449,6 +453,8 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
         .then(|| files.text("environment/run_profile.sh", "profile script"))
         .flatten();
 
+    let cargo_patches = cargo_patches(files, &harness);
+
     let oracle = if files.exists("oracles/scoring_manifest.json") {
         read_oracle(files, &out_repos)
     } else {
@@ -468,7 +474,47 @@ pub fn read(files: &mut CaseFiles) -> Option<Case> {
         oracle,
         dockerfile,
         run_profile,
+        cargo_patches,
+        harness: harness.source,
     })
+}
+
+/// `agent_cargo_workspace_patches`: `crate: path` or `crate: { path, locked_version,
+/// locked_manifest_cache_path }`.
+fn cargo_patches(files: &mut CaseFiles, harness: &Doc) -> Vec<super::cargo_patch::CargoPatch> {
+    let Some(map) = harness.root.get("agent_cargo_workspace_patches") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (krate, at, v) in map.entries() {
+        let (path, locked_version, locked_manifest) = match v.as_str() {
+            Some(p) => (Some(p.to_string()), None, None),
+            None => (
+                v.get("path").and_then(Node::as_str).map(str::to_string),
+                files.opt_string(harness, v, "locked_version"),
+                files.opt_string(harness, v, "locked_manifest_cache_path"),
+            ),
+        };
+        let Some(path) = path.filter(|p| !p.trim().is_empty()) else {
+            bad(
+                files,
+                harness,
+                *at,
+                Code::ImportField,
+                format!("`agent_cargo_workspace_patches.{krate}` has no `path`"),
+                "give the repository's workspace folder (`repos/<owner>/<name>`) as `path:`",
+            );
+            continue;
+        };
+        out.push(super::cargo_patch::CargoPatch {
+            krate: krate.clone(),
+            path,
+            locked_version: locked_version.filter(|s| !s.trim().is_empty()),
+            locked_manifest: locked_manifest.filter(|s| !s.trim().is_empty()),
+            at: *at,
+        });
+    }
+    out
 }
 
 /// `environment/<name>.Dockerfile` (the case's own), else `environment/case_env/Dockerfile.case-base`.

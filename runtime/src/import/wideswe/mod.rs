@@ -3,19 +3,26 @@
 
 pub(crate) mod branch;
 pub(crate) mod built;
+pub(crate) mod cargo_patch;
 pub mod case;
 pub(crate) mod chain;
+pub(crate) mod copied_script;
 pub mod data;
 pub mod env;
 pub(crate) mod formatter;
+pub(crate) mod forward;
 pub(crate) mod functions;
 pub mod graph;
 pub mod index_line;
 pub mod install;
+pub(crate) mod interpreter;
+pub(crate) mod plain_script;
 pub mod postgres;
 pub mod profile;
 pub mod root;
 pub mod runner;
+pub(crate) mod runner_loop;
+pub(crate) mod runner_script;
 pub mod script;
 pub mod services;
 pub mod stack;
@@ -158,6 +165,51 @@ pub(crate) fn finish(
             None
         }
     }
+}
+
+/// harness.yaml's `agent_cargo_workspace_patches` as one `setup` command and the WideSWE
+/// name of the repository that runs it: the first patched target repository (else the first
+/// target one), so the config exists before any other repository's setup builds. Each entry
+/// the spec does not reproduce exactly, or cannot write, is a W1108 note.
+fn cargo_setup(case: &Case, files: &mut CaseFiles) -> Option<(String, String)> {
+    let mut entries = Vec::new();
+    let mut patched = BTreeSet::new();
+    for p in &case.cargo_patches {
+        let label = files.at(case.harness, p.at, "here");
+        let Some(repo) = cargo_patch::repository(p, &case.repos) else {
+            files.emit(
+                Diagnostic::new(
+                    Code::ImportNote,
+                    format!(
+                        "`agent_cargo_workspace_patches` routes crates.io's `{}` to `{}`, which is no repository of the task: not written",
+                        p.krate, p.path
+                    ),
+                    label,
+                )
+                .with_help("add the repository to the task, or a `setup` step writing `/work/.cargo/config.toml` with the `[patch.crates-io]` entry"),
+            );
+            continue;
+        };
+        if let Some(d) = p.differs() {
+            files.emit(
+                Diagnostic::new(Code::ImportNote, d, label).with_help(
+                    "if the tests need the locked version, pin it in the repository's Cargo.toml in a `setup` step",
+                ),
+            );
+        }
+        patched.insert(repo.name.as_str());
+        entries.push((p.krate.clone(), repo_name(&repo.name)));
+    }
+    if entries.is_empty() {
+        return None;
+    }
+    let holder = case
+        .repos
+        .iter()
+        .filter(|r| r.target)
+        .find(|r| patched.contains(r.name.as_str()))
+        .or_else(|| case.repos.iter().find(|r| r.target))?;
+    Some((holder.name.clone(), cargo_patch::setup_command(&entries)))
 }
 
 fn note(files: &mut CaseFiles, text: &Text, at: usize, message: String, help: &str) {
@@ -343,6 +395,7 @@ fn convert(
         ));
     }
 
+    let cargo_setup = cargo_setup(case, files);
     let mut repo_stmts = Vec::new();
     // Target repositories, written once their `uses` are known to form no cycle: the place
     // among `repo_stmts`, name, body, uses, test block, WideSWE role.
@@ -365,6 +418,11 @@ fn convert(
         }
         if r.target && !names.is_empty() {
             body.push(Stmt::new("services", names));
+        }
+        if let Some((_, cmd)) = cargo_setup.as_ref().filter(|(holder, _)| *holder == r.name) {
+            body.push(Stmt::new("setup", vec![string(cmd)]).comment(
+                "from harness.yaml's agent_cargo_workspace_patches: crates.io packages built from repositories of the task",
+            ));
         }
         if let Some(e) = &environment {
             for cmd in e.setup.get(&r.name).into_iter().flatten() {
@@ -728,13 +786,47 @@ fn test_block(
     };
     // A profile whose command is the wrapper script itself: its in-container command.
     let mut command = profile.command.clone();
-    if command.contains("run_profile.sh") {
+    // … or a script baked into the image that a Dockerfile of the case copies from the
+    // case's folder (`bash /opt/ecosync/run-x.sh <profile>`; cases 48, 49, laravel).
+    let baked = baked_script(case, r, &profile.name, &command, files);
+    if let Some(c) = baked {
+        command = c;
+    } else if command.contains("run_profile.sh") {
         let found = case.run_profile.as_ref().and_then(|t| {
             let (repos, profiles) = case.script_view();
-            script::test_command(&t.text, &repos, &profiles, &r.name).map(|(at, c)| (t, at, c))
+            script::test_command_noted(&t.text, &repos, &profiles, &r.name)
+                .map(|(at, c, resolved)| (t, at, c, resolved))
         });
+        // A runner script the wrapper writes with a heredoc, run by a compose service of
+        // the case with the test list (case 62).
+        let found = match (found, case.run_profile.as_ref()) {
+            (None, Some(t)) => {
+                let compose: Vec<(String, String)> = services::COMPOSE
+                    .iter()
+                    .filter(|rel| files.exists(rel))
+                    .filter_map(|rel| std::fs::read_to_string(files.root.join(rel)).ok())
+                    .flat_map(|text| runner_script::compose_commands(&text))
+                    .collect();
+                let (_, profiles) = case.script_view();
+                runner_script::test_command(&t.text, &compose, &profiles, &r.name)
+                    .map(|(at, c, resolved)| (t, at, c, resolved))
+            }
+            (found, _) => found,
+        };
         match found {
-            Some((t, at, c)) => {
+            Some((t, at, c, resolved)) => {
+                for what in resolved {
+                    note(
+                        files,
+                        t,
+                        at,
+                        format!(
+                            "to read the test command of `{}` the importer resolved {what}",
+                            r.name
+                        ),
+                        "check that the spec's `run` does what the script does",
+                    );
+                }
                 note(
                     files,
                     t,
@@ -772,16 +864,34 @@ fn test_block(
                         "; its test lines are in branches chosen by the function argument `{v}`, which the profile's `case` arm does not pass as a literal"
                     )
                 });
+                // A plain test script whose exit status is the result (case 60): named.
+                let plain = case.run_profile.as_ref().and_then(|t| {
+                    let (repos, profiles) = case.script_view();
+                    plain_script::test_script(&t.text, &repos, &profiles, &r.name)
+                });
+                let (message, help) = match plain {
+                    Some(path) => (
+                        format!(
+                            "test profile `{}` runs environment/run_profile.sh, whose test of `{}` is the plain Python script `{path}`: its exit status is its only result, and no parser of taskc reads an exit status",
+                            profile.name, r.name
+                        ),
+                        "taskc's parsers read a test runner's log or report (docs/parsers.md); run the script's checks under a runner (pytest, unittest) in the spec's `run`, or leave the case out",
+                    ),
+                    None => (
+                        format!(
+                            "test profile `{}` runs environment/run_profile.sh, and no test command for `{}` was found in it{why}",
+                            profile.name, r.name
+                        ),
+                        "write the in-container test command (pytest, go test or cargo test) as the profile's `command`",
+                    ),
+                };
                 error(
                     files,
                     Code::ImportProfile,
                     &doc_text,
                     profile.command_at,
-                    format!(
-                        "test profile `{}` runs environment/run_profile.sh, and no test command for `{}` was found in it{why}",
-                        profile.name, r.name
-                    ),
-                    "write the in-container test command (pytest, go test or cargo test) as the profile's `command`",
+                    message,
+                    help,
                 );
                 return None;
             }
@@ -934,7 +1044,11 @@ fn test_block(
         .as_deref()
         .and_then(|w| below(w, &r.local_path))
     {
-        run = format!("cd {} && {run}", taskc_compiler::lower::shell_quote(&sub));
+        let cd = format!("cd {} && ", taskc_compiler::lower::shell_quote(&sub));
+        // The script's own `docker run -w` may already start there (script.rs).
+        if !cmd.run.starts_with(&cd) {
+            run = format!("{cd}{run}");
+        }
     }
     let mut test = vec![
         Stmt::new("patch", stack.iter().map(|p| call("file", p)).collect()),
@@ -994,10 +1108,104 @@ fn test_block(
     Some((block, uses, relax))
 }
 
+/// The test command of `r` in a script baked into the profile's image that a Dockerfile of
+/// the case copies from the case's folder: the script the profile's `command` runs, or one
+/// that `run_profile.sh` runs (`docker run … bash /opt/ecosync/run-x.sh "$profile"`). Notes
+/// say which file was read and what was resolved; `None` when there is no such script or it
+/// holds no test command of `r`.
+fn baked_script(
+    case: &Case,
+    r: &CaseRepo,
+    profile: &str,
+    command: &str,
+    files: &mut CaseFiles,
+) -> Option<String> {
+    let mut targets: Vec<String> = copied_script::script_of(command).into_iter().collect();
+    if command.contains("run_profile.sh") {
+        if let Some(t) = case.run_profile.as_ref() {
+            let words = script::logical_lines(&t.text)
+                .into_iter()
+                .flat_map(|(_, l)| script::words(&l));
+            for w in words {
+                if w.starts_with('/')
+                    && w.ends_with(".sh")
+                    && !w.contains('$')
+                    && !targets.contains(&w)
+                {
+                    targets.push(w);
+                }
+            }
+        }
+    }
+    let root = files.root.clone();
+    let script_text = case.run_profile.as_ref().map(|t| t.text.clone());
+    let (target, rel, dockerfile) = targets.into_iter().find_map(|target| {
+        copied_script::copied_from(&root, &target)
+            .map(|(rel, d)| (target.clone(), rel, format!("`{d}` copies")))
+            .or_else(|| {
+                let s = script_text.as_deref()?;
+                copied_script::mounted_from(s, &root, &target).map(|rel| {
+                    (
+                        target,
+                        rel,
+                        "`environment/run_profile.sh` mounts".to_string(),
+                    )
+                })
+            })
+    })?;
+    let t = files.text(&rel, "runner script")?;
+    let (repos, profiles) = case.script_view();
+    let Some((at, c, resolved)) = script::test_command_noted(&t.text, &repos, &profiles, &r.name)
+    else {
+        // A runner run once per element of a loop (cases 48, 49): not taken, and named.
+        if let Some(l) = runner_loop::find(&t.text) {
+            let why = if l.runner.ends_with("phpunit") {
+                ", and phpunit 9 takes one test path per run"
+            } else {
+                ""
+            };
+            note(
+                files,
+                &t,
+                l.at,
+                format!(
+                    "test profile `{profile}` runs `{target}`, which {dockerfile} from `{rel}`: its tests of `{}` run `{}` once per element of the loop `{}`; a spec's `run` is one command whose report is read once{why}, so the loop is not taken",
+                    r.name, l.runner, l.header
+                ),
+                "write the repository's test command as the profile's `command` (one runner over the files, if its runner takes several), or leave the case out",
+            );
+        }
+        return None;
+    };
+    for what in resolved {
+        note(
+            files,
+            &t,
+            at,
+            format!(
+                "to read the test command of `{}` the importer resolved {what}",
+                r.name
+            ),
+            "check that the spec's `run` does what the script does",
+        );
+    }
+    note(
+        files,
+        &t,
+        at,
+        format!(
+            "test profile `{profile}` runs `{target}`, which {dockerfile} from `{rel}`; the importer took its test command for `{}` from there",
+            r.name
+        ),
+        "check that the command is the one the profile runs",
+    );
+    Some(c)
+}
+
 /// The part of WideSWE `workdir` below the repository folder `local_path` (`repos/k/autoscaler`
 /// and `/workspace/repos/k/autoscaler/vertical-pod-autoscaler/test` →
 /// `vertical-pod-autoscaler/test`); `None` at the repository's root or outside it.
-fn below(workdir: &str, local_path: &str) -> Option<String> {
+pub(crate) fn below(workdir: &str, local_path: &str) -> Option<String> {
     let w = workdir.trim_end_matches('/');
     let w = w.strip_prefix("/workspace/").unwrap_or(w);
     let w = w.strip_prefix("./").unwrap_or(w);

@@ -69,6 +69,12 @@ pub fn read(
         )));
     }
     let Some(found) = runner::detect(&words) else {
+        // A plain test script whose exit status is the result (case 60).
+        if let Some(path) = super::plain_script::in_words(&words) {
+            return Err(Unreadable::Command(format!(
+                "its test is the plain Python script `{path}`: its exit status is its only result, and no parser of taskc reads an exit status"
+            )));
+        }
         if is_prose(command) {
             return Err(Unreadable::Command(format!(
                 "its command is prose, not a shell command: \"{}\"",
@@ -191,8 +197,9 @@ fn is_prose(command: &str) -> bool {
 
 /// The command without the options that make a runner write WideSWE's own report
 /// (`--reporter=junit`, `--reporter-outfile=…`, `--outputFile=…`, `--log-junit FILE`,
-/// `--logger trx…`), in the `=` form as in the space form: taskc adds the option its parser
-/// reads.
+/// `--logger trx…`, mocha's `--reporter-option output=FILE`, which sends any reporter's output
+/// to that file, case 62), in the `=` form as in the space form: taskc adds the option its
+/// parser reads.
 fn without_report_options(words: &[&str]) -> String {
     let mut out: Vec<&str> = Vec::new();
     let mut skip = false;
@@ -211,6 +218,8 @@ fn without_report_options(words: &[&str]) -> String {
                 | "--results-directory"
                 | "--test-reporter-destination"
                 | "--reporter-file"
+                | "--reporter-option"
+                | "--reporter-options"
         ) {
             skip = true;
             continue;
@@ -225,6 +234,8 @@ fn without_report_options(words: &[&str]) -> String {
             "--results-directory=",
             "--test-reporter-destination=",
             "--reporter-file=",
+            "--reporter-option=",
+            "--reporter-options=",
         ]
         .iter()
         .any(|p| w.starts_with(p))
@@ -287,6 +298,18 @@ mod tests {
         assert_eq!(read("cargo test -p x", &[], KNOWN).unwrap().parser, "cargo");
         assert!(read("npm test", &[], KNOWN).is_err());
         assert!(read("make check", &[], KNOWN).is_err());
+        // Case 60: a plain Python test script is named in the refusal.
+        match read(
+            "cargo build --manifest-path hf_xet/Cargo.toml; python3 hf_xet/tests/request_headers_contract.py",
+            &[],
+            KNOWN,
+        ) {
+            Err(Unreadable::Command(why)) => assert!(
+                why.contains("the plain Python script `hf_xet/tests/request_headers_contract.py`"),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
         // WideSWE's beats and prisma profiles describe their tests in English.
         for prose in [
             "Start only the Elasticsearch compose service, then run the existing filestream Python integration test selection with the querylog module scope.",
@@ -313,6 +336,19 @@ mod tests {
 
     #[test]
     fn report_options_in_the_equals_form_are_dropped() {
+        // Case 62: mocha's xunit reporter writing to a file. `--reporter-option output=…`
+        // would send the JSON reporter's output there too, and its `--reporter-` prefix kept
+        // the JSON reporter from being added.
+        let c = read(
+            "../../node_modules/.bin/mocha test/a.spec.ts --ui bdd --reporter xunit --reporter-option output=/workspace/r.xml",
+            &[],
+            &["mocha-json"],
+        )
+        .unwrap();
+        assert_eq!(
+            c.run,
+            "../../node_modules/.bin/mocha test/a.spec.ts --ui bdd --reporter json"
+        );
         let c = read(
             "bun test src/tunnel.test.ts --reporter=junit --reporter-outfile=/workspace/.ecosyncbench/test-reports/expo-mcp-tunnel.xml",
             &[],

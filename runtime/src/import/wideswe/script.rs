@@ -224,8 +224,25 @@ pub fn test_command(
     profiles: &[(String, String)],
     repo: &str,
 ) -> Option<(usize, String)> {
+    test_command_noted(script, repos, profiles, repo).map(|(at, line, _)| (at, line))
+}
+
+/// [`test_command`], with what the importer resolved to read it (a Python interpreter held
+/// in a variable, `interpreter.rs`; a `docker run -w` folder below the repository), one
+/// sentence each, for W1108 notes.
+pub fn test_command_noted(
+    script: &str,
+    repos: &[ScriptRepo<'_>],
+    profiles: &[(String, String)],
+    repo: &str,
+) -> Option<(usize, String, Vec<String>)> {
     let lines = logical_lines(script);
-    let mut found: Option<(usize, String, usize)> = None;
+    let local_path = repos
+        .iter()
+        .find(|r| r.name == repo)
+        .map(|r| r.local_path)
+        .unwrap_or("");
+    let mut found: Option<(usize, String, usize, Vec<String>)> = None;
     for (i, (at, line)) in lines.iter().enumerate() {
         let ws = words(line);
         let has = |seq: &[&str]| ws.windows(seq.len()).any(|w| w == seq);
@@ -254,6 +271,7 @@ pub fn test_command(
                 line
             };
             let line = with_defaults(script, &line);
+            let (line, mut notes) = super::interpreter::with_python(script, &line);
             // A run of the list after one that already changed into the folder starts
             // there: a second `cd` would be relative to it (case 112's two playwright runs).
             let in_effect = found
@@ -267,17 +285,29 @@ pub fn test_command(
                         None => line,
                     }
                 }
-                _ => line,
+                Some(_) => line,
+                None => match docker_workdir(&lines, i, local_path) {
+                    Some(dir) => {
+                        notes.push(docker_workdir_note(&dir));
+                        format!("cd {dir} && {}", line.trim())
+                    }
+                    None => line,
+                },
             };
             if !has_variable(&line) {
                 // Runs one after another in the same block (kibana's two `node
                 // scripts/jest.js` groups, case 18) are one list, each run read (bug 13);
                 // a run in another block (another branch, function or arm) replaces it.
                 found = match found.take() {
-                    Some((first, prev, k)) if same_block(&lines[k + 1..i]) => {
-                        Some((first, format!("{prev}; {}", line.trim()), i))
+                    Some((first, prev, k, mut prev_notes)) if same_block(&lines[k + 1..i]) => {
+                        for n in notes {
+                            if !prev_notes.contains(&n) {
+                                prev_notes.push(n);
+                            }
+                        }
+                        Some((first, format!("{prev}; {}", line.trim()), i, prev_notes))
                     }
-                    _ => Some((*at, line.trim().to_string(), i)),
+                    _ => Some((*at, line.trim().to_string(), i, notes)),
                 };
                 continue;
             }
@@ -297,16 +327,90 @@ pub fn test_command(
             };
             let iw = words(&w);
             let refs: Vec<&str> = iw.iter().map(String::as_str).collect();
-            (iw.len() > 1 && !has_variable(&w) && super::runner::detect(&refs).is_some())
-                .then_some(w)
+            if iw.len() < 2 || super::runner::detect(&refs).is_none() {
+                return None;
+            }
+            if !has_variable(&w) {
+                return Some(w);
+            }
+            // A one-line script given the function's arguments (`bash -c '… go test -json
+            // "$@" …' -- "$@"`, case 18): its test command, with the arguments of the call
+            // that reaches the function (through a second function, too).
+            let run = super::forward::forwarded_command(line, &w)?;
+            let run =
+                with_call_arguments(&lines, i, &without_report_plumbing(&run), profiles, repo);
+            let run = with_defaults(script, &run);
+            (!has_variable(&run)).then_some(run)
         });
         if let Some(w) = inner {
             if mine() {
-                found = Some((*at, w.trim().to_string(), i));
+                let mut notes = Vec::new();
+                let w = match docker_workdir(&lines, i, local_path) {
+                    Some(dir) => {
+                        notes.push(docker_workdir_note(&dir));
+                        format!("cd {dir} && {}", w.trim())
+                    }
+                    None => w,
+                };
+                found = Some((*at, w.trim().to_string(), i, notes));
             }
         }
     }
-    found.map(|(at, line, _)| (at, line))
+    found.map(|(at, line, _, notes)| (at, line, notes))
+}
+
+/// The folder below the repository (`repo`'s `local_path`) that the `docker run -w
+/// /workspace/<local_path>/<sub>` around logical line `i` starts in (case 61: transformers.js
+/// runs in `packages/transformers`): the line itself, or the line whose quoted script (`bash
+/// -lc '`) holds line `i`. `None` at the repository's root, for a folder built from a
+/// variable, or when no such `docker run` is found in the block.
+fn docker_workdir(lines: &[(usize, String)], i: usize, local_path: &str) -> Option<String> {
+    if local_path.is_empty() {
+        return None;
+    }
+    for k in (0..=i).rev() {
+        let l = lines[k].1.trim();
+        let ws = words(l);
+        if k < i {
+            let boundary = l == "}"
+                || l.starts_with(";;")
+                || (l.contains("()") && l.ends_with('{'))
+                || (l.ends_with(')') && !l.contains(' ') && !l.contains('('));
+            if boundary {
+                return None;
+            }
+        }
+        let runs = ws.windows(2).any(|w| w[0] == "docker" && w[1] == "run")
+            || ws
+                .windows(3)
+                .any(|w| w[0] == "docker" && w[1] == "compose" && w[2] == "run");
+        if !runs {
+            continue;
+        }
+        // The quoted script of this `docker run` must be what holds line i.
+        if k < i && !ws.iter().any(|w| w == "'") {
+            return None;
+        }
+        let dir = ws.windows(2).find_map(|w| {
+            if w[0] == "-w" || w[0] == "--workdir" {
+                return Some(w[1].clone());
+            }
+            w[0].strip_prefix("--workdir=")
+                .or_else(|| w[0].strip_prefix("-w="))
+                .map(str::to_string)
+        })?;
+        if has_variable(&dir) {
+            return None;
+        }
+        return super::below(&dir, local_path);
+    }
+    None
+}
+
+fn docker_workdir_note(dir: &str) -> String {
+    format!(
+        "the `docker run -w` folder `{dir}` below the repository (the run starts with `cd {dir}`)"
+    )
 }
 
 /// Whether `between` (the lines between two test runs) leaves them in one block: no branch,
@@ -339,7 +443,7 @@ fn same_block(between: &[(usize, String)]) -> bool {
 
 /// Whether `text` reads a shell variable (`$NAME`, `${…}`, `$@`, `$(…)`); a `$` that
 /// anchors a regular expression (`sed '/beats$/d'`) is none.
-fn has_variable(text: &str) -> bool {
+pub(crate) fn has_variable(text: &str) -> bool {
     let b = text.as_bytes();
     b.iter().enumerate().any(|(i, c)| {
         *c == b'$'
@@ -478,7 +582,7 @@ pub fn foreign_directory(
 /// `line` without what only copies its output to WideSWE's report files: a trailing
 /// `| tee …`, `2>&1`, and options naming a report file through a shell variable
 /// (`--outputFile=/workspace/…/$report`).
-fn without_report_plumbing(line: &str) -> String {
+pub(crate) fn without_report_plumbing(line: &str) -> String {
     let head = match line.find("| tee ").or_else(|| line.find("|tee ")) {
         Some(k) => &line[..k],
         None => line,
@@ -585,6 +689,12 @@ fn with_call_arguments(
     }) else {
         return line.to_string();
     };
+    // A line of a script written by a heredoc inside the function: its `"$@"` is that
+    // script's (case 62), filled by whoever runs it (`runner_script.rs`).
+    let region = super::runner_script::heredoc_of(lines, i);
+    if region != super::runner_script::heredoc_of(lines, start) {
+        return line.to_string();
+    }
     let head = lines[start].1.trim_start().trim_start_matches("function ");
     let name = head.split("()").next().unwrap_or("").trim().to_string();
     if name.is_empty() {
@@ -647,6 +757,12 @@ fn with_call_arguments(
             [one] => Some(one.iter().skip(1 + shifted).cloned().collect()),
             _ => None,
         }
+    });
+    // Called by another function that the profile's arm calls (`run_package_spec` →
+    // `run_go_json repos/x report.json ./pkg…`, case 18).
+    let args = args.or_else(|| {
+        super::forward::through_caller(lines, &name, profiles, repo)
+            .map(|a| a.into_iter().skip(shifted).collect())
     });
     let Some(args) = args else {
         return line.to_string();

@@ -13,7 +13,7 @@ use crate::import::files::CaseFiles;
 use crate::import::yaml;
 
 /// Compose files a case may ship.
-const COMPOSE: &[&str] = &[
+pub(crate) const COMPOSE: &[&str] = &[
     "docker-compose.yml",
     "docker-compose.yaml",
     "compose.yml",
