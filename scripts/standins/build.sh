@@ -13,19 +13,24 @@
 # Usage: scripts/standins/build.sh [--print-map] [python:3.12 python:3.13 rust:1.95 …]
 #   (no names: every Python of `pyenv` 3.12/3.13 and every rustup toolchain 1.89–1.95 found)
 # Idempotent: an image whose `taskc.standin.source` label already names the same source
-# (version, path, base image id) is kept as it is; `FORCE=1` rebuilds.
+# (version, path, base image id) is kept as it is; `FORCE=1` rebuilds. A rust stand-in ships
+# the host's rustup (RUSTUP_BIN, default ~/.cargo/bin/rustup) as the official image does, and
+# fails the build unless `cargo +stable --version` answers in it without a network.
 set -euo pipefail
 
 BASE=${BASE:-taskc/base:bookworm}
 PYENV_ROOT=${PYENV_ROOT:-$HOME/.pyenv}
 RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
+RUSTUP_BIN=${RUSTUP_BIN:-$HOME/.cargo/bin/rustup}
 PREFIX=${PREFIX:-taskc-standin}
+# The throwaway container of the offline check of a rust stand-in (`docker run --rm`).
+CHECK_PREFIX=${CHECK_PREFIX:-taskc-standin-check}
 print_map=0
 names=()
 for a in "$@"; do
   case "$a" in
     --print-map) print_map=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) names+=("$a") ;;
   esac
 done
@@ -117,22 +122,48 @@ DOCKER
       dir=$(rust_dir "$ver")
       [[ -n "$dir" ]] || { echo "error: no rustup toolchain $ver under $RUSTUP_HOME/toolchains (rustup toolchain install $ver)" >&2; rm -rf "$work"; exit 2; }
       full=$("$dir/bin/rustc" --version | awk '{print $2}')
-      # The official image's layout (CARGO_HOME=/usr/local/cargo, RUSTUP_HOME=/usr/local/rustup,
-      # cargo and rustc on PATH) with a C toolchain for build scripts; no rustup binary.
+      [[ -x "$RUSTUP_BIN" ]] || { echo "error: no rustup binary at $RUSTUP_BIN (RUSTUP_BIN=…): the rust stand-ins ship rustup as the official image does" >&2; rm -rf "$work"; exit 2; }
+      rustup_version=$("$RUSTUP_BIN" --version 2>/dev/null | awk 'NR == 1 {print $2}')
+      tc="$full-x86_64-unknown-linux-gnu"
+      # The official image's layout: rustup under CARGO_HOME=/usr/local/cargo with its proxies
+      # (cargo, rustc, … are rustup, which runs the default toolchain), RUSTUP_HOME=/usr/local/rustup
+      # with the one toolchain $full as the default, and a C toolchain for build scripts. No
+      # network: `stable` is a link to that toolchain, so `cargo +stable …` (cargo's own test
+      # suite runs it) answers offline, where the official image would download stable.
       cat >"$work/Dockerfile" <<DOCKER
 FROM $BASE
 COPY ca/ /usr/local/share/ca-certificates/
 RUN update-ca-certificates >/dev/null
 RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev pkg-config make && rm -rf /var/lib/apt/lists/*
-COPY toolchain/ /usr/local/rustup/toolchains/$full-x86_64-unknown-linux-gnu/
-RUN mkdir -p /usr/local/cargo/bin && for b in /usr/local/rustup/toolchains/$full-x86_64-unknown-linux-gnu/bin/*; do ln -s "\$b" /usr/local/cargo/bin/; done \\
- && chmod -R a+rwX /usr/local/cargo && /usr/local/cargo/bin/rustc --version && /usr/local/cargo/bin/cargo --version
 ENV RUSTUP_HOME=/usr/local/rustup CARGO_HOME=/usr/local/cargo PATH=/usr/local/cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin RUST_VERSION=$full
+COPY toolchain/ /usr/local/rustup/toolchains/$tc/
+COPY rustup /usr/local/cargo/bin/rustup
+RUN cd /usr/local/cargo/bin && chmod 0755 rustup \\
+ && for p in cargo cargo-clippy cargo-fmt cargo-miri clippy-driver rls rust-analyzer rust-gdb rust-gdbgui rust-lldb rustc rustdoc rustfmt; do ln rustup "\$p"; done
+RUN rustup default $tc \\
+ && ln -s $tc /usr/local/rustup/toolchains/stable-x86_64-unknown-linux-gnu \\
+ && chmod a+rwX /usr/local/rustup /usr/local/rustup/toolchains /usr/local/rustup/settings.toml \\
+ && chmod -R a+rwX /usr/local/cargo \\
+ && rustup --version && rustc --version && cargo --version \\
+ && test "\$(cargo +stable --version | awk '{print \$2}')" = "$full" \\
+ && test "\$(rustup show active-toolchain | awk '{print \$1}')" = "$tc"
 DOCKER
       mkdir "$work/toolchain"
       tar -C "$dir" --exclude='share/doc' --exclude='share/zsh' -cf - . | tar -C "$work/toolchain" -xf -
+      # Writable by any user as in the official image, set here: a `chmod -R` in the image
+      # would copy the whole toolchain into a second layer.
+      chmod -R a+rwX "$work/toolchain"
+      cp -L "$RUSTUP_BIN" "$work/rustup"
       tag="$PREFIX/rust:$ver"
-      tar -C "$work" -cf - . | build "$tag" "rust $full from $dir on $base_id, Dockerfile $(sha256sum <"$work/Dockerfile" | cut -c1-16), CA $ca_digest"
+      tar -C "$work" -cf - . | build "$tag" "rust $full and rustup $rustup_version from $dir on $base_id, Dockerfile $(sha256sum <"$work/Dockerfile" | cut -c1-16), CA $ca_digest"
+      # Offline, as taskc's runs are: the proxies, the default toolchain and `+stable`.
+      if ! out=$(docker run --rm --network none --name "$CHECK_PREFIX-$$" "$tag" \
+          sh -c 'rustup --version 2>/dev/null && cargo --version && cargo +stable --version && rustc +stable --version' 2>&1); then
+        echo "error: $tag does not answer \`cargo +stable --version\` offline:" >&2
+        echo "$out" >&2
+        rm -rf "$work"; exit 2
+      fi
+      echo "$tag: offline: $(echo "$out" | tr '\n' ';')" >&2
       map_lines+=("\"rust:$ver\" = \"$tag\"" "\"rust:$ver-bookworm\" = \"$tag\"" "\"rust:$full\" = \"$tag\"")
       ;;
     *)
