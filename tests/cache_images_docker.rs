@@ -59,7 +59,11 @@ fn a_dropped_guard_leaves_no_image_of_its_cache_and_every_other_image() {
         .collect();
     // Another cache's images, built with no guard: they must stay.
     let other = tempfile::tempdir().unwrap();
-    verify_own_env(other.path(), &other.path().join("cache"), &format!("{nonce}-b"));
+    verify_own_env(
+        other.path(),
+        &other.path().join("cache"),
+        &format!("{nonce}-b"),
+    );
     let other_tags = common::recorded(&other.path().join("cache"));
     assert!(!other_tags.is_empty(), "the other cache recorded no image");
     // Removed by its own gc at the end; by this guard if the test fails before.
