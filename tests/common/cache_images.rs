@@ -33,16 +33,50 @@ const NEVER: &[&str] = &[
     "taskc-standin/",
 ];
 
-/// The binary's live guards, and the session records of the caches whose guards ended.
+/// The binary's live guards, what the engine held when the first of them was made, and the
+/// session records of the caches whose guards ended.
 struct Pending {
     live: usize,
+    before: Option<Engine>,
     records: Option<tempfile::TempDir>,
 }
 
 static PENDING: Mutex<Pending> = Mutex::new(Pending {
     live: 0,
+    before: None,
     records: None,
 });
+
+/// The image tags and image ids on the engine at one moment.
+#[derive(Default)]
+struct Engine {
+    tags: BTreeSet<String>,
+    ids: BTreeSet<String>,
+}
+
+impl Engine {
+    fn now() -> Engine {
+        let mut engine = Engine::default();
+        let Ok(out) = Command::new("docker")
+            .args([
+                "images",
+                "--no-trunc",
+                "--format",
+                "{{.ID}} {{.Repository}}:{{.Tag}}",
+            ])
+            .output()
+        else {
+            return engine;
+        };
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            if let Some((id, tag)) = line.split_once(' ') {
+                engine.ids.insert(id.to_string());
+                engine.tags.insert(tag.to_string());
+            }
+        }
+        engine
+    }
+}
 
 fn pending() -> std::sync::MutexGuard<'static, Pending> {
     PENDING.lock().unwrap_or_else(|e| e.into_inner())
@@ -61,7 +95,11 @@ impl CacheImages {
     /// A guard over the cache `cache` of a test that runs `taskc --backend <backend>`.
     /// On the `local` backend the images are folders of the cache: nothing to do.
     pub fn new(cache: &Path, backend: &str) -> CacheImages {
-        pending().live += 1;
+        let mut state = pending();
+        if state.live == 0 && backend != "local" {
+            state.before = Some(Engine::now());
+        }
+        state.live += 1;
         CacheImages {
             cache: cache.to_path_buf(),
             docker: backend != "local",
@@ -90,10 +128,11 @@ impl Drop for CacheImages {
         if state.live > 0 {
             return;
         }
+        let before = state.before.take().unwrap_or_default();
         let Some(records) = state.records.take() else {
             return;
         };
-        let left = remove(records.path());
+        let left = remove(records.path(), &before);
         if !left.is_empty() {
             eprintln!(
                 "CacheImages: {} image tag(s) of the tests' caches still in use: {}",
@@ -104,7 +143,9 @@ impl Drop for CacheImages {
     }
 }
 
-/// Copies the session records of `cache` into the binary's pending folder.
+/// Copies the session records of `cache` into the binary's pending folder, without the
+/// tags the engine already had when the binary's first guard was made (another cache made
+/// them: they stay).
 fn keep_records(state: &mut Pending, cache: &Path) {
     let Ok(entries) = std::fs::read_dir(cache.join("sessions")) else {
         return;
@@ -117,8 +158,18 @@ fn keep_records(state: &mut Pending, cache: &Path) {
     };
     let to = dir.path().join("sessions");
     let _ = std::fs::create_dir_all(&to);
+    let before = state.before.as_ref();
     for e in entries.flatten() {
-        let _ = std::fs::copy(e.path(), to.join(e.file_name()));
+        if e.path().extension().is_some_and(|x| x == "images") {
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            let own: Vec<&str> = text
+                .lines()
+                .filter(|t| !before.is_some_and(|b| b.tags.contains(t.trim())))
+                .collect();
+            let _ = std::fs::write(to.join(e.file_name()), own.join("\n") + "\n");
+        } else {
+            let _ = std::fs::copy(e.path(), to.join(e.file_name()));
+        }
     }
 }
 
@@ -156,8 +207,10 @@ fn on_engine(tags: &BTreeSet<String>) -> Vec<String> {
 }
 
 /// `taskc gc` on the records in `cache`, then `docker rmi` (no force) of the recorded tags
-/// gc left; the recorded tags still on the engine afterwards.
-fn remove(cache: &Path) -> Vec<String> {
+/// gc left and of the untagged images built for them since `before` (two caches that
+/// build one tag at once leave the first build untagged); the recorded tags still on the
+/// engine afterwards.
+fn remove(cache: &Path, before: &Engine) -> Vec<String> {
     let tags = recorded(cache);
     if tags.is_empty() {
         return Vec::new();
@@ -176,9 +229,56 @@ fn remove(cache: &Path) -> Vec<String> {
         ),
         Err(e) => eprintln!("CacheImages: taskc gc does not start: {e}"),
     }
-    let left = on_engine(&tags);
-    if !left.is_empty() {
-        let _ = Command::new("docker").arg("rmi").args(&left).output();
+    let after_gc = on_engine(&tags);
+    if !after_gc.is_empty() {
+        let _ = Command::new("docker").arg("rmi").args(&after_gc).output();
     }
-    on_engine(&tags)
+    let untagged = untagged_builds(&tags, before);
+    if !untagged.is_empty() {
+        let _ = Command::new("docker").arg("rmi").args(&untagged).output();
+    }
+    let left = on_engine(&tags);
+    eprintln!(
+        "CacheImages: {} tag(s) recorded by the tests' caches: {} left after gc, {} untagged \
+         build(s) of them removed, {} still in use",
+        tags.len(),
+        after_gc.len(),
+        untagged.len(),
+        left.len()
+    );
+    left
+}
+
+/// Untagged images labelled as builds of one of `tags` (`taskc.image`) that were not on
+/// the engine at `before`.
+fn untagged_builds(tags: &BTreeSet<String>, before: &Engine) -> Vec<String> {
+    let Ok(out) = Command::new("docker")
+        .args(["images", "-q", "--no-trunc", "--filter", "dangling=true"])
+        .args(["--filter", "label=taskc.image"])
+        .output()
+    else {
+        return Vec::new();
+    };
+    let ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|id| !before.ids.contains(*id))
+        .map(str::to_string)
+        .collect();
+    if ids.is_empty() {
+        return ids;
+    }
+    let Ok(out) = Command::new("docker")
+        .args(["image", "inspect", "--format"])
+        .arg("{{.Id}} {{index .Config.Labels \"taskc.image\"}}")
+        .args(&ids)
+        .output()
+    else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(_, tag)| tags.contains(*tag))
+        .map(|(id, _)| id.to_string())
+        .collect()
 }
