@@ -270,7 +270,7 @@ fn untagged_builds(tags: &BTreeSet<String>, before: &Engine) -> Vec<String> {
     let Ok(out) = Command::new("docker")
         .args(["image", "inspect", "--format"])
         .arg("{{.Id}} {{index .Config.Labels \"taskc.image\"}}")
-        .args(&ids)
+        .args(ids)
         .output()
     else {
         return Vec::new();
