@@ -22,6 +22,8 @@ const MINI: &str = "tests/adversarial/task/mini.task";
 /// The report's rows and the result store of one `taskc score` on Docker.
 struct Scored {
     rows: Vec<serde_json::Value>,
+    /// Removes the cache's images; dropped before the cache (fields drop in this order).
+    _images: common::CacheImages,
     _dir: tempfile::TempDir,
     results: PathBuf,
 }
@@ -52,6 +54,7 @@ impl Scored {
 
 fn score(spec: &str, predictions: &str, mode: &str) -> Scored {
     let dir = tempfile::tempdir().expect("temp dir");
+    let images = common::CacheImages::new(&dir.path().join("cache"), "docker");
     let out = dir.path().join("report");
     let guard = common::DockerGuard::new();
     let run = guard.output(
@@ -74,6 +77,7 @@ fn score(spec: &str, predictions: &str, mode: &str) -> Scored {
     Scored {
         rows,
         results: dir.path().join("cache").join("results").join("docker"),
+        _images: images,
         _dir: dir,
     }
 }

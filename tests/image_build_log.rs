@@ -83,6 +83,7 @@ fn a_failed_docker_image_build_shows_its_first_error_and_keeps_its_log() {
         NOISY_FAILURE.replace('"', "\\\"")
     );
     let spec = task_with_env(&tmp.path().join("task"), &env);
+    let _images = common::CacheImages::new(&tmp.path().join("cache"), "docker");
     let o = verify(&spec, "docker", &tmp.path().join("cache"));
     assert_reports_cause(&o);
 }

@@ -72,8 +72,9 @@ fn dockerfile_recipe_builds_with_its_context() {
     if !docker_or_skip() {
         return;
     }
-    let cache = tempfile::tempdir().expect("tempdir");
-    let cache = cache.path().to_string_lossy().into_owned();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let _images = common::CacheImages::new(tmp.path(), "docker");
+    let cache = tmp.path().to_string_lossy().into_owned();
     let spec = "tests/fixtures/dockerfile-env/dockerfile-env.task";
     let r = taskc(
         &[
@@ -99,6 +100,7 @@ fn wideswe_case_verifies_and_agrees_with_its_oracle() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
+    let _images = common::CacheImages::new(&d.join("cache"), "docker");
     let greet = make_repo("greet", &d.join("repos/greet"));
     let app = make_repo("app", &d.join("repos/app"));
     let case = d.join("case");

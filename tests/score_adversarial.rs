@@ -146,6 +146,7 @@ fn specs(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
 /// `backend`; the report's rows by model.
 fn score(mode: &str, backend: &str) -> BTreeMap<String, serde_json::Value> {
     let dir = tempfile::tempdir().expect("temp dir");
+    let _images = common::CacheImages::new(&dir.path().join("cache"), backend);
     let (full, py) = specs(dir.path());
     let mut lines = Vec::new();
     let control: BTreeMap<&str, String> = TARGETS.iter().map(|t| (*t, gold(t))).collect();

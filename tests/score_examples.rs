@@ -16,6 +16,7 @@ const SOUND: &[&str] = &["cookie-split", "config-merge", "context-docs", "sdk-re
 /// Score `predictions` over `examples`; returns (solved, predictions, invalid) of the report.
 fn score(examples: &[&str], predictions: &str, mode: &str, backend: &str) -> (u64, u64, u64) {
     let dir = tempfile::tempdir().expect("temp dir");
+    let _images = common::CacheImages::new(&dir.path().join("cache"), backend);
     let out = dir.path().join("report");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_taskc"));
     cmd.arg("score")

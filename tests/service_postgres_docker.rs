@@ -12,7 +12,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{docker_or_skip, root, DockerGuard};
+use common::{docker_or_skip, root, CacheImages, DockerGuard};
 
 #[test]
 fn a_postgres_17_service_from_the_recipe_verifies_sound() {
@@ -20,6 +20,7 @@ fn a_postgres_17_service_from_the_recipe_verifies_sound() {
         return;
     }
     let cache = tempfile::tempdir().expect("temp dir");
+    let _images = CacheImages::new(cache.path(), "docker");
     let guard = DockerGuard::new();
     let out = guard.output(
         Command::new(env!("CARGO_BIN_EXE_taskc"))

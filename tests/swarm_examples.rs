@@ -68,8 +68,17 @@ fn verify_on_swarm_gives_the_docker_truth_table_of_every_example() {
         return;
     }
     let mut differ = Vec::new();
-    for (example, code) in EXAMPLES {
-        let cache = tempfile::tempdir().expect("temp dir");
+    // One cache per example; their images go when the last guard does (shared layers are
+    // built once).
+    let caches: Vec<_> = EXAMPLES
+        .iter()
+        .map(|_| tempfile::tempdir().expect("temp dir"))
+        .collect();
+    let _images: Vec<_> = caches
+        .iter()
+        .map(|c| common::CacheImages::new(c.path(), "swarm"))
+        .collect();
+    for ((example, code), cache) in EXAMPLES.iter().zip(&caches) {
         let spec = format!("examples/{example}/{example}.task");
         let args = ["verify".to_string(), spec, "--no-lock".to_string()];
         let (got, stdout, stderr) = taskc(&args, cache.path());
@@ -88,6 +97,7 @@ fn verify_on_swarm_gives_the_docker_truth_table_of_every_example() {
 /// (solved, predictions, invalid) of a `score` on swarm.
 fn score(predictions: &str) -> (u64, u64, u64) {
     let dir = tempfile::tempdir().expect("temp dir");
+    let _images = common::CacheImages::new(&dir.path().join("cache"), "swarm");
     let out = dir.path().join("report");
     let mut args = vec!["score".to_string()];
     args.extend(SOUND.iter().map(|e| format!("examples/{e}/{e}.task")));
@@ -179,6 +189,7 @@ fn an_interrupted_verify_on_swarm_resumes_from_the_results_it_stored() {
         return;
     }
     let cache = tempfile::tempdir().expect("temp dir");
+    let _images = common::CacheImages::new(cache.path(), "swarm");
     let child = Command::new(env!("CARGO_BIN_EXE_taskc"))
         .args([
             "verify",
@@ -266,8 +277,11 @@ fn stock_value_with_its_services_is_sound_and_scores_100_and_0_on_docker_and_swa
         return;
     }
     let mut tables = Vec::new();
-    for backend in ["docker", "swarm"] {
-        let cache = tempfile::tempdir().expect("temp dir");
+    let caches = ["docker", "swarm"].map(|_| tempfile::tempdir().expect("temp dir"));
+    let _images = caches
+        .each_ref()
+        .map(|c| common::CacheImages::new(c.path(), "docker"));
+    for (backend, cache) in ["docker", "swarm"].into_iter().zip(&caches) {
         let args = [
             "verify".to_string(),
             STOCK.to_string(),
@@ -367,11 +381,10 @@ fn leftovers(pid: u32) -> Vec<String> {
 
 /// `verify` of stock-value on `backend`, interrupted (SIGINT) once a run's services start:
 /// exit 130 and nothing of its session left (containers, networks, services, configs).
-fn ctrl_c_while_services_run_leaves_nothing(backend: &str) {
-    let cache = tempfile::tempdir().expect("temp dir");
+fn ctrl_c_while_services_run_leaves_nothing(backend: &str, cache: &Path) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_taskc"))
         .args(["verify", STOCK, "--no-lock", "--cache"])
-        .arg(cache.path())
+        .arg(cache)
         .args(["--color", "never", "--jobs", "2", "--backend", backend])
         .current_dir(root())
         .stdout(std::process::Stdio::null())
@@ -412,6 +425,11 @@ fn a_ctrl_c_while_services_run_leaves_nothing_on_docker_and_swarm() {
     if !swarm_or_skip() {
         return;
     }
-    ctrl_c_while_services_run_leaves_nothing("docker");
-    ctrl_c_while_services_run_leaves_nothing("swarm");
+    // One cache per backend; their images go when the last guard does.
+    let caches = ["docker", "swarm"].map(|_| tempfile::tempdir().expect("temp dir"));
+    let _images = caches
+        .each_ref()
+        .map(|c| common::CacheImages::new(c.path(), "docker"));
+    ctrl_c_while_services_run_leaves_nothing("docker", caches[0].path());
+    ctrl_c_while_services_run_leaves_nothing("swarm", caches[1].path());
 }

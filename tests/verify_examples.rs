@@ -53,6 +53,7 @@ fn check(args: &[&str], cwd: &Path) -> Run {
 
 fn verify(example: &str, backend: &str) -> (i32, String) {
     let cache = tempfile::tempdir().expect("temp dir");
+    let _images = common::CacheImages::new(cache.path(), backend);
     let spec = format!("examples/{example}/{example}.task");
     let r = taskc(
         &[
@@ -210,6 +211,7 @@ fn docker_verify_of_a_committed_example_leaves_its_lock_untouched() {
     let ex = dir.path().join("cookie-split");
     common::copy_dir(&root().join("examples/cookie-split"), &ex);
     let before = std::fs::read(ex.join("cookie-split.lock")).expect("committed lock");
+    let _images = common::CacheImages::new(&dir.path().join("cache"), "docker");
     let v = taskc(
         &["verify", "cookie-split.task", "--backend", "docker"],
         &dir.path().join("cache"),

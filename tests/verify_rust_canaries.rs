@@ -23,6 +23,7 @@ fn docker_cargo_canaries_run_every_binary_and_skip_cfg_gated_files() {
     let dir = tempfile::tempdir().expect("temp dir");
     let task = dir.path().join("rust-canaries");
     common::copy_dir(&root().join("tests/fixtures/rust-canaries"), &task);
+    let _images = common::CacheImages::new(&dir.path().join("cache"), "docker");
     let guard = common::DockerGuard::new();
     let out = guard.output(
         Command::new(env!("CARGO_BIN_EXE_taskc"))

@@ -9,6 +9,9 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[allow(dead_code)]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -224,11 +227,16 @@ fn no_gold_or_hidden_test_line_reaches_the_task_image() {
         "the Docker Engine does not answer; start it or set TASKC_SKIP_DOCKER=1"
     );
     let cache = tempfile::tempdir().unwrap();
+    // The cache's images (environment, task) go however the test ends.
+    let _images = common::CacheImages::new(cache.path(), "docker");
     for spec in examples() {
         let task = load(&spec);
         let tmp = tempfile::tempdir().unwrap();
         let joint = tmp.path().join("joint");
         let tag = format!("taskc-leak-test/{}:{}", task.id, std::process::id());
+        // The test's own name for the task image, untagged however this iteration ends.
+        let own_tag = common::DockerGuard::new();
+        own_tag.image(&tag);
         run(Command::new(TASKC)
             .args([
                 "workspace",
@@ -280,10 +288,7 @@ fn no_gold_or_hidden_test_line_reaches_the_task_image() {
             needles.len(),
             in_env.len()
         );
-        let found = search_image(&tag, &needles);
-        // Only our own tag is removed: the image keeps its taskc tag.
-        let _ = Command::new("docker").args(["rmi", &tag]).output();
-        let found = found.unwrap();
+        let found = search_image(&tag, &needles).unwrap();
         let mut leaks = Vec::new();
         for line in found.lines() {
             if let Some(rest) = line.strip_prefix("COMMITS ") {

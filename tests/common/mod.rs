@@ -3,6 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod cache_images;
+#[allow(unused_imports)] // not every test binary runs Docker
+pub use cache_images::{recorded, CacheImages};
+
 /// The repository's root (examples are under it).
 #[allow(dead_code)] // not every test binary needs it
 pub fn root() -> PathBuf {
