@@ -276,8 +276,8 @@ pub fn test_command_noted(
             // there: a second `cd` would be relative to it (case 112's two playwright runs).
             let in_effect = found
                 .as_ref()
-                .filter(|(_, _, k)| same_block(&lines[k + 1..i]))
-                .and_then(|(_, _, k)| cd_before(&lines, *k));
+                .filter(|(_, _, k, _)| same_block(&lines[k + 1..i]))
+                .and_then(|(_, _, k, _)| cd_before(&lines, *k));
             let line = match cd_before(&lines, i) {
                 Some(dir) if in_effect.as_deref() != Some(dir.as_str()) => {
                     match cd_in_repo(&dir, repos, repo) {
