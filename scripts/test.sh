@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
+./scripts/disk.sh before
+trap './scripts/disk.sh after' EXIT
 cargo test --workspace

@@ -128,7 +128,7 @@ fn rebuilt<'a>(before: &str, after: &'a str) -> Vec<&'a str> {
 /// whatever the other parameters and however many requirements there are (past 15, the last
 /// layer installs the rest): on a multi-GB environment each layer's commit is a walk of the
 /// whole image, so the step that links Debian's pytest must not be a layer after the last
-/// requirement (issue 22; invariant 4x-py22-1).
+/// requirement (issue 22; invariant 69).
 #[test]
 fn appending_a_python_package_rebuilds_one_layer() {
     let list = |n: usize| ParamValue::List((1..=n).map(|i| format!("pkg{i}")).collect());

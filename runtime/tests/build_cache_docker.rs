@@ -226,7 +226,7 @@ fn with_a_link_step_of_its_own(dockerfile: &str) -> String {
 
 /// Appending a requirement rebuilds one layer because every requirement layer ends by
 /// linking Debian's pytest (after removing an earlier layer's link), not a step after the
-/// last (invariant 4x-py22-1). The image holds the same files, and the same pytest, as the
+/// last (invariant 69). The image holds the same files, and the same pytest, as the
 /// recipe's earlier layout: install everything, then link in a step of its own. Both when
 /// the requirements bring no pytest (Debian's is linked) and when the last one brings it
 /// (the link an earlier layer made is gone). Needs the package index.
