@@ -272,12 +272,12 @@ async fn requirement_layers_that_link_pytest_give_the_files_of_a_link_step_after
             "{}",
             step.dockerfile
         );
+        // Both images go however the case ends.
+        let _remove = RemoveImages(vec![folded.tag.clone(), step.tag.clone()]);
         let mut seen = Vec::new();
         for b in [&folded, &step] {
             let built = buildkit.build_logged(b, false).await;
             if let Err(e) = built {
-                remove(&docker, &folded.tag).await;
-                remove(&docker, &step.tag).await;
                 panic!("{case}: building {} failed: {e:?}\n{}", b.tag, b.dockerfile);
             }
             let mut req = RunRequest::new(
@@ -291,8 +291,6 @@ async fn requirement_layers_that_link_pytest_give_the_files_of_a_link_step_after
             seen.push((out.succeeded(), out.log_text()));
             seen.push((true, contents(&docker, &b.tag).await));
         }
-        remove(&docker, &folded.tag).await;
-        remove(&docker, &step.tag).await;
         let (ok, folded_pytest) = &seen[0];
         assert!(ok, "{case}: {folded_pytest}");
         match case {
