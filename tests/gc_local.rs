@@ -106,6 +106,9 @@ fn gc_keeps_what_a_kept_spec_needs_and_dry_run_removes_nothing() {
     assert!(again.contains(" 0 executed"), "{again}");
 
     let all = taskc(&["gc"], cache);
+    // Without `--keep` nothing is looked for: no error about specs not found.
+    let stderr = String::from_utf8_lossy(&all.stderr);
+    assert!(!stderr.contains("error"), "{stderr}");
     let all = String::from_utf8_lossy(&all.stdout);
     assert!(all.lines().last().unwrap().starts_with("removed "), "{all}");
     let left: Vec<String> = std::fs::read_dir(&images)

@@ -9,39 +9,17 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-use std::process::Command;
-
-fn run_of(spec: &str, repo: &str) -> String {
-    spec.split(&format!("repo {repo} {{"))
-        .nth(1)
-        .and_then(|b| b.lines().map(str::trim).find(|l| l.starts_with("run ")))
-        .map(str::to_string)
-        .unwrap_or_else(|| panic!("no `run` in `repo {repo}` of\n{spec}"))
-}
+mod common;
+use common::wideswe::{import_fixture, run_of};
 
 #[test]
 fn a_runner_chosen_by_a_function_argument_is_the_arms_or_refused() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-branches");
-    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
-        .args(["import", "--color", "never", "wideswe"])
-        .arg(&root)
-        .args(["--out", "out", "--report", "report.md"])
-        .current_dir(dir.path())
-        .output()
-        .expect("run taskc");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let i = import_fixture("wideswe-branches", &["--report", "report.md"]);
+    let stderr = i.stderr.clone();
 
     // Both arms pass a literal: fw runs phpunit, mcp pest (before: phpunit for both).
     let case = "demo_fw_mcp_7a8b9c0d1e2f";
-    let spec_path = dir
-        .path()
-        .join("out")
-        .join(case)
-        .join(format!("{case}.task"));
-    let spec = std::fs::read_to_string(&spec_path)
-        .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", spec_path.display()));
+    let spec = i.spec(case);
     let fw = run_of(&spec, "fw");
     assert!(
         fw.contains("./vendor/bin/phpunit") && fw.contains("tests/FwTest.php"),
@@ -56,7 +34,7 @@ fn a_runner_chosen_by_a_function_argument_is_the_arms_or_refused() {
     // ext's arm passes `"${EXT_RUNNER:-pest}"`: no runner is chosen for it, and the error
     // names the argument (before: phpunit, silently).
     assert!(
-        !dir.path().join("out/demo_fw_ext_8b9c0d1e2f3a").exists(),
+        !i.dir.path().join("out/demo_fw_ext_8b9c0d1e2f3a").exists(),
         "the ext case was written:\n{stderr}"
     );
     assert!(
@@ -65,5 +43,5 @@ fn a_runner_chosen_by_a_function_argument_is_the_arms_or_refused() {
             && stderr.contains("the function argument `runner`"),
         "{stderr}"
     );
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(i.code, Some(1), "{stderr}");
 }

@@ -11,8 +11,8 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-use std::process::Command;
+mod common;
+use common::wideswe::{import_fixture, run_of};
 
 const CASE: &str = "demo_gaps_4d5e6f7a8b9c";
 
@@ -23,38 +23,14 @@ struct Imported {
 }
 
 fn import() -> Imported {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-gaps");
-    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
-        .args(["import", "--color", "never", "wideswe"])
-        .arg(&root)
-        .args(["--out", "out"])
-        .current_dir(dir.path())
-        .output()
-        .expect("run taskc");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let i = import_fixture("wideswe-gaps", &[]);
     // The plain-script case is refused, so the batch exits 1.
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let spec_path = dir
-        .path()
-        .join("out")
-        .join(CASE)
-        .join(format!("{CASE}.task"));
-    let spec = std::fs::read_to_string(&spec_path)
-        .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", spec_path.display()));
+    assert_eq!(i.code, Some(1), "{}", i.stderr);
     Imported {
-        _dir: dir,
-        spec,
-        stderr,
+        spec: i.spec(CASE),
+        stderr: i.stderr.clone(),
+        _dir: i.dir,
     }
-}
-
-fn run_of(spec: &str, repo: &str) -> String {
-    spec.split(&format!("repo {repo} {{"))
-        .nth(1)
-        .and_then(|b| b.lines().map(str::trim).find(|l| l.starts_with("run ")))
-        .map(str::to_string)
-        .unwrap_or_else(|| panic!("no `run` in `repo {repo}` of\n{spec}"))
 }
 
 #[test]

@@ -18,40 +18,18 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-use std::process::Command;
+mod common;
+use common::wideswe::{import_fixture, run_of};
 
 const CASE: &str = "demo_lib_srv_web_5e6f7a8b9c0d";
 
-fn run_of(spec: &str, repo: &str) -> String {
-    spec.split(&format!("repo {repo} {{"))
-        .nth(1)
-        .and_then(|b| b.lines().map(str::trim).find(|l| l.starts_with("run ")))
-        .map(str::to_string)
-        .unwrap_or_else(|| panic!("no `run` in `repo {repo}` of\n{spec}"))
-}
-
 #[test]
 fn the_shapes_of_cases_32_87_and_112_import_as_written() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-lastread");
-    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
-        .args(["import", "--color", "never", "wideswe"])
-        .arg(&root)
-        .args(["--out", "out", "--report", "report.md"])
-        .current_dir(dir.path())
-        .output()
-        .expect("run taskc");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let spec_path = dir
-        .path()
-        .join("out")
-        .join(CASE)
-        .join(format!("{CASE}.task"));
-    let spec = std::fs::read_to_string(&spec_path)
-        .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", spec_path.display()));
-    let report = std::fs::read_to_string(dir.path().join("report.md")).expect("report");
+    let i = import_fixture("wideswe-lastread", &["--report", "report.md"]);
+    let stderr = i.stderr.clone();
+    assert_eq!(i.code, Some(0), "{stderr}");
+    let spec = i.spec(CASE);
+    let report = i.read("report.md");
 
     // Case 87: `lib`'s run is its own vitest line (reached through `run_lib_js` →
     // `run_node_vitest`), not `srv`'s phpunit line after the helper `install_srv() { … }`.
@@ -109,13 +87,7 @@ fn the_shapes_of_cases_32_87_and_112_import_as_written() {
     // run `cd apps/app` in app's own checkout: no `cd`, and a note naming the folder. srv's
     // `cd build` after an absolute `cd` into its own checkout stays.
     let case = "demo_srv_app_9c0d1e2f3a4b";
-    let spec_path = dir
-        .path()
-        .join("out")
-        .join(case)
-        .join(format!("{case}.task"));
-    let spec = std::fs::read_to_string(&spec_path)
-        .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", spec_path.display()));
+    let spec = i.spec(case);
     let app = run_of(&spec, "app");
     assert!(
         app.contains("vendor/bin/phpunit") && !app.contains("cd "),

@@ -10,8 +10,8 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-use std::process::Command;
+mod common;
+use common::wideswe::{import_fixture, run_of};
 
 const CASE: &str = "demo_core_gem_7b8c9d0e1f2a";
 const JWT: &str = "demo_jwt_8c9d0e1f2a3b";
@@ -25,40 +25,16 @@ struct Imported {
 }
 
 fn import() -> Imported {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-shapes");
-    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
-        .args(["import", "--color", "never", "wideswe"])
-        .arg(&root)
-        .args(["--out", "out", "--report", "report.md"])
-        .current_dir(dir.path())
-        .output()
-        .expect("run taskc");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let i = import_fixture("wideswe-shapes", &["--report", "report.md"]);
     // The placeholder case is refused, so the batch exits 1.
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let task = dir.path().join("out").join(CASE);
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", p.display()))
-    };
-    let spec = read(&task.join(format!("{CASE}.task")));
-    let dockerfile = read(&task.join("environment/Dockerfile"));
-    let report = read(&dir.path().join("report.md"));
+    assert_eq!(i.code, Some(1), "{}", i.stderr);
     Imported {
-        _dir: dir,
-        spec,
-        dockerfile,
-        stderr,
-        report,
+        spec: i.spec(CASE),
+        dockerfile: i.read(&format!("out/{CASE}/environment/Dockerfile")),
+        report: i.read("report.md"),
+        stderr: i.stderr.clone(),
+        _dir: i.dir,
     }
-}
-
-fn run_of(spec: &str, repo: &str) -> String {
-    spec.split(&format!("repo {repo} {{"))
-        .nth(1)
-        .and_then(|b| b.lines().map(str::trim).find(|l| l.starts_with("run ")))
-        .map(str::to_string)
-        .unwrap_or_else(|| panic!("no `run` in `repo {repo}` of\n{spec}"))
 }
 
 #[test]

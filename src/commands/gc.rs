@@ -36,9 +36,13 @@ pub struct GcArgs {
 pub fn run(args: &GcArgs, ctx: &Context) -> Result<Exit, CliError> {
     let cache = pipeline::cache_or_default(args.cache.as_deref());
     let mut kept = Vec::new();
-    // Folders of specs keep every spec below them.
-    let (files, exit) = super::spec::spec_files(&args.keep);
-    if !args.keep.is_empty() && exit != Exit::Success {
+    // Folders of specs keep every spec below them; without `--keep`, nothing is kept.
+    let (files, exit) = if args.keep.is_empty() {
+        (Vec::new(), Exit::Success)
+    } else {
+        super::spec::spec_files(&args.keep)
+    };
+    if exit != Exit::Success {
         output::error("cannot tell what the kept specs need; nothing was removed");
         return Err(CliError::Shown(exit));
     }

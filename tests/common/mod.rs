@@ -6,6 +6,8 @@ use std::process::Command;
 mod cache_images;
 #[allow(unused_imports)] // not every test binary runs Docker
 pub use cache_images::{recorded, CacheImages};
+#[allow(dead_code)] // only the WideSWE importer's tests use it
+pub mod wideswe;
 
 /// The repository's root (examples are under it).
 #[allow(dead_code)] // not every test binary needs it
