@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-./scripts/disk.sh before
-trap './scripts/disk.sh after' EXIT
+# The disk report never fails the suite; only the tests do.
+./scripts/disk.sh before || echo "test: the disk report failed (above); going on"
+trap './scripts/disk.sh after || true' EXIT
 cargo test --workspace
