@@ -360,7 +360,7 @@ fn cargo_canaries_run_where_they_land() {
         .unwrap();
     let log = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
     assert_eq!(
-        fail_fast::stopped_early(&String::from_utf8_lossy(&log)),
+        fail_fast::stopped_early(&p.commands["proxy"], &String::from_utf8_lossy(&log)),
         None,
         "every target ran"
     );

@@ -284,7 +284,9 @@ pub fn interpret(
                 tests.canaries = Some(check);
                 // Cargo's fail-fast: the test targets after the first failing one never ran.
                 let stopped = (t.parser == LogParser::Cargo)
-                    .then(|| canary::fail_fast::stopped_early(&String::from_utf8_lossy(log)))
+                    .then(|| {
+                        canary::fail_fast::stopped_early(&t.command, &String::from_utf8_lossy(log))
+                    })
                     .flatten()
                     .map(|why| RunFailure::RunnerCrashed {
                         detail: format!("the tests of `{}`: {why}", t.repo),
