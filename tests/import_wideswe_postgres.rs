@@ -9,37 +9,21 @@
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
 use std::process::Command;
 
-const CASE: &str = "demo_ledger_tally_7c8d9e0f1a2b";
+mod common;
+use common::wideswe::import_fixture;
 
-fn read(p: &Path) -> String {
-    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
+const CASE: &str = "demo_ledger_tally_7c8d9e0f1a2b";
 
 /// `taskc import wideswe <fixture> --out out` in a fresh folder: the folder, the task
 /// folder, the spec and stderr.
 fn import() -> (tempfile::TempDir, std::path::PathBuf, String, String) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wideswe-postgres");
-    let out = Command::new(env!("CARGO_BIN_EXE_taskc"))
-        .args(["import", "--color", "never", "wideswe"])
-        .arg(&root)
-        .args(["--out", "out"])
-        .current_dir(dir.path())
-        .output()
-        .expect("run taskc");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout:\n{}\nstderr:\n{stderr}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let task = dir.path().join("out").join(CASE);
-    let spec = read(&task.join(format!("{CASE}.task")));
-    (dir, task, spec, stderr)
+    let i = import_fixture("wideswe-postgres", &[]);
+    assert_eq!(i.code, Some(0), "stderr:\n{}", i.stderr);
+    let spec = i.spec(CASE);
+    let task = i.dir.path().join("out").join(CASE);
+    (i.dir, task, spec, i.stderr)
 }
 
 /// The text of the block that starts with `head` (up to its closing brace at two spaces).
