@@ -34,7 +34,7 @@ names=()
 for a in "$@"; do
   case "$a" in
     --print-map) print_map=1 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) names+=("$a") ;;
   esac
 done
