@@ -1157,25 +1157,10 @@ fn baked_script(
     let (repos, profiles) = case.script_view();
     let Some((at, c, resolved)) = script::test_command_noted(&t.text, &repos, &profiles, &r.name)
     else {
-        // A runner run once per element of a loop (cases 48, 49): not taken, and named.
-        if let Some(l) = runner_loop::find(&t.text) {
-            let why = if l.runner.ends_with("phpunit") {
-                ", and phpunit 9 takes one test path per run"
-            } else {
-                ""
-            };
-            note(
-                files,
-                &t,
-                l.at,
-                format!(
-                    "test profile `{profile}` runs `{target}`, which {dockerfile} from `{rel}`: its tests of `{}` run `{}` once per element of the loop `{}`; a spec's `run` is one command whose report is read once{why}, so the loop is not taken",
-                    r.name, l.runner, l.header
-                ),
-                "write the repository's test command as the profile's `command` (one runner over the files, if its runner takes several), or leave the case out",
-            );
-        }
-        return None;
+        // A runner run once per element of a loop (cases 48, 49): one run per element when
+        // the list is literal and the runs' ids cannot be confused, else named.
+        let origin = format!("`{target}`, which {dockerfile} from `{rel}`");
+        return unrolled_loop(files, &t, profile, &origin, &r.name, &repos, &profiles);
     };
     for what in resolved {
         note(
@@ -1200,6 +1185,52 @@ fn baked_script(
         "check that the command is the one the profile runs",
     );
     Some(c)
+}
+
+/// The test command of `repo` in `t` (a script of the case, run as `origin` says) when its
+/// runner runs once per element of a `for` loop: the loop unrolled into one run per element
+/// (`runner_loop.rs`), with a W1108 saying so; when the loop cannot be unrolled, a W1108
+/// naming it and why, and `None`.
+fn unrolled_loop(
+    files: &mut CaseFiles,
+    t: &Text,
+    profile: &str,
+    origin: &str,
+    repo: &str,
+    repos: &[script::ScriptRepo<'_>],
+    profiles: &[(String, String)],
+) -> Option<String> {
+    match runner_loop::unroll(&t.text, repos, profiles, repo)? {
+        runner_loop::Unroll::Taken(u) => {
+            note(
+                files,
+                t,
+                u.found.at,
+                format!(
+                    "test profile `{profile}` runs {origin}: its tests of `{repo}` run `{}` once per element of the loop `{}`; the importer unrolled it into {} runs, one per element ({}), each read by the parser, and the list fails when any run fails, as the loop does; the elements are distinct paths, none inside another, and an id two runs still report alike is kept once with its worst outcome",
+                    u.found.runner,
+                    u.found.header,
+                    u.elements.len(),
+                    u.elements.join(", ")
+                ),
+                "check that the runs are the loop's: one run of the runner per element, in order",
+            );
+            Some(u.run)
+        }
+        runner_loop::Unroll::Refused(l, why) => {
+            note(
+                files,
+                t,
+                l.at,
+                format!(
+                    "test profile `{profile}` runs {origin}: its tests of `{repo}` run `{}` once per element of the loop `{}`, which the importer does not unroll: {why}",
+                    l.runner, l.header
+                ),
+                "write the repository's test command as the profile's `command` (one run of the runner per element, or one run over every element if its runner takes several), or leave the case out",
+            );
+            None
+        }
+    }
 }
 
 /// The part of WideSWE `workdir` below the repository folder `local_path` (`repos/k/autoscaler`
