@@ -872,10 +872,10 @@ fn test_block(
                 let (message, help) = match plain {
                     Some(path) => (
                         format!(
-                            "test profile `{}` runs environment/run_profile.sh, whose test of `{}` is the plain Python script `{path}`: its exit status is its only result, and no parser of taskc reads an exit status",
+                            "test profile `{}` runs environment/run_profile.sh, whose test of `{}` is the plain Python script `{path}`: its exit status is its only result, which the `exit-status` parser reads, but the script runs it with values built at run time (shell variables, a list of test names) the importer does not resolve",
                             profile.name, r.name
                         ),
-                        "taskc's parsers read a test runner's log or report (docs/parsers.md); run the script's checks under a runner (pytest, unittest) in the spec's `run`, or leave the case out",
+                        "write the script's command as the profile's `command`, as WideSWE runs it (its test name, its environment), and the importer scores it with `parser exit-status`; or leave the case out",
                     ),
                     None => (
                         format!(
@@ -940,6 +940,42 @@ fn test_block(
     };
     row.runner = Some(cmd.runner.as_str().to_string());
     row.parser = Some(cmd.parser.to_string());
+    if cmd.runner == runner::Runner::PlainScript {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let path = plain_script::in_words(&words).unwrap_or_default();
+        // The script run otherwise by run_profile.sh (case 60: once per test name): the
+        // profile's command is not WideSWE's run.
+        let otherwise = case
+            .run_profile
+            .as_ref()
+            .and_then(|t| plain_script::run_otherwise(&t.text, &path, &words));
+        if let Some(line) = otherwise {
+            summary.profiles.push(row);
+            error(
+                files,
+                Code::ImportProfile,
+                &doc_text,
+                profile.command_at,
+                format!(
+                    "test profile `{}` runs the plain Python script `{path}` as `{}`, but environment/run_profile.sh runs it as `{line}`: with arguments the profile's command does not pass, so the command is not the run WideSWE scores",
+                    profile.name,
+                    command.trim()
+                ),
+                "write the script's command as the profile's `command`, as run_profile.sh runs it (its test names, its environment), and the importer scores it with `parser exit-status`; or leave the case out",
+            );
+            return None;
+        }
+        note(
+            files,
+            &doc_text,
+            profile.command_at,
+            format!(
+                "test profile `{}` runs the plain Python script `{path}`, whose exit status is its only result: the spec scores it with `parser exit-status`, one test `exit-status` of `{}`, passed iff the command exits 0 (the status the harness records; what the command prints is never read)",
+                profile.name, r.name
+            ),
+            "an exit-status run has no canaries: code the script imports can end it with status 0 early (docs/security.md, \"Exit-status runs\"); protect the files it runs (`protect \"…\"`) and check the command's status is the test's",
+        );
+    }
     if let Some((option, native)) = cmd.fallback {
         row.needs = Some(native.to_string());
         note(

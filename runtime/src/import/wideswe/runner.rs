@@ -40,6 +40,9 @@ pub enum Runner {
     /// `flutter drive`: prints the driver's log, not `flutter test --machine`'s event
     /// stream; no parser reads it.
     FlutterDrive,
+    /// A plain test script whose exit status is its only result (`python3
+    /// tests/contract.py`, case 60; `plain_script.rs`): never detected among runners.
+    PlainScript,
 }
 
 /// How a runner's log is read.
@@ -86,6 +89,7 @@ impl Runner {
             Runner::Dart => "dart test",
             Runner::Flutter => "flutter test",
             Runner::FlutterDrive => "flutter drive",
+            Runner::PlainScript => "plain script",
         }
     }
 
@@ -141,6 +145,8 @@ impl Runner {
             // What `flutter drive` prints is the app driver's log (`All tests passed!`),
             // not a report: the parser it needs does not exist.
             Runner::FlutterDrive => &[("flutter-drive", None)],
+            // Its exit status, as the harness records it, is the one test.
+            Runner::PlainScript => &[("exit-status", None)],
         }
     }
 
