@@ -940,6 +940,25 @@ fn test_block(
     };
     row.runner = Some(cmd.runner.as_str().to_string());
     row.parser = Some(cmd.parser.to_string());
+    if cmd.runner == runner::Runner::Jest {
+        let words: Vec<&str> = cmd.run.split_whitespace().collect();
+        let named = words.iter().any(|w| {
+            let base = w.rsplit('/').next().unwrap_or(w);
+            base == "jest" || base == "jest.js"
+        });
+        if let Some(script) = runner::jest_package_script(&words).filter(|_| !named) {
+            note(
+                files,
+                &doc_text,
+                profile.command_at,
+                format!(
+                    "test profile `{}` runs jest through the package script `{script}` of `{}`: the case's command hands it jest's own options (`--runInBand`), so the importer takes the script to run jest and gives it `--json` the same way, through the package manager",
+                    profile.name, r.name
+                ),
+                "check the script in the repository's package.json: it must run jest once and hand it its arguments, or the run prints no report the `jest-json` parser reads",
+            );
+        }
+    }
     if cmd.runner == runner::Runner::PlainScript {
         let words: Vec<&str> = command.split_whitespace().collect();
         let path = plain_script::in_words(&words).unwrap_or_default();

@@ -87,6 +87,13 @@ pub fn read(
                 prose,
             });
         }
+        // A package script nothing in the case names the runner of (cases 29–31 name jest
+        // by its options: `runner::jest_package_script`).
+        if let Some((script, _)) = runner::package_script(&words) {
+            return Err(Unreadable::Command(format!(
+                "it runs the package script `{script}` of the repository's package.json, and nothing in the case says which test runner that script runs (it is handed no option only one runner takes)"
+            )));
+        }
         if is_prose(command) {
             return Err(Unreadable::Command(format!(
                 "its command is prose, not a shell command: \"{}\"",

@@ -251,6 +251,12 @@ fn detect_in(words: &[&str]) -> Option<Runner> {
     if word(&|w| base(w, "jest") || base(w, "jest.js")) {
         return Some(Runner::Jest);
     }
+    // A package script handed jest's own options (case 29: `corepack yarn --cwd
+    // packages/eui test-unit … --runInBand --json`): the case's command says the script
+    // runs jest.
+    if jest_package_script(words).is_some() {
+        return Some(Runner::Jest);
+    }
     if word(&|w| base(w, "pest")) {
         return Some(Runner::Pest);
     }
@@ -315,6 +321,71 @@ fn detect_in(words: &[&str]) -> Option<Runner> {
         return Some(Runner::Minitest);
     }
     None
+}
+
+/// Options only jest takes (vitest, mocha and the package managers take none of them).
+const JEST_ONLY: &[&str] = &["--runInBand", "--testPathPattern", "--testPathPatterns"];
+
+/// The package script (`test-unit`) that `words` run through a package manager that hands
+/// it the words after its name (`yarn [--cwd dir] <script> …`, `corepack yarn …`, `npm run
+/// <script> -- …`, `pnpm [run] <script> …`), and the words it hands the script. `None` for
+/// a package manager's own command (`install`, `exec`, …) or a runner it names (`yarn
+/// jest`).
+pub fn package_script<'a>(words: &[&'a str]) -> Option<(String, Vec<&'a str>)> {
+    let names: Vec<&str> = words
+        .iter()
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .collect();
+    let at = names
+        .iter()
+        .position(|w| matches!(*w, "yarn" | "npm" | "pnpm"))?;
+    let manager = names[at];
+    let mut rest = words[at + 1..].iter().copied();
+    let mut script = None;
+    while let Some(w) = rest.next() {
+        match w {
+            "--cwd" | "--dir" | "-C" | "--prefix" => {
+                rest.next();
+            }
+            "run" | "run-script" if script.is_none() => {}
+            _ if w.starts_with('-') => {}
+            _ => {
+                script = Some(w);
+                break;
+            }
+        }
+    }
+    let script = script?;
+    const OWN: &[&str] = &[
+        "jest", "vitest", "mocha", "install", "add", "exec", "dlx", "ci", "i", "build",
+    ];
+    if OWN.contains(&script) || script.contains('=') {
+        return None;
+    }
+    let after: Vec<&str> = rest.collect();
+    // npm hands the script only what follows `--`.
+    let passed = if manager == "npm" {
+        let k = after.iter().position(|w| *w == "--")?;
+        after[k + 1..].to_vec()
+    } else {
+        after
+    };
+    Some((script.to_string(), passed))
+}
+
+/// The package script `words` run ([`package_script`]) when they hand it an option only jest
+/// takes (`--runInBand`): the case's own command says the script runs jest, and an option
+/// taskc appends reaches jest the same way. `None` otherwise.
+pub fn jest_package_script(words: &[&str]) -> Option<String> {
+    let (script, passed) = package_script(words)?;
+    passed
+        .iter()
+        .any(|w| {
+            JEST_ONLY
+                .iter()
+                .any(|o| w == o || w.starts_with(&format!("{o}=")))
+        })
+        .then_some(script)
 }
 
 /// The parser for `runner` given the parsers that exist (`known`), and the command to run.
@@ -446,6 +517,25 @@ mod tests {
             Some(Runner::Phpunit)
         );
         assert_eq!(detect(&["[", "-x", "vendor/bin/phpunit", "]"]), None);
+    }
+
+    #[test]
+    fn a_package_script_given_jests_own_options_runs_jest() {
+        assert_eq!(
+            d("corepack yarn --cwd packages/eui test-unit src/a.test.ts --runInBand --json"),
+            Some(Runner::Jest)
+        );
+        assert_eq!(
+            jest_package_script(&["yarn", "--cwd", "packages/eui", "test-unit", "--runInBand"]),
+            Some("test-unit".to_string())
+        );
+        assert_eq!(
+            d("npm run test:unit -- --runInBand a.test.js"),
+            Some(Runner::Jest)
+        );
+        // npm keeps an option before `--` for itself; no jest option, no jest.
+        assert_eq!(d("npm run test:unit --runInBand"), None);
+        assert_eq!(d("yarn --cwd packages/eui test-unit src/a.test.ts"), None);
     }
 
     #[test]
