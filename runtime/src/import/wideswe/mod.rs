@@ -26,6 +26,7 @@ pub(crate) mod runner_script;
 pub mod script;
 pub mod services;
 pub mod stack;
+pub(crate) mod unresolved;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -859,11 +860,21 @@ fn test_block(
                     let (repos, profiles) = case.script_view();
                     branch::undecided(&t.text, &repos, &profiles, &r.name)
                 });
-                let why = undecided.map_or(String::new(), |v| {
-                    format!(
-                        "; its test lines are in branches chosen by the function argument `{v}`, which the profile's `case` arm does not pass as a literal"
-                    )
+                // A test line built from values the script computes (case 116): named.
+                let unresolved = case.run_profile.as_ref().and_then(|t| {
+                    let (repos, profiles) = case.script_view();
+                    unresolved::test_line(&t.text, &repos, &profiles, &r.name)
                 });
+                let why = match (undecided, unresolved) {
+                    (Some(v), _) => format!(
+                        "; its test lines are in branches chosen by the function argument `{v}`, which the profile's `case` arm does not pass as a literal"
+                    ),
+                    (None, Some((line, vars))) => format!(
+                        "; its test line `{line}` is built from values the script computes when it runs ({})",
+                        vars.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+                    ),
+                    (None, None) => String::new(),
+                };
                 // A plain test script whose exit status is the result (case 60): named.
                 let plain = case.run_profile.as_ref().and_then(|t| {
                     let (repos, profiles) = case.script_view();

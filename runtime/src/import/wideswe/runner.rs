@@ -264,8 +264,11 @@ fn detect_in(words: &[&str]) -> Option<Runner> {
         return Some(Runner::Phpunit);
     }
     // PHP's `make test TESTS="tests/a.phpt …"` runs run-tests.php (cases 116, 117).
+    // … also with the test list in a variable (`make test TESTS="${TESTS[*]}"
+    // TEST_PHP_ARGS=…`, cases 116–118).
     if word(&|w| base(w, "run-tests.php"))
-        || (has(&["make", "test"]) && word(&|w| w.contains(".phpt")))
+        || (has(&["make", "test"])
+            && word(&|w| w.contains(".phpt") || w.starts_with("TEST_PHP_ARGS=")))
     {
         return Some(Runner::Phpt);
     }
