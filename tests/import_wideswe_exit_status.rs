@@ -34,11 +34,7 @@ fn a_plain_script_run_otherwise_by_run_profile_is_refused_naming_the_line() {
     let i = import_fixture("wideswe-exit-status", &[]);
     let stderr = &i.stderr;
     assert_eq!(i.code, Some(1), "{stderr}");
-    let flat = stderr
-        .replace(['│', '·'], " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let flat = i.flat();
     assert!(
         flat.contains("but environment/run_profile.sh runs it as `PYTHONPATH=\"$PWD/build\" timeout 30s python3 core/tests/headers_contract.py \"$name\""),
         "{stderr}"

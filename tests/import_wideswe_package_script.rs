@@ -33,11 +33,7 @@ fn a_package_script_nothing_says_is_jest_stays_refused() {
     let stderr = &i.stderr;
     assert_eq!(i.code, Some(1), "{stderr}");
     assert!(stderr.contains("E1104"), "{stderr}");
-    let flat = stderr
-        .replace(['│', '·'], " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let flat = i.flat();
     assert!(
         flat.contains("it runs the package script `test-unit` of the repository's package.json, and nothing in the case says which test runner that script runs"),
         "{stderr}"

@@ -15,11 +15,7 @@ fn a_test_line_built_at_run_time_is_named_in_the_refusal() {
     let i = import_fixture("wideswe-unresolved", &[]);
     let stderr = &i.stderr;
     assert_eq!(i.code, Some(1), "{stderr}");
-    let flat = stderr
-        .replace(['│', '·'], " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let flat = i.flat();
     assert!(
         flat.contains("no test command for `core` was found in it; its test line `make test TESTS=\"${TESTS[*]}\" TEST_PHP_ARGS=\"-q -d extension=$extra_so\"` is built from values the script computes when it runs (`${TESTS[*]}`, `$extra_so`)"),
         "{stderr}"

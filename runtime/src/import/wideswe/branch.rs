@@ -185,7 +185,7 @@ pub(crate) fn undecided(
 
 /// The words after `function` in its call in the `case "$profile"` arm of one of `repo`'s
 /// profiles; `None` when no arm calls it directly.
-fn call_arguments(
+pub(crate) fn call_arguments(
     lines: &[(usize, String)],
     function: &str,
     profiles: &[(String, String)],

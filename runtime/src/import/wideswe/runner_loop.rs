@@ -184,7 +184,16 @@ fn body_of(lines: &[(usize, String)], i: usize, var: &str) -> Option<(Vec<usize>
     None
 }
 
-/// The words of the call, in the `case "$profile"` arm of one of `repo`'s profiles, of the
+/// The logical line of the header of the function around logical line `i`.
+fn function_start(lines: &[(usize, String)], i: usize) -> Option<usize> {
+    let name = super::functions::enclosing(lines, i)?;
+    lines[..i].iter().rposition(|(_, l)| {
+        let t = l.trim().trim_start_matches("function ");
+        t.starts_with(&name) && t.ends_with('{')
+    })
+}
+
+/// The arguments of the call, in the `case "$profile"` arm of one of `repo`'s profiles, of the
 /// function around logical line `i` (`run_phpunit_each "$workspace/repos/x" "$profile"
 /// tests/A.php …`), with the number of `shift`s its body makes before line `i`.
 fn arm_call(
@@ -194,37 +203,15 @@ fn arm_call(
     repo: &str,
 ) -> Option<(Vec<String>, usize)> {
     let name = super::functions::enclosing(lines, i)?;
-    let start = lines[..i].iter().rposition(|(_, l)| {
-        let t = l.trim().trim_start_matches("function ");
-        t.starts_with(&name) && t.ends_with('{')
-    })?;
+    let start = function_start(lines, i)?;
     let shifted = lines[start + 1..i]
         .iter()
         .map(|(_, l)| words(l))
         .filter(|ws| ws.first().map(String::as_str) == Some("shift"))
         .map(|ws| ws.get(1).and_then(|n| n.parse::<usize>().ok()).unwrap_or(1))
         .sum();
-    let mut arm: Option<&str> = None;
-    for (_, l) in lines {
-        let t = l.trim();
-        if let Some(pattern) = t.strip_suffix(')').filter(|p| !p.contains(' ')) {
-            arm = Some(pattern);
-            continue;
-        }
-        let Some(pattern) = arm else { continue };
-        if t.starts_with(";;") || t == "esac" {
-            arm = None;
-            continue;
-        }
-        let ours = pattern
-            .split('|')
-            .any(|p| profiles.iter().any(|(n, r)| n == p && r == repo));
-        let ws = words(t);
-        if ours && ws.first() == Some(&name) {
-            return Some((ws, shifted));
-        }
-    }
-    None
+    let args = super::branch::call_arguments(lines, &name, profiles, repo)?;
+    Some((args, shifted))
 }
 
 /// The loop's elements: its literal list, or the arguments the profile's arm passes for
@@ -244,7 +231,7 @@ fn elements_of(
                     "no `case \"$profile\"` arm of the profile calls the function around `{header}` with its list"
                 ));
             };
-            ws.iter().skip(1 + shifted).cloned().collect()
+            ws.iter().skip(*shifted).cloned().collect()
         }
         _ => list.to_vec(),
     };
@@ -311,12 +298,7 @@ fn runs_in_checkout(
     call: Option<&(Vec<String>, usize)>,
     local_path: &str,
 ) -> Result<(), String> {
-    let Some(start) = super::functions::enclosing(lines, i).and_then(|name| {
-        lines[..i].iter().rposition(|(_, l)| {
-            let t = l.trim().trim_start_matches("function ");
-            t.starts_with(&name) && t.ends_with('{')
-        })
-    }) else {
+    let Some(start) = function_start(lines, i) else {
         return Ok(());
     };
     let body = &lines[start + 1..i];
@@ -342,7 +324,7 @@ fn runs_in_checkout(
         });
         let passed = positional
             .zip(call)
-            .and_then(|(n, (ws, _))| ws.get(n).cloned());
+            .and_then(|(n, (args, _))| args.get(n.checked_sub(1)?).cloned());
         let own = passed.as_deref().is_some_and(|p| {
             let p = p.trim_end_matches('/');
             !local_path.is_empty() && (p == local_path || p.ends_with(&format!("/{local_path}")))
