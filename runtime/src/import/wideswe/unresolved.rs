@@ -23,9 +23,14 @@ pub(crate) fn test_line(
         let ws = words(line);
         let refs: Vec<&str> = ws.iter().map(String::as_str).collect();
         let first = refs.first().copied().unwrap_or("");
+        // A condition that picks the runner (`if [ -z "$testbin" ]; then
+        // testbin=vendor/bin/phpunit; fi`, case 116) runs no tests.
         let runs = super::runner::detect(&refs).is_some()
             && !refs.windows(2).any(|w| w == ["docker", "run"])
-            && !matches!(first, "echo" | "printf" | "'");
+            && !matches!(
+                first,
+                "echo" | "printf" | "'" | "if" | "elif" | "while" | "until" | "[" | "[["
+            );
         if !runs {
             continue;
         }
@@ -105,5 +110,14 @@ mod tests {
             "TESTS=tests/a.phpt TEST_PHP_ARGS=-q",
         );
         assert_eq!(test_line(&plain, &repos, &profiles, "ext"), None);
+        // A condition choosing the runner's path is no test line.
+        let pick = script.replace(
+            "      make test",
+            "      if [ -z \"$bin\" ]; then bin=vendor/bin/phpunit; fi\n      make test",
+        );
+        let (line, _) = test_line(&pick, &repos, &profiles, "ext").expect("named");
+        assert!(line.starts_with("make test"), "{line}");
+        let only_pick = "case \"$profile\" in\n  ext-hidden)\n    if [ -z \"$bin\" ]; then bin=vendor/bin/phpunit; fi\n    ;;\nesac\n";
+        assert_eq!(test_line(only_pick, &repos, &profiles, "ext"), None);
     }
 }
