@@ -127,6 +127,11 @@ pub(crate) fn unroll(
         if let Err(why) = runs_in_checkout(&lines, i, call.as_ref(), local_path) {
             return refuse(why);
         }
+        if let Some(cd) = arm_changes_folder(&lines, profiles, repo) {
+            return refuse(format!(
+                "the profile's `case` arm runs `{cd}` before it, a folder the importer does not follow"
+            ));
+        }
         let command = without_report_plumbing(&without_report_values(&lines[runner_at].1));
         let command = super::formatter::without_junit_formatter(&command);
         let runs: Vec<String> = elements
@@ -338,6 +343,37 @@ fn runs_in_checkout(
     Ok(())
 }
 
+/// A `cd` (or `pushd`) line of the `case "$profile"` arm of one of `repo`'s profiles: the runs
+/// the arm makes start in another folder than the repository's.
+fn arm_changes_folder(
+    lines: &[(usize, String)],
+    profiles: &[(String, String)],
+    repo: &str,
+) -> Option<String> {
+    let mut ours = false;
+    for (_, l) in lines {
+        let t = l.trim();
+        if let Some(pattern) = t
+            .strip_suffix(')')
+            .filter(|p| !p.is_empty() && !p.contains(' '))
+        {
+            ours = pattern
+                .split('|')
+                .any(|p| profiles.iter().any(|(n, r)| n == p && r == repo));
+            continue;
+        }
+        if t.starts_with(";;") || t == "esac" {
+            ours = false;
+            continue;
+        }
+        let first = words(t).into_iter().next().unwrap_or_default();
+        if ours && matches!(first.as_str(), "cd" | "pushd" | "(cd") {
+            return Some(t.to_string());
+        }
+    }
+    None
+}
+
 /// `line` without report options whose value is built by the script (`--log-junit
 /// "$dir/$(printf '%02d' "$index")-${name}.xml"`: one shell word with quotes and a command
 /// substitution inside), which a whitespace split cannot drop whole.
@@ -475,6 +511,13 @@ mod tests {
             why(&elsewhere).contains("cd $repo_dir"),
             "{}",
             why(&elsewhere)
+        );
+        let moved =
+            script("tests/A.php").replace("  core-hidden)\n", "  core-hidden)\n    cd sub\n");
+        assert!(
+            why(&moved).contains("runs `cd sub` before it"),
+            "{}",
+            why(&moved)
         );
     }
 
