@@ -101,7 +101,7 @@ fn a_plain_test_script_is_refused_by_name() {
         .collect::<Vec<_>>()
         .join(" ");
     assert!(
-        flat.contains("whose test of `core` is the plain Python script `core/tests/headers_contract.py`: its exit status is its only result"),
+        flat.contains("whose test of `core` is the plain Python script `core/tests/headers_contract.py`: its exit status is its only result, which the `exit-status` parser reads, but the script runs it with values built at run time"),
         "{}",
         i.stderr
     );

@@ -28,6 +28,9 @@ pub enum LogParser {
     DartJson,
     /// `dotnet test --logger "trx;LogFileName=$TASKC_REPORT"` (Visual Studio's TRX report).
     DotnetTrx,
+    /// A plain test script scored by its exit status: one test, `exit-status`, passed iff the
+    /// command exits 0, the status the harness records (never anything the command prints).
+    ExitStatus,
     /// `go test -json`.
     GoTestJson,
     /// gradle's JUnit XML test results (`build/test-results/test/TEST-*.xml`), collected into `$TASKC_REPORT`.
@@ -67,6 +70,7 @@ words!(LogParser {
     Cargo => "cargo",
     DartJson => "dart-json",
     DotnetTrx => "dotnet-trx",
+    ExitStatus => "exit-status",
     GoTestJson => "go-test-json",
     Gradle => "gradle",
     JestJson => "jest-json",
@@ -92,6 +96,7 @@ impl LogParser {
         LogParser::Cargo,
         LogParser::DartJson,
         LogParser::DotnetTrx,
+        LogParser::ExitStatus,
         LogParser::GoTestJson,
         LogParser::Gradle,
         LogParser::JestJson,
@@ -187,6 +192,18 @@ impl LogParser {
                 surface: surface::DOTNET,
                 version: ToolVersion::NotReported,
                 input: Input::ReportFile { file_name: "report.trx" },
+                export: Export::Supported,
+            },
+            LogParser::ExitStatus => Descriptor {
+                narrowing: Narrowing::Template {
+                    why: "an exit-status run is one test, `exit-status`: it runs whole or not at all",
+                },
+                canaries: Canaries::None {
+                    why: "an exit-status run's one result is its exit status: there is no test beside which to place a canary, so nothing shows that code the command runs did not end it early with status 0 (docs/security.md, \"Exit-status runs\")",
+                },
+                surface: surface::EXIT_STATUS,
+                version: ToolVersion::NotReported,
+                input: Input::ExitStatus,
                 export: Export::Supported,
             },
             LogParser::GoTestJson => Descriptor {
@@ -576,6 +593,10 @@ pub enum Input {
     /// `file_name` is the report's name in that folder (its extension tells the runner the
     /// format where it guesses from it).
     ReportFile { file_name: &'static str },
+    /// The test command's exit status as the harness records it after the command ended
+    /// (root-only, beside the run's other records): what the command prints is never read,
+    /// so no output can make a run pass; the exit status itself is the command's to choose.
+    ExitStatus,
 }
 
 /// The environment variable holding the report path of an [`Input::ReportFile`] parser.

@@ -279,6 +279,11 @@ pub const DART: &[&str] = &[
 /// `.phpt` tests and the `.inc` files they include, and the ini files tests are run with.
 pub const PHPT: &[&str] = &["**/tests/**", "*.inc", "*.phpt", "php.ini", "run-tests.php"];
 
+/// A plain test script scored by its exit status (`exit-status`): the test folders, where
+/// such scripts and their helpers live (`hf_xet/tests/request_headers_contract.py`); a script
+/// elsewhere is the spec's to `protect`.
+pub const EXIT_STATUS: &[&str] = &["**/test/**", "**/tests/**"];
+
 /// tcltest and redis' `runtest` (`tcltest`): the test folders (`all.tcl` sources every test
 /// file; redis' `tests/test_helper.tcl` and `tests/support/` print the results), the
 /// `*.test` files and the runner scripts.

@@ -48,6 +48,16 @@ impl Imported {
         self.read(&format!("out/{case}/{case}.task"))
     }
 
+    /// The diagnostics on stderr as one line: miette's frame characters and line breaks
+    /// gone, every run of white space one space (a wrapped message reads whole).
+    pub fn flat(&self) -> String {
+        self.stderr
+            .replace(['│', '·'], " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// The messages of the W1108 notes for which `keep` holds, each note's wrapped lines
     /// joined and its source excerpt left out.
     pub fn notes(&self, keep: impl Fn(&str) -> bool) -> Vec<String> {

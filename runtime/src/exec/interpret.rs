@@ -191,6 +191,16 @@ pub fn interpret(
     } else {
         let input = match t.parser.descriptor().input {
             Input::Log => Ok(log),
+            // The harness's own record of the status, never the log (`parsers::exit_status`).
+            Input::ExitStatus => c
+                .get(&harness_file(EXIT_FILE))
+                .map(Vec::as_slice)
+                .ok_or_else(|| {
+                    RunFailure::error(format!(
+                        "the harness recorded no exit code for the tests of `{}`",
+                        t.repo
+                    ))
+                }),
             Input::ReportFile { .. } => c
                 .get(&harness_file(REPORT_FILE))
                 .map(Vec::as_slice)

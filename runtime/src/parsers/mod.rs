@@ -11,6 +11,7 @@ pub mod cargo;
 pub mod dart_json;
 pub mod dotnet_trx;
 mod error;
+pub mod exit_status;
 pub mod go_test_json;
 pub mod gradle;
 mod id_batch;
@@ -45,6 +46,7 @@ pub fn parse(parser: LogParser, input: &[u8]) -> Result<ParsedLog, ParserError> 
         LogParser::Cargo => Ok(cargo::parse(input)),
         LogParser::DartJson => Ok(dart_json::parse(input)),
         LogParser::DotnetTrx => Ok(dotnet_trx::parse(input)),
+        LogParser::ExitStatus => exit_status::parse(input),
         LogParser::GoTestJson => Ok(go_test_json::parse(input)),
         LogParser::Gradle => Ok(gradle::parse(input)),
         LogParser::JestJson => jest_json::parse(input),

@@ -185,7 +185,7 @@ pub(crate) fn undecided(
 
 /// The words after `function` in its call in the `case "$profile"` arm of one of `repo`'s
 /// profiles; `None` when no arm calls it directly.
-fn call_arguments(
+pub(crate) fn call_arguments(
     lines: &[(usize, String)],
     function: &str,
     profiles: &[(String, String)],
@@ -194,7 +194,10 @@ fn call_arguments(
     let mut arm: Option<&str> = None;
     for (_, l) in lines {
         let t = l.trim();
-        if let Some(pattern) = t.strip_suffix(')').filter(|p| !p.contains(' ')) {
+        if let Some(pattern) = t
+            .strip_suffix(')')
+            .filter(|p| !p.is_empty() && !p.contains(' '))
+        {
             arm = Some(pattern);
             continue;
         }

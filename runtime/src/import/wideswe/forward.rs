@@ -65,7 +65,10 @@ fn arm_calls(
     let mut arm: Option<&str> = None;
     for (_, l) in lines {
         let t = l.trim();
-        if let Some(pattern) = t.strip_suffix(')').filter(|p| !p.contains(' ')) {
+        if let Some(pattern) = t
+            .strip_suffix(')')
+            .filter(|p| !p.is_empty() && !p.contains(' '))
+        {
             arm = Some(pattern);
             continue;
         }

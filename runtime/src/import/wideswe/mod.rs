@@ -26,6 +26,7 @@ pub(crate) mod runner_script;
 pub mod script;
 pub mod services;
 pub mod stack;
+pub(crate) mod unresolved;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -859,11 +860,21 @@ fn test_block(
                     let (repos, profiles) = case.script_view();
                     branch::undecided(&t.text, &repos, &profiles, &r.name)
                 });
-                let why = undecided.map_or(String::new(), |v| {
-                    format!(
-                        "; its test lines are in branches chosen by the function argument `{v}`, which the profile's `case` arm does not pass as a literal"
-                    )
+                // A test line built from values the script computes (case 116): named.
+                let unresolved = case.run_profile.as_ref().and_then(|t| {
+                    let (repos, profiles) = case.script_view();
+                    unresolved::test_line(&t.text, &repos, &profiles, &r.name)
                 });
+                let why = match (undecided, unresolved) {
+                    (Some(v), _) => format!(
+                        "; its test lines are in branches chosen by the function argument `{v}`, which the profile's `case` arm does not pass as a literal"
+                    ),
+                    (None, Some((line, vars))) => format!(
+                        "; its test line `{line}` is built from values the script computes when it runs ({})",
+                        vars.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+                    ),
+                    (None, None) => String::new(),
+                };
                 // A plain test script whose exit status is the result (case 60): named.
                 let plain = case.run_profile.as_ref().and_then(|t| {
                     let (repos, profiles) = case.script_view();
@@ -872,10 +883,10 @@ fn test_block(
                 let (message, help) = match plain {
                     Some(path) => (
                         format!(
-                            "test profile `{}` runs environment/run_profile.sh, whose test of `{}` is the plain Python script `{path}`: its exit status is its only result, and no parser of taskc reads an exit status",
+                            "test profile `{}` runs environment/run_profile.sh, whose test of `{}` is the plain Python script `{path}`: its exit status is its only result, which the `exit-status` parser reads, but the script runs it with values built at run time (shell variables, a list of test names) the importer does not resolve",
                             profile.name, r.name
                         ),
-                        "taskc's parsers read a test runner's log or report (docs/parsers.md); run the script's checks under a runner (pytest, unittest) in the spec's `run`, or leave the case out",
+                        "write the script's command as the profile's `command`, as WideSWE runs it (its test name, its environment), and the importer scores it with `parser exit-status`; or leave the case out",
                     ),
                     None => (
                         format!(
@@ -940,6 +951,61 @@ fn test_block(
     };
     row.runner = Some(cmd.runner.as_str().to_string());
     row.parser = Some(cmd.parser.to_string());
+    if cmd.runner == runner::Runner::Jest {
+        let words: Vec<&str> = cmd.run.split_whitespace().collect();
+        let named = words.iter().any(|w| {
+            let base = w.rsplit('/').next().unwrap_or(w);
+            base == "jest" || base == "jest.js"
+        });
+        if let Some(script) = runner::jest_package_script(&words).filter(|_| !named) {
+            note(
+                files,
+                &doc_text,
+                profile.command_at,
+                format!(
+                    "test profile `{}` runs jest through the package script `{script}` of `{}`: the case's command hands it jest's own options (`--runInBand`), so the importer takes the script to run jest and gives it `--json` the same way, through the package manager",
+                    profile.name, r.name
+                ),
+                "check the script in the repository's package.json: it must run jest once and hand it its arguments, or the run prints no report the `jest-json` parser reads",
+            );
+        }
+    }
+    if cmd.runner == runner::Runner::PlainScript {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let path = plain_script::in_words(&words).unwrap_or_default();
+        // The script run otherwise by run_profile.sh (case 60: once per test name): the
+        // profile's command is not WideSWE's run.
+        let otherwise = case
+            .run_profile
+            .as_ref()
+            .and_then(|t| plain_script::run_otherwise(&t.text, &path, &words));
+        if let Some(line) = otherwise {
+            summary.profiles.push(row);
+            error(
+                files,
+                Code::ImportProfile,
+                &doc_text,
+                profile.command_at,
+                format!(
+                    "test profile `{}` runs the plain Python script `{path}` as `{}`, but environment/run_profile.sh runs it as `{line}`: with arguments the profile's command does not pass, so the command is not the run WideSWE scores",
+                    profile.name,
+                    command.trim()
+                ),
+                "write the script's command as the profile's `command`, as run_profile.sh runs it (its test names, its environment), and the importer scores it with `parser exit-status`; or leave the case out",
+            );
+            return None;
+        }
+        note(
+            files,
+            &doc_text,
+            profile.command_at,
+            format!(
+                "test profile `{}` runs the plain Python script `{path}`, whose exit status is its only result: the spec scores it with `parser exit-status`, one test `exit-status` of `{}`, passed iff the command exits 0 (the status the harness records; what the command prints is never read)",
+                profile.name, r.name
+            ),
+            "an exit-status run has no canaries: code the script imports can end it with status 0 early (docs/security.md, \"Exit-status runs\"); protect the files it runs (`protect \"…\"`) and check the command's status is the test's",
+        );
+    }
     if let Some((option, native)) = cmd.fallback {
         row.needs = Some(native.to_string());
         note(
@@ -1157,25 +1223,10 @@ fn baked_script(
     let (repos, profiles) = case.script_view();
     let Some((at, c, resolved)) = script::test_command_noted(&t.text, &repos, &profiles, &r.name)
     else {
-        // A runner run once per element of a loop (cases 48, 49): not taken, and named.
-        if let Some(l) = runner_loop::find(&t.text) {
-            let why = if l.runner.ends_with("phpunit") {
-                ", and phpunit 9 takes one test path per run"
-            } else {
-                ""
-            };
-            note(
-                files,
-                &t,
-                l.at,
-                format!(
-                    "test profile `{profile}` runs `{target}`, which {dockerfile} from `{rel}`: its tests of `{}` run `{}` once per element of the loop `{}`; a spec's `run` is one command whose report is read once{why}, so the loop is not taken",
-                    r.name, l.runner, l.header
-                ),
-                "write the repository's test command as the profile's `command` (one runner over the files, if its runner takes several), or leave the case out",
-            );
-        }
-        return None;
+        // A runner run once per element of a loop (cases 48, 49): one run per element when
+        // the list is literal and the runs' ids cannot be confused, else named.
+        let origin = format!("`{target}`, which {dockerfile} from `{rel}`");
+        return unrolled_loop(files, &t, profile, &origin, &r.name, &repos, &profiles);
     };
     for what in resolved {
         note(
@@ -1200,6 +1251,52 @@ fn baked_script(
         "check that the command is the one the profile runs",
     );
     Some(c)
+}
+
+/// The test command of `repo` in `t` (a script of the case, run as `origin` says) when its
+/// runner runs once per element of a `for` loop: the loop unrolled into one run per element
+/// (`runner_loop.rs`), with a W1108 saying so; when the loop cannot be unrolled, a W1108
+/// naming it and why, and `None`.
+fn unrolled_loop(
+    files: &mut CaseFiles,
+    t: &Text,
+    profile: &str,
+    origin: &str,
+    repo: &str,
+    repos: &[script::ScriptRepo<'_>],
+    profiles: &[(String, String)],
+) -> Option<String> {
+    match runner_loop::unroll(&t.text, repos, profiles, repo)? {
+        runner_loop::Unroll::Taken(u) => {
+            note(
+                files,
+                t,
+                u.found.at,
+                format!(
+                    "test profile `{profile}` runs {origin}: its tests of `{repo}` run `{}` once per element of the loop `{}`; the importer unrolled it into {} runs, one per element ({}), each read by the parser, and the list fails when any run fails, as the loop does; the elements are distinct paths, none inside another, and an id two runs still report alike is kept once with its worst outcome",
+                    u.found.runner,
+                    u.found.header,
+                    u.elements.len(),
+                    u.elements.join(", ")
+                ),
+                "check that the runs are the loop's: one run of the runner per element, in order",
+            );
+            Some(u.run)
+        }
+        runner_loop::Unroll::Refused(l, why) => {
+            note(
+                files,
+                t,
+                l.at,
+                format!(
+                    "test profile `{profile}` runs {origin}: its tests of `{repo}` run `{}` once per element of the loop `{}`, which the importer does not unroll: {why}",
+                    l.runner, l.header
+                ),
+                "write the repository's test command as the profile's `command` (one run of the runner per element, or one run over every element if its runner takes several), or leave the case out",
+            );
+            None
+        }
+    }
 }
 
 /// The part of WideSWE `workdir` below the repository folder `local_path` (`repos/k/autoscaler`

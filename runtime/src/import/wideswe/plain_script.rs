@@ -1,9 +1,10 @@
 //! A test that is a plain script whose exit status is its only result (WideSWE case 60:
 //! `python3 hf_xet/tests/request_headers_contract.py "$test_name"`, once per test name in a
-//! loop, the JUnit report written by WideSWE's own code from the exit statuses). taskc's
-//! parsers are a closed set that read a runner's log or report (docs/parsers.md); none reads
-//! an exit status, so such a profile stays refused (E1104), and the refusal names the
-//! script instead of saying that no test command was found.
+//! loop, the JUnit report written by WideSWE's own code from the exit statuses). A profile
+//! whose `command` runs such a script as WideSWE runs it is read by the `exit-status` parser
+//! (one test, passed iff the command exits 0); one whose `run_profile.sh` runs the script
+//! otherwise (with arguments the command lacks, or built from variables) stays refused
+//! (E1104), the refusal naming the script and the line.
 
 use super::script::{attribute, logical_lines, words, ScriptRepo};
 
@@ -50,6 +51,39 @@ pub(crate) fn in_words(words: &[&str]) -> Option<String> {
     })
 }
 
+/// The arguments `words` pass to the script at `path` (up to a list operator or a
+/// redirection).
+fn arguments<'a>(words: &'a [&'a str], path: &str) -> Option<Vec<&'a str>> {
+    let k = words.iter().position(|w| *w == path)?;
+    Some(
+        words[k + 1..]
+            .iter()
+            .take_while(|w| {
+                !matches!(**w, ";" | "&&" | "||" | "|" | "&")
+                    && !w.starts_with('>')
+                    && !w.starts_with("2>")
+                    && !w.starts_with("1>")
+            })
+            .copied()
+            .collect(),
+    )
+}
+
+/// A line of `script` (WideSWE's `run_profile.sh`) that runs the test script `path` with
+/// other arguments than the profile's `command` (its words) passes it — case 60's
+/// `python3 hf_xet/tests/request_headers_contract.py "$test_name"`, once per test name,
+/// where the profile's command runs it with none: the command is then not what WideSWE
+/// runs, and a spec from it would be a guess.
+pub(crate) fn run_otherwise(script: &str, path: &str, command: &[&str]) -> Option<String> {
+    let ours = arguments(command, path)?;
+    logical_lines(script).into_iter().find_map(|(_, line)| {
+        let ws = words(&line);
+        let refs: Vec<&str> = ws.iter().map(String::as_str).collect();
+        let theirs = arguments(&refs, path)?;
+        (theirs != ours).then(|| line.trim().to_string())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,6 +99,23 @@ mod tests {
         assert_eq!(
             test_script(script, &repos, &profiles, "core").as_deref(),
             Some("lib/tests/contract.py")
+        );
+        // Run with a test name the command does not pass: that line.
+        let line = run_otherwise(
+            script,
+            "lib/tests/contract.py",
+            &["python3", "lib/tests/contract.py"],
+        );
+        assert!(
+            line.is_some_and(|l| l.starts_with("X=1 timeout 30s python3 lib/tests/contract.py"))
+        );
+        assert_eq!(
+            run_otherwise(
+                script,
+                "lib/tests/contract.py",
+                &["python3", "lib/tests/contract.py", "$t"]
+            ),
+            None
         );
         // A runner (`python -m pytest`) or a helper that is not a test is not one.
         let script = "python3 tools/make_keys.py\npython -m pytest tests/test_a.py\n";

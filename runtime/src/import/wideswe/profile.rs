@@ -69,10 +69,29 @@ pub fn read(
         )));
     }
     let Some(found) = runner::detect(&words) else {
-        // A plain test script whose exit status is the result (case 60).
-        if let Some(path) = super::plain_script::in_words(&words) {
+        // A plain test script whose exit status is the result (case 60): read by the
+        // `exit-status` parser where this taskc has it.
+        if super::plain_script::in_words(&words).is_some() {
+            let parser = Runner::PlainScript.native();
+            if !known.contains(&parser) {
+                return Err(Unreadable::NoParser {
+                    runner: Runner::PlainScript,
+                    native: parser,
+                });
+            }
+            return Ok(TestCommand {
+                run: text,
+                runner: Runner::PlainScript,
+                parser,
+                fallback: None,
+                prose,
+            });
+        }
+        // A package script nothing in the case names the runner of (cases 29–31 name jest
+        // by its options: `runner::jest_package_script`).
+        if let Some((script, _)) = runner::package_script(&words) {
             return Err(Unreadable::Command(format!(
-                "its test is the plain Python script `{path}`: its exit status is its only result, and no parser of taskc reads an exit status"
+                "it runs the package script `{script}` of the repository's package.json, and nothing in the case says which test runner that script runs (it is handed no option only one runner takes)"
             )));
         }
         if is_prose(command) {
@@ -298,18 +317,19 @@ mod tests {
         assert_eq!(read("cargo test -p x", &[], KNOWN).unwrap().parser, "cargo");
         assert!(read("npm test", &[], KNOWN).is_err());
         assert!(read("make check", &[], KNOWN).is_err());
-        // Case 60: a plain Python test script is named in the refusal.
-        match read(
-            "cargo build --manifest-path hf_xet/Cargo.toml; python3 hf_xet/tests/request_headers_contract.py",
-            &[],
-            KNOWN,
-        ) {
-            Err(Unreadable::Command(why)) => assert!(
-                why.contains("the plain Python script `hf_xet/tests/request_headers_contract.py`"),
-                "{why}"
-            ),
-            other => panic!("{other:?}"),
-        }
+        // Case 60: a plain Python test script is scored by its exit status, the command
+        // kept as written; without the `exit-status` parser it names the parser it needs.
+        let plain = "cargo build --manifest-path hf_xet/Cargo.toml; python3 hf_xet/tests/request_headers_contract.py";
+        let c = read(plain, &[], &["exit-status"]).unwrap();
+        assert_eq!((c.run.as_str(), c.parser), (plain, "exit-status"));
+        assert_eq!(c.runner, Runner::PlainScript);
+        assert_eq!(
+            read(plain, &[], KNOWN),
+            Err(Unreadable::NoParser {
+                runner: Runner::PlainScript,
+                native: "exit-status"
+            })
+        );
         // WideSWE's beats and prisma profiles describe their tests in English.
         for prose in [
             "Start only the Elasticsearch compose service, then run the existing filestream Python integration test selection with the querylog module scope.",

@@ -40,6 +40,9 @@ pub enum Runner {
     /// `flutter drive`: prints the driver's log, not `flutter test --machine`'s event
     /// stream; no parser reads it.
     FlutterDrive,
+    /// A plain test script whose exit status is its only result (`python3
+    /// tests/contract.py`, case 60; `plain_script.rs`): never detected among runners.
+    PlainScript,
 }
 
 /// How a runner's log is read.
@@ -86,6 +89,7 @@ impl Runner {
             Runner::Dart => "dart test",
             Runner::Flutter => "flutter test",
             Runner::FlutterDrive => "flutter drive",
+            Runner::PlainScript => "plain script",
         }
     }
 
@@ -141,6 +145,8 @@ impl Runner {
             // What `flutter drive` prints is the app driver's log (`All tests passed!`),
             // not a report: the parser it needs does not exist.
             Runner::FlutterDrive => &[("flutter-drive", None)],
+            // Its exit status, as the harness records it, is the one test.
+            Runner::PlainScript => &[("exit-status", None)],
         }
     }
 
@@ -245,6 +251,12 @@ fn detect_in(words: &[&str]) -> Option<Runner> {
     if word(&|w| base(w, "jest") || base(w, "jest.js")) {
         return Some(Runner::Jest);
     }
+    // A package script handed jest's own options (case 29: `corepack yarn --cwd
+    // packages/eui test-unit … --runInBand --json`): the case's command says the script
+    // runs jest.
+    if jest_package_script(words).is_some() {
+        return Some(Runner::Jest);
+    }
     if word(&|w| base(w, "pest")) {
         return Some(Runner::Pest);
     }
@@ -252,8 +264,11 @@ fn detect_in(words: &[&str]) -> Option<Runner> {
         return Some(Runner::Phpunit);
     }
     // PHP's `make test TESTS="tests/a.phpt …"` runs run-tests.php (cases 116, 117).
+    // … also with the test list in a variable (`make test TESTS="${TESTS[*]}"
+    // TEST_PHP_ARGS=…`, cases 116–118).
     if word(&|w| base(w, "run-tests.php"))
-        || (has(&["make", "test"]) && word(&|w| w.contains(".phpt")))
+        || (has(&["make", "test"])
+            && word(&|w| w.contains(".phpt") || w.starts_with("TEST_PHP_ARGS=")))
     {
         return Some(Runner::Phpt);
     }
@@ -309,6 +324,71 @@ fn detect_in(words: &[&str]) -> Option<Runner> {
         return Some(Runner::Minitest);
     }
     None
+}
+
+/// Options only jest takes (vitest, mocha and the package managers take none of them).
+const JEST_ONLY: &[&str] = &["--runInBand", "--testPathPattern", "--testPathPatterns"];
+
+/// The package script (`test-unit`) that `words` run through a package manager that hands
+/// it the words after its name (`yarn [--cwd dir] <script> …`, `corepack yarn …`, `npm run
+/// <script> -- …`, `pnpm [run] <script> …`), and the words it hands the script. `None` for
+/// a package manager's own command (`install`, `exec`, …) or a runner it names (`yarn
+/// jest`).
+pub fn package_script<'a>(words: &[&'a str]) -> Option<(String, Vec<&'a str>)> {
+    let names: Vec<&str> = words
+        .iter()
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .collect();
+    let at = names
+        .iter()
+        .position(|w| matches!(*w, "yarn" | "npm" | "pnpm"))?;
+    let manager = names[at];
+    let mut rest = words[at + 1..].iter().copied();
+    let mut script = None;
+    while let Some(w) = rest.next() {
+        match w {
+            "--cwd" | "--dir" | "-C" | "--prefix" => {
+                rest.next();
+            }
+            "run" | "run-script" if script.is_none() => {}
+            _ if w.starts_with('-') => {}
+            _ => {
+                script = Some(w);
+                break;
+            }
+        }
+    }
+    let script = script?;
+    const OWN: &[&str] = &[
+        "jest", "vitest", "mocha", "install", "add", "exec", "dlx", "ci", "i", "build",
+    ];
+    if OWN.contains(&script) || script.contains('=') {
+        return None;
+    }
+    let after: Vec<&str> = rest.collect();
+    // npm hands the script only what follows `--`.
+    let passed = if manager == "npm" {
+        let k = after.iter().position(|w| *w == "--")?;
+        after[k + 1..].to_vec()
+    } else {
+        after
+    };
+    Some((script.to_string(), passed))
+}
+
+/// The package script `words` run ([`package_script`]) when they hand it an option only jest
+/// takes (`--runInBand`): the case's own command says the script runs jest, and an option
+/// taskc appends reaches jest the same way. `None` otherwise.
+pub fn jest_package_script(words: &[&str]) -> Option<String> {
+    let (script, passed) = package_script(words)?;
+    passed
+        .iter()
+        .any(|w| {
+            JEST_ONLY
+                .iter()
+                .any(|o| w == o || w.starts_with(&format!("{o}=")))
+        })
+        .then_some(script)
 }
 
 /// The parser for `runner` given the parsers that exist (`known`), and the command to run.
@@ -440,6 +520,25 @@ mod tests {
             Some(Runner::Phpunit)
         );
         assert_eq!(detect(&["[", "-x", "vendor/bin/phpunit", "]"]), None);
+    }
+
+    #[test]
+    fn a_package_script_given_jests_own_options_runs_jest() {
+        assert_eq!(
+            d("corepack yarn --cwd packages/eui test-unit src/a.test.ts --runInBand --json"),
+            Some(Runner::Jest)
+        );
+        assert_eq!(
+            jest_package_script(&["yarn", "--cwd", "packages/eui", "test-unit", "--runInBand"]),
+            Some("test-unit".to_string())
+        );
+        assert_eq!(
+            d("npm run test:unit -- --runInBand a.test.js"),
+            Some(Runner::Jest)
+        );
+        // npm keeps an option before `--` for itself; no jest option, no jest.
+        assert_eq!(d("npm run test:unit --runInBand"), None);
+        assert_eq!(d("yarn --cwd packages/eui test-unit src/a.test.ts"), None);
     }
 
     #[test]

@@ -179,7 +179,10 @@ pub(crate) fn attribute(
     let mut arm_hit = false;
     for (j, (_, line)) in lines.iter().enumerate() {
         let t = line.trim();
-        if let Some(pattern) = t.strip_suffix(')').filter(|p| !p.contains(' ')) {
+        if let Some(pattern) = t
+            .strip_suffix(')')
+            .filter(|p| !p.is_empty() && !p.contains(' '))
+        {
             arm = Some(pattern);
             arm_hit = false;
             continue;
@@ -731,7 +734,10 @@ fn with_call_arguments(
     let mut args: Option<Vec<String>> = None;
     for (_, l) in lines {
         let t = l.trim();
-        if let Some(pattern) = t.strip_suffix(')').filter(|p| !p.contains(' ')) {
+        if let Some(pattern) = t
+            .strip_suffix(')')
+            .filter(|p| !p.is_empty() && !p.contains(' '))
+        {
             arm = Some(pattern);
             continue;
         }
@@ -826,6 +832,34 @@ mod tests {
         assert_eq!(cmd, "python -m pytest test/test_a.py --junitxml=/x.xml");
         assert_eq!(&script[at..at + 6], "    py");
         assert_eq!(test_command(script, &repos, &profiles, "other"), None);
+    }
+
+    #[test]
+    fn a_line_after_an_array_closed_in_an_arm_stays_in_the_arm() {
+        // `)` closing `TESTS=(…)` is no case arm (case 116): the test line after it is the
+        // arm's repository's, not every repository's.
+        let repos = [
+            ScriptRepo {
+                name: "ext",
+                local_path: "repos/o/ext",
+            },
+            ScriptRepo {
+                name: "lib",
+                local_path: "repos/o/lib",
+            },
+        ];
+        let profiles = vec![
+            ("ext-hidden".to_string(), "ext".to_string()),
+            ("lib-hidden".to_string(), "lib".to_string()),
+        ];
+        let script = "case \"$profile\" in\n  ext-hidden)\n    T=(\n      tests/a.phpt\n    )\n    python -m pytest tests/test_ext.py\n    ;;\n  lib-hidden)\n    echo none\n    ;;\nesac\n";
+        let lines = logical_lines(script);
+        let i = lines
+            .iter()
+            .position(|(_, l)| l.contains("pytest"))
+            .expect("line");
+        assert_eq!(attribute(&lines, i, &repos, &profiles), ["ext"]);
+        assert_eq!(test_command(script, &repos, &profiles, "lib"), None);
     }
 
     #[test]
