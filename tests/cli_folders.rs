@@ -202,3 +202,32 @@ fn score_json_is_one_object_per_spec_and_mode_and_nothing_else_on_stdout() {
     // The reports are still written.
     assert!(tmp.path().join("report/report.json").exists());
 }
+
+#[test]
+fn a_relative_cache_folder_is_the_one_below_the_working_directory() {
+    // `--cache cache` names `./cache`: runs that change their working directory must still
+    // find the session's clones and results there (every run failed "a preparation step
+    // failed" when the path stayed relative).
+    let tmp = tempfile::tempdir().unwrap();
+    let verify = Command::new(TASKC)
+        .current_dir(tmp.path())
+        .args([
+            "verify",
+            "--no-lock",
+            "--backend",
+            "local",
+            "--cache",
+            "cache",
+        ])
+        .arg(example("cookie-split"))
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(0), "{verify:?}");
+    assert!(tmp.path().join("cache").is_dir());
+    let gc = Command::new(TASKC)
+        .current_dir(tmp.path())
+        .args(["gc", "--backend", "local", "--dry-run", "--cache", "cache"])
+        .output()
+        .unwrap();
+    assert_eq!(gc.status.code(), Some(0), "{gc:?}");
+}

@@ -92,7 +92,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Result<Exit, CliError> {
     if exit != Exit::Success {
         return Err(CliError::Shown(exit));
     }
-    let cache = args.cache.clone().unwrap_or_else(pipeline::default_cache);
+    let cache = pipeline::cache_or_default(args.cache.as_deref());
     let mut loaded = Vec::new();
     for f in &files {
         loaded.push(load_checked(f, &cache, ctx)?);

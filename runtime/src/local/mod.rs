@@ -362,7 +362,10 @@ impl LocalBackend {
         // The run's share of the machine (CPU quota, memory, processes), where the host's
         // cgroup v1 controllers are writable; else the script's `prlimit --nproc` alone.
         let group = (req.limits != Limits::default() && cgroup::unavailable().is_none())
-            .then(|| cgroup::RunCgroup::create(&req.run_id, &req.limits).ok())
+            .then(|| {
+                cgroup::RunCgroup::create(&cgroup_name(&req.run_id, workspace.path()), &req.limits)
+                    .ok()
+            })
             .flatten();
         if let Some(g) = &group {
             argv = g.wrap(argv);
@@ -532,4 +535,16 @@ impl Backend for LocalBackend {
     ) -> BoxFuture<'a, Result<GcReport, BackendError>> {
         Box::pin(async move { self.gc_inner(keep, dry_run) })
     }
+}
+
+/// The name of a run's cgroups: the run id and its workspace folder's unique name. Run ids
+/// are content-addressed, so two sessions (two `verify`s with their own caches, or one
+/// scheduling the same run twice) run the same id at once; a group named by the id alone
+/// was shared, and the first run to end killed what was left in it — the other's sandbox.
+fn cgroup_name(run_id: &str, workspace: &Path) -> String {
+    let unique = workspace
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{run_id}-{unique}")
 }

@@ -29,7 +29,11 @@ pub struct OpenSession {
 
 /// `cache`, else the default cache folder.
 pub fn cache_or_default(cache: Option<&Path>) -> PathBuf {
-    cache.map(Path::to_path_buf).unwrap_or_else(default_cache)
+    let cache = cache.map(Path::to_path_buf).unwrap_or_else(default_cache);
+    // Runs change their working directory (the local backend runs in each run's folder):
+    // a relative cache would then name another folder for every run. `absolute` reads only
+    // the working directory, never the file system; where it cannot, the path stays.
+    std::path::absolute(&cache).unwrap_or(cache)
 }
 
 /// Open the backend and the session every executing command uses.
