@@ -94,6 +94,15 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
             );
             continue;
         }
+        if decl.ty == ParamType::Contexts {
+            match super::contexts::read(cx, name, p) {
+                Some(value) => {
+                    given.insert(pname.to_string(), (value, p));
+                }
+                None => ok = false,
+            }
+            continue;
+        }
         cx.no_block(p);
         let Some(v) = cx.single(p, decl.ty.describe()) else {
             ok = false;
@@ -175,10 +184,18 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
             }
         }
     }
-    ok.then(|| Environment {
+    let env = Environment {
         recipe: name.to_string(),
         params,
-    })
+    };
+    let contexts = super::contexts::of(&env);
+    if !contexts.is_empty() {
+        if let Some(ParamValue::File { path, text, .. }) = env.params.get("dockerfile") {
+            let source = cx.text_cache.get(path).copied();
+            super::contexts::check_dockerfile(cx, contexts, text, source);
+        }
+    }
+    ok.then_some(env)
 }
 
 /// Whether every string in `v` (a data parameter) can be written into the recipe as one
@@ -251,7 +268,7 @@ fn offered(cx: &mut Cx<'_>, recipe: &str, decl: &ParamDecl, value: &ParamValue, 
 }
 
 /// What reading a `file(…)` / `dir(…)` parameter gave.
-enum Loaded {
+pub(super) enum Loaded {
     Value(ParamValue),
     /// The call was right but the path was not (already reported).
     Reported,
@@ -260,7 +277,7 @@ enum Loaded {
 }
 
 /// A `file("…")` or `dir("…")` parameter: read (or hash) it through the loader.
-fn file_param(cx: &mut Cx<'_>, ty: ParamType, pname: &str, v: &Value) -> Loaded {
+pub(super) fn file_param(cx: &mut Cx<'_>, ty: ParamType, pname: &str, v: &Value) -> Loaded {
     let want = if ty == ParamType::File { "file" } else { "dir" };
     let Value::Call(c) = v else {
         return Loaded::WrongShape;
@@ -352,6 +369,7 @@ fn example(ty: ParamType) -> &'static str {
         ParamType::List => "[\"…\", \"…\"]",
         ParamType::File => "file(\"…\")",
         ParamType::Dir => "dir(\"…\")",
+        ParamType::Contexts => "{ name dir(\"…\") }",
     }
 }
 
