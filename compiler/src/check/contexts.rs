@@ -247,7 +247,7 @@ pub(crate) fn check_dockerfile(
                 .iter()
                 .find(|r| !r.flag && dockerfile_stage_at(dockerfile, r, &lower))
             {
-                if let Some(l) = in_file(&r.range, "the stage's `FROM`") {
+                if let Some(l) = in_file(&r.range, "the stage of that name starts `FROM` this") {
                     d = d.with_label(l);
                 }
             }
@@ -261,11 +261,12 @@ pub(crate) fn check_dockerfile(
     let mut used = vec![false; contexts.len()];
     for r in &refs {
         let lower = r.word.to_ascii_lowercase();
-        if let Some(i) = names.iter().position(|n| *n == lower) {
-            used[i] = true;
+        // A stage wins over a context of its name (E1911), as the builder reads it.
+        if stages.contains(&lower) || lower.parse::<usize>().is_ok() {
             continue;
         }
-        if stages.contains(&lower) || lower.parse::<usize>().is_ok() {
+        if let Some(i) = names.iter().position(|n| *n == lower) {
+            used[i] = true;
             continue;
         }
         let looks_like_hub = !r.word.contains(['/', ':', '@', '$', '.']);

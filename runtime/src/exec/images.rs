@@ -120,7 +120,12 @@ fn tree_files(
                 path: path.clone(),
                 digest: digest.clone(),
             };
-            context_files(Some(&ctx), spec_dir)?
+            let mut files = context_files(Some(&ctx), spec_dir)?;
+            // As a `dir` source is materialised: a fixed time after 1980, never the epoch.
+            for f in &mut files {
+                f.mtime = crate::repo::DIR_MTIME;
+            }
+            files
         }
         ContextTree::Repo { name, .. } => {
             let Some(m) = repos.get(name) else {

@@ -1,0 +1,167 @@
+//! Named build contexts (`contexts { … }` of `env dockerfile`, `docs/language.md`): each
+//! diagnostic as a snapshot of the spec, its Dockerfile and what `check` says (E0205, E1910,
+//! E1911, E1912, W1910, W1911), and a valid spec's typed contexts.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod check_support;
+
+use check_support::check_and_render;
+use taskc_compiler::model::{ContextSource, ParamValue};
+use taskc_compiler::Code;
+
+const GOLD: &str = "\
+diff --git a/src/a.py b/src/a.py
+--- a/src/a.py
++++ b/src/a.py
+@@ -1 +1 @@
+-X = 1
++X = 2
+";
+
+const TEST: &str = "\
+diff --git a/tests/test_a.py b/tests/test_a.py
+new file mode 100644
+--- /dev/null
++++ b/tests/test_a.py
+@@ -0,0 +1,2 @@
++def test_x():
++    assert True
+";
+
+/// `{contexts}` is replaced by the `contexts` block's lines.
+const SPEC: &str = r#"task "ctx" {
+  kind bugfix
+  prompt "Make X two."
+  verify per-repo
+  allow W0501 "one target is enough to show contexts"
+  env dockerfile {
+    dockerfile file("env/Dockerfile")
+    contexts {
+{contexts}
+    }
+  }
+  repo api {
+    source dir("repos/api")
+    gold file("a.patch")
+    test { patch file("a_test.patch"); run "pytest -rA"; parser pytest }
+  }
+}
+"#;
+
+const DOCKERFILE: &str = "\
+FROM golang:1.26-bookworm AS build
+COPY --from=src go.mod /src/go.mod
+COPY --from=task_ctx run.sh /opt/run.sh
+FROM dep_0
+COPY --from=build /src /src
+";
+
+fn check(contexts: &str, dockerfile: &str) -> (taskc_compiler::check::Checked, String) {
+    let spec = SPEC.replace("{contexts}", contexts);
+    check_and_render(
+        &spec,
+        &[
+            ("env/Dockerfile", dockerfile),
+            ("env/task_ctx/run.sh", "echo run\n"),
+            ("a.patch", GOLD),
+            ("a_test.patch", TEST),
+            ("repos/api/src/a.py", "X = 1\n"),
+            ("repos/api/go.mod", "module api\n"),
+        ],
+    )
+}
+
+fn codes(c: &taskc_compiler::check::Checked) -> Vec<Code> {
+    c.diagnostics.iter().map(|d| d.code).collect()
+}
+
+const VALID: &str = r#"      task_ctx dir("env/task_ctx")
+      dep_0 image("ecosyncbench/deps/api:1")
+      src repo(api)"#;
+
+#[test]
+fn a_folder_an_image_and_a_repository_are_typed_contexts() {
+    let (checked, out) = check(VALID, DOCKERFILE);
+    assert!(checked.diagnostics.is_empty(), "{out}");
+    let task = checked.task.expect(&out);
+    let Some(ParamValue::Contexts(c)) = task.env.params.get("contexts") else {
+        panic!("no contexts: {:?}", task.env.params);
+    };
+    let kinds: Vec<(&str, &ContextSource)> =
+        c.iter().map(|c| (c.name.as_str(), &c.source)).collect();
+    assert!(
+        matches!(kinds[0], ("task_ctx", ContextSource::Dir { path, .. }) if path == "env/task_ctx")
+    );
+    assert_eq!(
+        kinds[1],
+        (
+            "dep_0",
+            &ContextSource::Image("ecosyncbench/deps/api:1".into())
+        )
+    );
+    assert_eq!(kinds[2], ("src", &ContextSource::Repo("api".into())));
+}
+
+#[test]
+fn e0205_a_repository_context_names_no_repository() {
+    let (checked, out) = check(&VALID.replace("repo(api)", "repo(apj)"), DOCKERFILE);
+    insta::assert_snapshot!("contexts_e0205", out);
+    assert_eq!(codes(&checked), vec![Code::UnknownRepository], "{out}");
+}
+
+#[test]
+fn e1910_two_contexts_share_a_name() {
+    let twice = format!("{VALID}\n      SRC dir(\"env/task_ctx\")");
+    let (checked, out) = check(&twice, DOCKERFILE);
+    insta::assert_snapshot!("contexts_e1910", out);
+    assert_eq!(codes(&checked), vec![Code::DuplicateContext], "{out}");
+}
+
+#[test]
+fn e1911_a_context_has_a_stage_name() {
+    let (checked, out) = check(
+        &format!("{VALID}\n      build dir(\"env/task_ctx\")"),
+        DOCKERFILE,
+    );
+    insta::assert_snapshot!("contexts_e1911", out);
+    // A context a stage shadows is never read either.
+    assert_eq!(
+        codes(&checked),
+        vec![Code::ContextIsStage, Code::UnusedContext],
+        "{out}"
+    );
+}
+
+#[test]
+fn e1912_a_context_is_none_of_the_three() {
+    let bad = r#"      task_ctx dir("env/task_ctx")
+      dep_0 image("")
+      src file("env/Dockerfile")
+      other "repos/api""#;
+    let (checked, out) = check(bad, DOCKERFILE);
+    insta::assert_snapshot!("contexts_e1912", out);
+    assert_eq!(
+        codes(&checked),
+        vec![
+            Code::InvalidContext,
+            Code::InvalidContext,
+            Code::InvalidContext
+        ],
+        "{out}"
+    );
+}
+
+#[test]
+fn w1910_a_from_naming_neither_stage_nor_context_and_w1911_an_unused_context() {
+    let df = DOCKERFILE.replace("--from=src", "--from=srcs");
+    let (checked, out) = check(VALID, &df);
+    insta::assert_snapshot!("contexts_w1910_w1911", out);
+    assert_eq!(
+        codes(&checked),
+        vec![Code::UnusedContext, Code::UnknownFromName],
+        "{out}"
+    );
+    // Warnings: the task still checks.
+    assert!(checked.task.is_some());
+}
