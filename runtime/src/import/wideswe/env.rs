@@ -304,7 +304,7 @@ pub fn environment(
                 );
             }
         }
-        let graph = match built {
+        let mut graph = match built {
             Ok(g) => g,
             Err(missing) => {
                 rows.push(ImageRow {
@@ -330,6 +330,10 @@ pub fn environment(
                 return None;
             }
         };
+        // The deps recipes' copies of a repository read it as a named context.
+        let routed =
+            super::contexts::route(&mut graph, case, targets.first().map(|p| p.repo.as_str()));
+        assumed_notes(files, df, &routed);
         let (text, stages) = graph.dockerfile(opts.base_image.as_deref());
         for st in &stages {
             rows.push(ImageRow {
@@ -342,10 +346,10 @@ pub fn environment(
                     df,
                     0,
                     format!(
-                        "the recipe `{}` of `{}` copies `{c}` from its build context (the repository at its base commit, given by WideSWE's build script); the spec's environment has no such context, so its build fails until that file is provided",
+                        "the recipe `{}` of `{}` copies `{c}` from its build context, which is no repository of the case the importer can name (WideSWE's build script gives it); the spec's environment has no such context, so its build fails until that file is provided",
                         st.recipe, st.image
                     ),
-                    "add the files to the task's environment/ folder and a `context dir(\"environment\")` parameter, or drop the step when the tests do not need it",
+                    "name the folder it comes from as a named context (`contexts { src repo(<name>) }` or `dir(\"…\")`) and copy `--from=` it, or drop the step when the tests do not need it",
                 );
             }
         }
@@ -412,19 +416,21 @@ pub fn environment(
             );
         }
         Stmt::new("env", vec![ident("dockerfile")])
-            .block(vec![Stmt::new(
-                "dockerfile",
-                vec![call("file", "environment/Dockerfile")],
-            )])
+            .block(dockerfile_params(&routed))
             .comment(&comment)
     } else {
         // The image the case's own Dockerfile starts from, rebuilt from its recipes first.
-        let parents = match (opts.root.as_deref(), agent) {
+        let mut parents = match (opts.root.as_deref(), agent) {
             (Some(root), false) if from.starts_with("ecosyncbench/") => {
                 graph::resolve(root, from).ok()
             }
             _ => None,
         };
+        let routed = match parents.as_mut() {
+            Some(g) => super::contexts::route(g, case, targets.first().map(|p| p.repo.as_str())),
+            None => Default::default(),
+        };
+        assumed_notes(files, df, &routed);
         let chained = parents.as_ref().and_then(|g| {
             g.under(&df.text, opts.base_image.as_deref())
                 .map(|t| (g, t))
@@ -526,10 +532,7 @@ pub fn environment(
             comment.push_str(&format!("\nFROM {old} rebased onto {new} (--base-image)"));
         }
         Stmt::new("env", vec![ident("dockerfile")])
-            .block(vec![Stmt::new(
-                "dockerfile",
-                vec![call("file", "environment/Dockerfile")],
-            )])
+            .block(dockerfile_params(&routed))
             .comment(&comment)
     };
     Some(Environment {
@@ -537,6 +540,50 @@ pub fn environment(
         setup,
         installs_of,
     })
+}
+
+/// `dockerfile file("environment/Dockerfile")`, and the named contexts the recipes read.
+fn dockerfile_params(routed: &super::contexts::Routed) -> Vec<Stmt> {
+    let mut params = vec![Stmt::new(
+        "dockerfile",
+        vec![call("file", "environment/Dockerfile")],
+    )];
+    if !routed.contexts.is_empty() {
+        let each = routed
+            .contexts
+            .iter()
+            .map(|c| {
+                Stmt::new(
+                    &c.name,
+                    vec![crate::import::build::call_ident(
+                        "repo",
+                        &crate::import::names::repo_name(&c.repo),
+                    )],
+                )
+            })
+            .collect();
+        params.push(Stmt::new("contexts", Vec::new()).block(each));
+    }
+    params
+}
+
+/// A W1108 note per copy routed to the profile's repository by assumption.
+fn assumed_notes(
+    files: &mut CaseFiles,
+    df: &crate::import::files::Text,
+    routed: &super::contexts::Routed,
+) {
+    for (recipe, source, repo) in &routed.assumed {
+        note(
+            files,
+            df,
+            0,
+            format!(
+                "the recipe `{recipe}` copies `{source}` from its build context, which WideSWE's build script gives; taken to be the repository `{repo}` at its base commit (the profile's repository: the recipe names none)"
+            ),
+            "check that the deps image is built from that repository; name another in the spec's `contexts { … }` if not",
+        );
+    }
 }
 
 /// How an image is built, for a spec comment: from its recipes (`image (recipe)`, parents
