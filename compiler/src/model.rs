@@ -91,6 +91,19 @@ pub struct Environment {
     pub params: BTreeMap<String, ParamValue>,
 }
 
+impl Environment {
+    /// Its named build contexts (`contexts { … }`), in the order written; empty when none.
+    pub fn contexts(&self) -> &[NamedContext] {
+        self.params
+            .values()
+            .find_map(|v| match v {
+                ParamValue::Contexts(c) => Some(c.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ParamValue {
     Str(String),

@@ -5,49 +5,11 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod check_support;
+mod contexts_support;
 
-use check_support::check_and_render;
+use contexts_support::{GOLD, VALID};
 use taskc_compiler::model::{ContextSource, ParamValue};
 use taskc_compiler::Code;
-
-const GOLD: &str = "\
-diff --git a/src/a.py b/src/a.py
---- a/src/a.py
-+++ b/src/a.py
-@@ -1 +1 @@
--X = 1
-+X = 2
-";
-
-const TEST: &str = "\
-diff --git a/tests/test_a.py b/tests/test_a.py
-new file mode 100644
---- /dev/null
-+++ b/tests/test_a.py
-@@ -0,0 +1,2 @@
-+def test_x():
-+    assert True
-";
-
-/// `{contexts}` is replaced by the `contexts` block's lines.
-const SPEC: &str = r#"task "ctx" {
-  kind bugfix
-  prompt "Make X two."
-  verify per-repo
-  allow W0501 "one target is enough to show contexts"
-  env dockerfile {
-    dockerfile file("env/Dockerfile")
-    contexts {
-{contexts}
-    }
-  }
-  repo api {
-    source dir("repos/api")
-    gold file("a.patch")
-    test { patch file("a_test.patch"); run "pytest -rA"; parser pytest }
-  }
-}
-"#;
 
 const DOCKERFILE: &str = "\
 FROM golang:1.26-bookworm AS build
@@ -58,27 +20,15 @@ COPY --from=build /src /src
 ";
 
 fn check(contexts: &str, dockerfile: &str) -> (taskc_compiler::check::Checked, String) {
-    let spec = SPEC.replace("{contexts}", contexts);
-    check_and_render(
-        &spec,
-        &[
-            ("env/Dockerfile", dockerfile),
-            ("env/task_ctx/run.sh", "echo run\n"),
-            ("a.patch", GOLD),
-            ("a_test.patch", TEST),
-            ("repos/api/src/a.py", "X = 1\n"),
-            ("repos/api/go.mod", "module api\n"),
-        ],
+    contexts_support::check(
+        contexts,
+        &contexts_support::files(dockerfile, "echo run\n", "module api\n", GOLD),
     )
 }
 
 fn codes(c: &taskc_compiler::check::Checked) -> Vec<Code> {
     c.diagnostics.iter().map(|d| d.code).collect()
 }
-
-const VALID: &str = r#"      task_ctx dir("env/task_ctx")
-      dep_0 image("ecosyncbench/deps/api:1")
-      src repo(api)"#;
 
 #[test]
 fn a_folder_an_image_and_a_repository_are_typed_contexts() {

@@ -7,51 +7,14 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod check_support;
+mod contexts_support;
+
+use contexts_support::VALID;
 
 use std::collections::BTreeMap;
 
 use taskc_compiler::lower::{environment_images, lower_verify, LowerOptions};
 use taskc_compiler::plan::{ContextTree, NodeFrom, Plan, PlanContext};
-
-const GOLD: &str = "\
-diff --git a/src/a.py b/src/a.py
---- a/src/a.py
-+++ b/src/a.py
-@@ -1 +1 @@
--X = 1
-+X = 2
-";
-
-const TEST: &str = "\
-diff --git a/tests/test_a.py b/tests/test_a.py
-new file mode 100644
---- /dev/null
-+++ b/tests/test_a.py
-@@ -0,0 +1,2 @@
-+def test_x():
-+    assert True
-";
-
-const SPEC: &str = r#"task "ctx" {
-  kind bugfix
-  prompt "Make X two."
-  verify per-repo
-  allow W0501 "one target is enough to show contexts"
-  env dockerfile {
-    dockerfile file("env/Dockerfile")
-    contexts {
-      task_ctx dir("env/task_ctx")
-      dep_0 image("ecosyncbench/deps/api:1")
-      src repo(api)
-    }
-  }
-  repo api {
-    source dir("repos/api")
-    gold file("a.patch")
-    test { patch file("a_test.patch"); run "pytest -rA"; parser pytest }
-  }
-}
-"#;
 
 /// WideSWE's shape: a deps stage copying the repository's lock files, the case image `FROM`
 /// an image context copying a harness folder.
@@ -78,22 +41,14 @@ impl Default for Files {
             dockerfile: DOCKERFILE.into(),
             run_sh: "echo run\n".into(),
             go_mod: "module api\n".into(),
-            gold: GOLD.into(),
+            gold: contexts_support::GOLD.into(),
         }
     }
 }
 
 fn lower(f: &Files, opts: &LowerOptions) -> (Plan, String) {
-    let files = [
-        ("env/Dockerfile", f.dockerfile.as_str()),
-        ("env/task_ctx/run.sh", f.run_sh.as_str()),
-        ("a.patch", f.gold.as_str()),
-        ("a_test.patch", TEST),
-        ("repos/api/src/a.py", "X = 1\n"),
-        ("repos/api/go.mod", f.go_mod.as_str()),
-        ("repos/api/go.sum", ""),
-    ];
-    let (checked, out) = check_support::check_and_render(SPEC, &files);
+    let files = contexts_support::files(&f.dockerfile, &f.run_sh, &f.go_mod, &f.gold);
+    let (checked, out) = contexts_support::check(VALID, &files);
     let task = checked.task.expect(&out);
     (lower_verify(&task, opts).unwrap(), out)
 }
@@ -144,17 +99,10 @@ fn contexts_lower_to_nodes_and_images_that_the_dockerfile_names() {
         }
     );
     // The runtime resolves the image context as it resolves `FROM` images; `dep_0` is no image.
-    let (checked, _) = check_support::check_and_render(
-        SPEC,
-        &[
-            ("env/Dockerfile", DOCKERFILE),
-            ("env/task_ctx/run.sh", "echo run\n"),
-            ("a.patch", GOLD),
-            ("a_test.patch", TEST),
-            ("repos/api/src/a.py", "X = 1\n"),
-            ("repos/api/go.mod", "module api\n"),
-            ("repos/api/go.sum", ""),
-        ],
+    let d = Files::default();
+    let (checked, _) = contexts_support::check(
+        VALID,
+        &contexts_support::files(&d.dockerfile, &d.run_sh, &d.go_mod, &d.gold),
     );
     assert_eq!(
         environment_images(&checked.task.unwrap().env),
@@ -206,7 +154,7 @@ fn a_context_enters_the_id_of_every_image_that_reads_it_and_nothing_else_does() 
     // The gold patch (what the agent must write) is never in a context: no image changes.
     let (d, _) = lower(
         &Files {
-            gold: GOLD.replace("+X = 2", "+X = 3"),
+            gold: contexts_support::GOLD.replace("+X = 2", "+X = 3"),
             ..Files::default()
         },
         &opts,
@@ -243,11 +191,13 @@ fn an_image_context_is_built_from_its_stand_in_or_its_digest() {
             used: "local/deps-api:1".into()
         }
     );
-    let mut pinned = LowerOptions::default();
-    pinned.base_digests = BTreeMap::from([(
-        "ecosyncbench/deps/api:1".to_string(),
-        format!("sha256:{}", "b".repeat(64)),
-    )]);
+    let pinned = LowerOptions {
+        base_digests: BTreeMap::from([(
+            "ecosyncbench/deps/api:1".to_string(),
+            format!("sha256:{}", "b".repeat(64)),
+        )]),
+        ..LowerOptions::default()
+    };
     let (b, _) = lower(&Files::default(), &pinned);
     assert!(b.images.environment.dockerfile.starts_with(&format!(
         "FROM ecosyncbench/deps/api:1@sha256:{}\n",
@@ -261,18 +211,10 @@ fn two_tasks_reading_one_tree_share_its_node() {
     let (a, _) = lower(&Files::default(), &LowerOptions::default());
     // The same folder under another name, in another Dockerfile.
     let other = DOCKERFILE.replace("task_ctx", "harness");
-    let spec = SPEC.replace("task_ctx dir", "harness dir");
-    let (checked, out) = check_support::check_and_render(
-        &spec,
-        &[
-            ("env/Dockerfile", other.as_str()),
-            ("env/task_ctx/run.sh", "echo run\n"),
-            ("a.patch", GOLD),
-            ("a_test.patch", TEST),
-            ("repos/api/src/a.py", "X = 1\n"),
-            ("repos/api/go.mod", "module api\n"),
-            ("repos/api/go.sum", ""),
-        ],
+    let d = Files::default();
+    let (checked, out) = contexts_support::check(
+        &VALID.replace("task_ctx dir", "harness dir"),
+        &contexts_support::files(&other, &d.run_sh, &d.go_mod, &d.gold),
     );
     let b = lower_verify(&checked.task.expect(&out), &LowerOptions::default()).unwrap();
     assert_eq!(node_of(&a, "task_ctx"), node_of(&b, "harness"));

@@ -23,17 +23,6 @@ use taskc_runtime::repo::{materialize, RepoSource, Rewrites};
 
 use support::docker::RemoveImages;
 
-async fn docker() -> Option<DockerBackend> {
-    if std::env::var("TASKC_SKIP_DOCKER").as_deref() == Ok("1") {
-        eprintln!("TASKC_SKIP_DOCKER=1: skipping a Docker test");
-        return None;
-    }
-    match DockerBackend::connect().await {
-        Ok(d) => Some(d),
-        Err(e) => panic!("Docker is required for this test (set TASKC_SKIP_DOCKER=1 to skip): {e}"),
-    }
-}
-
 fn fixture() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/named-contexts")
 }
@@ -86,7 +75,7 @@ async fn listing(docker: &DockerBackend, tag: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn folder_and_repository_contexts_build_on_buildkit_and_the_classic_builder() {
-    let Some(docker) = docker().await else {
+    let Some(docker) = support::docker::connect_or_skip().await else {
         return;
     };
     for (builder, prefix) in [

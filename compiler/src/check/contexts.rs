@@ -128,21 +128,10 @@ fn source(cx: &mut Cx<'_>, name: &str, v: &Value) -> Option<ContextSource> {
     }
 }
 
-/// The contexts of `env`, if it declares any.
-pub(crate) fn of(env: &Environment) -> &[NamedContext] {
-    env.params
-        .values()
-        .find_map(|v| match v {
-            ParamValue::Contexts(c) => Some(c.as_slice()),
-            _ => None,
-        })
-        .unwrap_or(&[])
-}
-
 /// E0205 for every `repo(…)` context naming no repository of the task.
 pub(crate) fn check_repos(cx: &mut Cx<'_>, env: &Environment, repos: &[RepoDraft]) {
     let names: Vec<&str> = repos.iter().map(|r| r.name.as_str()).collect();
-    for c in of(env) {
+    for c in env.contexts() {
         let ContextSource::Repo(r) = &c.source else {
             continue;
         };

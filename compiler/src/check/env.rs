@@ -188,7 +188,7 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
         recipe: name.to_string(),
         params,
     };
-    let contexts = super::contexts::of(&env);
+    let contexts = env.contexts();
     if !contexts.is_empty() {
         if let Some(ParamValue::File { path, text, .. }) = env.params.get("dockerfile") {
             let source = cx.text_cache.get(path).copied();

@@ -90,14 +90,7 @@ pub(crate) fn env_image_and_nodes(
         .map(|(k, v)| (k.clone(), to_param(v)))
         .collect();
     let mut values: BTreeMap<String, Param> = params.clone();
-    let named_contexts: &[crate::model::NamedContext] = env
-        .params
-        .values()
-        .find_map(|v| match v {
-            ParamValue::Contexts(c) => Some(c.as_slice()),
-            _ => None,
-        })
-        .unwrap_or(&[]);
+    let named_contexts = env.contexts();
     for (k, v) in &env.params {
         if matches!(v, ParamValue::Contexts(_)) {
             continue;
@@ -315,16 +308,8 @@ pub fn environment_images(env: &Environment) -> Vec<String> {
     if env.recipe != "dockerfile" {
         return Vec::new();
     }
-    let contexts: &[crate::model::NamedContext] = env
-        .params
-        .values()
-        .find_map(|v| match v {
-            ParamValue::Contexts(c) => Some(c.as_slice()),
-            _ => None,
-        })
-        .unwrap_or(&[]);
     match env.params.get("dockerfile") {
-        Some(ParamValue::File { text, .. }) => dockerfile_images(text, contexts),
+        Some(ParamValue::File { text, .. }) => dockerfile_images(text, env.contexts()),
         _ => Vec::new(),
     }
 }
