@@ -115,3 +115,21 @@ fn w1910_a_from_naming_neither_stage_nor_context_and_w1911_an_unused_context() {
     // Warnings: the task still checks.
     assert!(checked.task.is_some());
 }
+
+#[test]
+fn w1910_also_without_any_contexts_declared() {
+    // A Dockerfile copying from WideSWE's harness context with no `contexts` at all.
+    let spec = contexts_support::SPEC.replace("    contexts {\n{contexts}\n    }\n", "");
+    assert!(!spec.contains("contexts {"), "{spec}");
+    let (checked, out) = check_support::check_and_render(
+        &spec,
+        &contexts_support::files(
+            "FROM taskc/base:bookworm\nCOPY --from=task_ctx /repo_envs.tsv /opt/\n",
+            "echo run\n",
+            "module api\n",
+            GOLD,
+        ),
+    );
+    insta::assert_snapshot!("contexts_w1910_no_contexts", out);
+    assert_eq!(codes(&checked), vec![Code::UnknownFromName], "{out}");
+}

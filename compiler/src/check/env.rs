@@ -188,11 +188,13 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
         recipe: name.to_string(),
         params,
     };
-    let contexts = env.contexts();
-    if !contexts.is_empty() {
+    // A curator's Dockerfile: what its `--from=`/`FROM` name (W1910 with or without
+    // contexts), and its named contexts — once every parameter read (a `contexts` block
+    // that failed would make every name it declares look unknown).
+    if name == "dockerfile" && ok {
         if let Some(ParamValue::File { path, text, .. }) = env.params.get("dockerfile") {
             let source = cx.text_cache.get(path).copied();
-            super::contexts::check_dockerfile(cx, contexts, text, source);
+            super::contexts::check_dockerfile(cx, env.contexts(), text, source);
         }
     }
     ok.then_some(env)
