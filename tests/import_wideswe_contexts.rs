@@ -16,6 +16,7 @@ use common::wideswe::import_fixture;
 
 const BY_NAME: &str = "demo_app_lib_aaaaaaaaaaaa";
 const BY_COMPOSE: &str = "demo_app_lib_bbbbbbbbbbbb";
+const OWN: &str = "demo_app_lib_cccccccccccc";
 
 fn taskc(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_taskc"))
@@ -53,8 +54,38 @@ fn a_deps_recipe_copying_a_repository_reads_it_as_a_named_context() {
         "{df}"
     );
     let assumed = i.notes(|n| n.contains("taken to be the repository"));
-    assert_eq!(assumed.len(), 1, "{assumed:#?}");
-    assert!(assumed[0].contains("`app`"), "{}", assumed[0]);
+    assert_eq!(assumed.len(), 2, "{assumed:#?}");
+    assert!(assumed.iter().all(|n| n.contains("`app`")), "{assumed:#?}");
+    // The case's own Dockerfile (built with the workspace as its context): a source under a
+    // repository's `local_path` reads that repository, `${ECOSYNC_REPO_PATH}/…` the
+    // profile's; the runner script of the case's folder stays a note.
+    let spec = i.spec(OWN);
+    assert!(
+        spec.contains(
+            "    contexts {\n      repo-app repo(app)\n      repo-lib repo(lib)\n    }\n"
+        ),
+        "{spec}"
+    );
+    let df = i.read(&format!("out/{OWN}/environment/Dockerfile"));
+    assert!(
+        df.contains("COPY --from=repo-app package.json package-lock.json ./\n"),
+        "{df}"
+    );
+    assert!(
+        df.contains("COPY --from=repo-lib package.json /opt/ecosync/lib-package.json\n"),
+        "{df}"
+    );
+    assert!(
+        df.contains("COPY run-tests.sh /opt/ecosync/run-tests.sh\n"),
+        "{df}"
+    );
+    assert_eq!(
+        i.notes(|n| n.contains("app-npm.Dockerfile` copies files from a build context"))
+            .len(),
+        1,
+        "{}",
+        i.stderr
+    );
     // What no repository explains stays a note naming it; the repository's files do not.
     let missing = i.notes(|n| n.contains("from its build context, which is no repository"));
     assert_eq!(missing.len(), 2, "{missing:#?}");
@@ -70,7 +101,7 @@ fn a_deps_recipe_copying_a_repository_reads_it_as_a_named_context() {
     );
 
     // Both specs check clean, and the plan builds the repository's tree as a node.
-    for case in [BY_NAME, BY_COMPOSE] {
+    for case in [BY_NAME, BY_COMPOSE, OWN] {
         let o = taskc(
             i.dir.path(),
             &[

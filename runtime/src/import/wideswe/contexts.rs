@@ -118,90 +118,124 @@ pub fn route(graph: &mut Graph, case: &Case, profile_repo: Option<&str>) -> Rout
         if !st.recipe.contains("/deps/") {
             continue;
         }
-        let args = arg_defaults(&st.text);
-        let mut out = String::with_capacity(st.text.len());
-        for line in st.text.split_inclusive('\n') {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            let is_copy = words
-                .first()
-                .is_some_and(|w| w.eq_ignore_ascii_case("COPY"));
-            if !is_copy || words.iter().any(|w| w.starts_with("--from=")) || words.len() < 3 {
-                out.push_str(line);
-                continue;
-            }
-            let (flags, rest): (Vec<&str>, Vec<&str>) =
-                words[1..].iter().partition(|w| w.starts_with("--"));
-            let Some((dest, sources)) = rest.split_last() else {
-                out.push_str(line);
-                continue;
-            };
-            // Every source of the line must come from one repository.
-            let mut repo: Option<String> = None;
-            let mut paths = Vec::new();
-            let mut assumed = false;
-            for src in sources {
-                let (s, unresolved) = substitute(src, &args);
-                let by_path = case.repos.iter().find_map(|r| {
-                    let lp = r.local_path.trim_end_matches('/');
-                    s.strip_prefix(&format!("{lp}/"))
-                        .map(|rest| (r.name.clone(), rest.to_string()))
-                });
-                let (r, p) = match by_path {
-                    Some(found) => found,
-                    None => {
-                        let relative =
-                            unresolved || s.starts_with("./") || s == "." || s.starts_with('/');
-                        let fallback = named_repo(case, &args)
-                            .or_else(|| {
-                                assumed = true;
-                                profile_repo.map(str::to_string)
-                            })
-                            .filter(|_| relative);
-                        match fallback {
-                            Some(r) => (r, strip_unresolved(&s)),
-                            None => {
-                                repo = None;
-                                paths.clear();
-                                break;
-                            }
-                        }
-                    }
-                };
-                if repo.as_ref().is_some_and(|x| *x != r) {
-                    repo = None;
-                    paths.clear();
-                    break;
-                }
-                repo = Some(r);
-                paths.push(p);
-            }
-            let Some(repo) = repo.filter(|_| !paths.is_empty()) else {
-                out.push_str(line);
-                continue;
-            };
-            let name = context_name(&repo);
-            if !routed.contexts.iter().any(|c| c.name == name) {
-                routed.contexts.push(RepoContext {
-                    name: name.clone(),
-                    repo: repo.clone(),
-                });
-            }
-            if assumed {
-                routed
-                    .assumed
-                    .push((st.recipe.clone(), sources.join(" "), repo.clone()));
-            }
-            let mut w: Vec<String> = vec![words[0].to_string(), format!("--from={name}")];
-            w.extend(flags.iter().map(|f| f.to_string()));
-            w.extend(paths);
-            w.push(dest.to_string());
-            out.push_str(&w.join(" "));
-            out.push('\n');
-        }
-        st.text = out;
+        st.text = route_text(&st.text, &st.recipe, case, profile_repo, true, &mut routed);
         st.copies = super::graph::context_copies(&st.text);
     }
     routed
+}
+
+/// [`route`] for the case's own Dockerfile `text` (`label`, as `run_profile.sh` builds it
+/// with the workspace as its context): only a source under a repository's `local_path` or
+/// reading a build argument it has no value for (`${ECOSYNC_REPO_PATH}/…`) is a
+/// repository's; a plain relative source may be a file of the case's own folder.
+pub fn route_dockerfile(
+    text: &str,
+    label: &str,
+    case: &Case,
+    profile_repo: Option<&str>,
+) -> (String, Routed) {
+    let mut routed = Routed::default();
+    let out = route_text(text, label, case, profile_repo, false, &mut routed);
+    (out, routed)
+}
+
+/// `text` with each `COPY` whose sources all come from one repository reading its named
+/// context; `relative`: whether a `.`-relative or absolute source is the repository's too
+/// (a deps recipe's context is the repository's workspace).
+fn route_text(
+    text: &str,
+    label: &str,
+    case: &Case,
+    profile_repo: Option<&str>,
+    relative: bool,
+    routed: &mut Routed,
+) -> String {
+    let args = arg_defaults(text);
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match route_line(line, &args, case, profile_repo, relative) {
+            Some((rewritten, ctx, assumed)) => {
+                if !routed.contexts.iter().any(|c| c.name == ctx.name) {
+                    routed.contexts.push(ctx.clone());
+                }
+                if let Some(sources) = assumed {
+                    routed
+                        .assumed
+                        .push((label.to_string(), sources, ctx.repo.clone()));
+                }
+                out.push_str(&rewritten);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// One `COPY` line rewritten to read a repository's context, the context, and (when the
+/// repository was taken to be the profile's) the sources as written.
+fn route_line(
+    line: &str,
+    args: &[(String, String)],
+    case: &Case,
+    profile_repo: Option<&str>,
+    relative: bool,
+) -> Option<(String, RepoContext, Option<String>)> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let is_copy = words
+        .first()
+        .is_some_and(|w| w.eq_ignore_ascii_case("COPY"));
+    if !is_copy || words.iter().any(|w| w.starts_with("--from=")) || words.len() < 3 {
+        return None;
+    }
+    let (flags, rest): (Vec<&str>, Vec<&str>) =
+        words[1..].iter().partition(|w| w.starts_with("--"));
+    let (dest, sources) = rest.split_last()?;
+    // Every source of the line must come from one repository.
+    let mut repo: Option<String> = None;
+    let mut paths = Vec::new();
+    let mut assumed = false;
+    for src in sources {
+        let (s, unresolved) = substitute(src, args);
+        let by_path = case.repos.iter().find_map(|r| {
+            let lp = r.local_path.trim_end_matches('/');
+            s.strip_prefix(&format!("{lp}/"))
+                .map(|rest| (r.name.clone(), rest.to_string()))
+        });
+        let (r, p) = match by_path {
+            Some(found) => found,
+            None => {
+                let outside = unresolved
+                    || (relative && (s.starts_with("./") || s == "." || s.starts_with('/')));
+                if !outside {
+                    return None;
+                }
+                let r = match named_repo(case, args) {
+                    Some(r) => r,
+                    None => {
+                        assumed = true;
+                        profile_repo?.to_string()
+                    }
+                };
+                (r, strip_unresolved(&s))
+            }
+        };
+        if repo.as_ref().is_some_and(|x| *x != r) {
+            return None;
+        }
+        repo = Some(r);
+        paths.push(p);
+    }
+    let repo = repo?;
+    let ctx = RepoContext {
+        name: context_name(&repo),
+        repo,
+    };
+    let mut w: Vec<String> = vec![words[0].to_string(), format!("--from={}", ctx.name)];
+    w.extend(flags.iter().map(|f| f.to_string()));
+    w.extend(paths);
+    w.push(dest.to_string());
+    let assumed = assumed.then(|| sources.join(" "));
+    Some((w.join(" ") + "\n", ctx, assumed))
 }
 
 #[cfg(test)]

@@ -426,19 +426,29 @@ pub fn environment(
             }
             _ => None,
         };
-        let routed = match parents.as_mut() {
-            Some(g) => super::contexts::route(g, case, targets.first().map(|p| p.repo.as_str())),
+        let profile_repo = targets.first().map(|p| p.repo.as_str());
+        let mut routed = match parents.as_mut() {
+            Some(g) => super::contexts::route(g, case, profile_repo),
             None => Default::default(),
         };
+        // The case's own Dockerfile, built with the workspace as its context: its copies of
+        // a repository read that repository's context too.
+        let (own, own_routed) =
+            super::contexts::route_dockerfile(&df.text, &df.rel, case, profile_repo);
+        for c in own_routed.contexts {
+            if !routed.contexts.contains(&c) {
+                routed.contexts.push(c);
+            }
+        }
+        routed.assumed.extend(own_routed.assumed);
         assumed_notes(files, df, &routed);
-        let chained = parents.as_ref().and_then(|g| {
-            g.under(&df.text, opts.base_image.as_deref())
-                .map(|t| (g, t))
-        });
+        let chained = parents
+            .as_ref()
+            .and_then(|g| g.under(&own, opts.base_image.as_deref()).map(|t| (g, t)));
         let (text, rebased) = match (&chained, &opts.base_image) {
             (Some((_, t)), _) => (t.clone(), Vec::new()),
-            (None, Some(b)) => rebase(&df.text, b),
-            (None, None) => (df.text.clone(), Vec::new()),
+            (None, Some(b)) => rebase(&own, b),
+            (None, None) => (own.clone(), Vec::new()),
         };
         if let Some((g, _)) = &chained {
             for st in &g.stages {
@@ -468,9 +478,10 @@ pub fn environment(
                 );
             }
         }
-        if df.text.lines().any(|l| {
+        // What it still copies from its build context (not `--from=` a stage or context).
+        if own.lines().any(|l| {
             let l = l.trim_start().to_ascii_uppercase();
-            l.starts_with("COPY ") || l.starts_with("ADD ")
+            (l.starts_with("COPY ") || l.starts_with("ADD ")) && !l.contains("--FROM=")
         }) {
             note(
                 files,
