@@ -88,12 +88,14 @@ fn e1912_a_context_is_none_of_the_three() {
     let bad = r#"      task_ctx dir("env/task_ctx")
       dep_0 image("")
       src file("env/Dockerfile")
-      other "repos/api""#;
+      other "repos/api"
+      scratch dir("env/task_ctx")"#;
     let (checked, out) = check(bad, DOCKERFILE);
     insta::assert_snapshot!("contexts_e1912", out);
     assert_eq!(
         codes(&checked),
         vec![
+            Code::InvalidContext,
             Code::InvalidContext,
             Code::InvalidContext,
             Code::InvalidContext

@@ -61,6 +61,20 @@ pub(crate) fn read(cx: &mut Cx<'_>, recipe: &str, p: &Statement) -> Option<Param
             );
             continue;
         }
+        if name.eq_ignore_ascii_case("scratch") {
+            ok = false;
+            cx.emit(
+                Diagnostic::new(
+                    Code::InvalidContext,
+                    "a build context cannot be called `scratch`".to_string(),
+                    cx.label(s.name.span, "reserved"),
+                )
+                .with_help(
+                    "`FROM scratch` is the builder's empty image: give the context another name",
+                ),
+            );
+            continue;
+        }
         cx.no_block(s);
         let Some(v) = cx.single(s, "dir(\"…\"), image(\"…\") or repo(<name>)") else {
             ok = false;
