@@ -171,6 +171,12 @@ codes! {
     // E18xx: base images pulled by digest and locked
     BaseTagMoved       = "E1800", "base-tag-moved",      Error, "a base image's tag names another digest in its registry than the one the lock recorded";
     BasePinUnavailable = "E1801", "base-pin-unavailable", Error, "a base image the lock pins by digest can be pulled neither by digest nor found on the engine";
+    // E191x/W191x: named build contexts of a Dockerfile (`contexts { … }`)
+    DuplicateContext   = "E1910", "duplicate-context",   Error, "two named build contexts of one Dockerfile share a name";
+    ContextIsStage     = "E1911", "context-is-stage",    Error, "a named build context has the name of a build stage of its Dockerfile";
+    InvalidContext     = "E1912", "invalid-context",     Error, "a named build context is not `dir(\"…\")`, `image(\"…\")` or `repo(<name>)`";
+    UnknownFromName    = "W1910", "unknown-from-name",   Warning, "a `--from=` names neither a build stage nor a named context, so the builder reads it as an image from Docker Hub";
+    UnusedContext      = "W1911", "unused-context",      Warning, "a named build context no `COPY --from=` or `FROM` of its Dockerfile reads";
     // E193x: the exported Harbor grader's trial isolation
     HarborTestUser     = "E1930", "harbor-test-user",    Error, "the exported grader could not draw this trial's test uid or give it to `taskc-test`";
 }

@@ -91,6 +91,19 @@ pub struct Environment {
     pub params: BTreeMap<String, ParamValue>,
 }
 
+impl Environment {
+    /// Its named build contexts (`contexts { … }`), in the order written; empty when none.
+    pub fn contexts(&self) -> &[NamedContext] {
+        self.params
+            .values()
+            .find_map(|v| match v {
+                ParamValue::Contexts(c) => Some(c.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ParamValue {
     Str(String),
@@ -109,6 +122,32 @@ pub enum ParamValue {
         path: String,
         digest: String,
     },
+    /// A `contexts { … }` parameter: the Dockerfile's named build contexts, in the order
+    /// written (`docs/language.md`, "Named build contexts").
+    Contexts(Vec<NamedContext>),
+}
+
+/// One named build context of an `env dockerfile` / `image dockerfile`: what
+/// `COPY --from=<name>` and `FROM <name>` of the Dockerfile read.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NamedContext {
+    /// As written; the Dockerfile names it case-insensitively, as a stage.
+    pub name: String,
+    pub source: ContextSource,
+    /// The name's span in the spec (for diagnostics only, never hashed).
+    pub span: Span,
+}
+
+/// Where a named build context's files come from.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ContextSource {
+    /// `dir("…")`: a folder beside the spec; its tree's digest.
+    Dir { path: String, digest: String },
+    /// `image("…")`: an image, as `FROM` names one (stand-ins and digests apply).
+    Image(String),
+    /// `repo(<name>)`: a repository of the task as taskc materialises it at its base commit
+    /// (the work tree, without `.git`; never a setup step's, a patch's or a run's effects).
+    Repo(String),
 }
 
 /// Whether a repository is scored (in specs, plans and workspaces alike).

@@ -85,6 +85,9 @@ pub enum ParamType {
     /// `dir("…")`: a folder beside the spec sent as the Docker build context; the image id
     /// hashes its tree.
     Dir,
+    /// `contexts { <name> dir("…") | image("…") | repo(<name>) … }`: named build contexts
+    /// of a Dockerfile (`model::NamedContext`).
+    Contexts,
 }
 
 impl ParamType {
@@ -97,6 +100,7 @@ impl ParamType {
             ParamType::List => "list",
             ParamType::File => "file",
             ParamType::Dir => "dir",
+            ParamType::Contexts => "contexts",
         }
     }
 
@@ -109,6 +113,7 @@ impl ParamType {
             ParamType::List => "a list of strings",
             ParamType::File => "a file(\"…\")",
             ParamType::Dir => "a dir(\"…\")",
+            ParamType::Contexts => "a `{ … }` block of named contexts",
         }
     }
 
@@ -120,6 +125,7 @@ impl ParamType {
             "list" => ParamType::List,
             "file" => ParamType::File,
             "dir" => ParamType::Dir,
+            "contexts" => ParamType::Contexts,
             _ => return None,
         })
     }
@@ -264,7 +270,7 @@ fn parse_param(name: &str, decl: &toml::Value) -> Result<ParamDecl, String> {
     }
     let ty = match t.get("type") {
         Some(toml::Value::String(s)) => ParamType::from_word(s).ok_or_else(|| {
-            format!("`params.{name}.type` = {s:?} is not string, int, bool, list, file or dir")
+            format!("`params.{name}.type` = {s:?} is not string, int, bool, list, file, dir or contexts")
         })?,
         _ => return Err(format!("`params.{name}.type` is missing or not a string")),
     };

@@ -99,7 +99,11 @@ fn hostile_values_render_as_one_safe_word_in_every_recipe() {
                     .map(|h| ParamValue::List(vec![h.to_string(), "plain".to_string()]))
                     .collect(),
                 // File contents and build contexts are code, not words (the `dockerfile` recipe).
-                ParamType::Int | ParamType::Bool | ParamType::File | ParamType::Dir => continue,
+                ParamType::Int
+                | ParamType::Bool
+                | ParamType::File
+                | ParamType::Dir
+                | ParamType::Contexts => continue,
             };
             for v in values {
                 // The same shape with harmless words: the instructions to compare with.

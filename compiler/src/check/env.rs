@@ -94,6 +94,15 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
             );
             continue;
         }
+        if decl.ty == ParamType::Contexts {
+            match super::contexts::read(cx, name, p) {
+                Some(value) => {
+                    given.insert(pname.to_string(), (value, p));
+                }
+                None => ok = false,
+            }
+            continue;
+        }
         cx.no_block(p);
         let Some(v) = cx.single(p, decl.ty.describe()) else {
             ok = false;
@@ -175,10 +184,20 @@ pub(crate) fn check_env(cx: &mut Cx<'_>, stmt: &Statement) -> Option<Environment
             }
         }
     }
-    ok.then(|| Environment {
+    let env = Environment {
         recipe: name.to_string(),
         params,
-    })
+    };
+    // A curator's Dockerfile: what its `--from=`/`FROM` name (W1910 with or without
+    // contexts), and its named contexts — once every parameter read (a `contexts` block
+    // that failed would make every name it declares look unknown).
+    if name == "dockerfile" && ok {
+        if let Some(ParamValue::File { path, text, .. }) = env.params.get("dockerfile") {
+            let source = cx.text_cache.get(path).copied();
+            super::contexts::check_dockerfile(cx, env.contexts(), text, source);
+        }
+    }
+    ok.then_some(env)
 }
 
 /// Whether every string in `v` (a data parameter) can be written into the recipe as one
@@ -251,7 +270,7 @@ fn offered(cx: &mut Cx<'_>, recipe: &str, decl: &ParamDecl, value: &ParamValue, 
 }
 
 /// What reading a `file(…)` / `dir(…)` parameter gave.
-enum Loaded {
+pub(super) enum Loaded {
     Value(ParamValue),
     /// The call was right but the path was not (already reported).
     Reported,
@@ -260,7 +279,7 @@ enum Loaded {
 }
 
 /// A `file("…")` or `dir("…")` parameter: read (or hash) it through the loader.
-fn file_param(cx: &mut Cx<'_>, ty: ParamType, pname: &str, v: &Value) -> Loaded {
+pub(super) fn file_param(cx: &mut Cx<'_>, ty: ParamType, pname: &str, v: &Value) -> Loaded {
     let want = if ty == ParamType::File { "file" } else { "dir" };
     let Value::Call(c) = v else {
         return Loaded::WrongShape;
@@ -352,6 +371,7 @@ fn example(ty: ParamType) -> &'static str {
         ParamType::List => "[\"…\", \"…\"]",
         ParamType::File => "file(\"…\")",
         ParamType::Dir => "dir(\"…\")",
+        ParamType::Contexts => "{ name dir(\"…\") }",
     }
 }
 

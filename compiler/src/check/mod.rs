@@ -7,6 +7,7 @@
 
 mod allow;
 mod base;
+mod contexts;
 mod env;
 mod fields;
 mod graph;

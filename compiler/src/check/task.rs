@@ -194,6 +194,9 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
     }
 
     graph::check_uses(cx, &drafts);
+    if let Some(env) = &env {
+        super::contexts::check_repos(cx, env, &drafts);
+    }
 
     let mut task_services = Vec::new();
     let mut services_ok = true;
@@ -204,6 +207,11 @@ fn check_task(cx: &mut Cx<'_>, stmt: &Statement, spec_path: &str) -> Option<Task
         }
     }
     let services = service::resolve(cx, task_services, &mut drafts).filter(|_| services_ok);
+    for s in services.iter().flatten() {
+        if let crate::service::ServiceImage::Recipe(env) = &s.image {
+            super::contexts::check_repos(cx, env, &drafts);
+        }
+    }
 
     // Counted from the statements, so a repository with a bad name does not also count as missing.
     let targets = f.all("repo").len();

@@ -25,6 +25,19 @@ fn param(v: &ParamValue) -> String {
         ParamValue::List(l) => format!("{l:?}"),
         ParamValue::File { path, digest, .. } => format!("file({path:?}) {}", short(digest)),
         ParamValue::Dir { path, digest } => format!("dir({path:?}) tree {}", short(digest)),
+        ParamValue::Contexts(c) => {
+            let each: Vec<String> = c
+                .iter()
+                .map(|c| match &c.source {
+                    crate::model::ContextSource::Dir { path, digest } => {
+                        format!("{} dir({path:?}) tree {}", c.name, short(digest))
+                    }
+                    crate::model::ContextSource::Image(i) => format!("{} image({i:?})", c.name),
+                    crate::model::ContextSource::Repo(r) => format!("{} repo({r})", c.name),
+                })
+                .collect();
+            format!("{{ {} }}", each.join("; "))
+        }
     }
 }
 

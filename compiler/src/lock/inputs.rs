@@ -66,6 +66,20 @@ pub fn spec_digest(task: &Task) -> String {
                 crate::model::ParamValue::List(l) => json!(l),
                 crate::model::ParamValue::File { path, digest, .. }
                 | crate::model::ParamValue::Dir { path, digest } => json!([path, digest]),
+                crate::model::ParamValue::Contexts(c) => c
+                    .iter()
+                    .map(|c| {
+                        let source = match &c.source {
+                            crate::model::ContextSource::Dir { path, digest } => {
+                                json!(["dir", path, digest])
+                            }
+                            crate::model::ContextSource::Image(i) => json!(["image", i]),
+                            crate::model::ContextSource::Repo(r) => json!(["repo", r]),
+                        };
+                        (c.name.clone(), source)
+                    })
+                    .collect::<serde_json::Map<String, Value>>()
+                    .into(),
             };
             (k.clone(), v)
         })

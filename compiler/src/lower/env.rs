@@ -19,6 +19,8 @@ fn to_param(v: &ParamValue) -> Param {
         // into the image id (the file through the rendered Dockerfile, the folder through
         // `EnvImage::context`).
         ParamValue::File { path, .. } | ParamValue::Dir { path, .. } => Param::Str(path.clone()),
+        // Named contexts are recorded in `EnvImage::contexts` (left out of `params`).
+        ParamValue::Contexts(c) => Param::List(c.iter().map(|c| c.name.clone()).collect()),
     }
 }
 
@@ -66,17 +68,21 @@ pub(crate) fn env_image(
     env: &Environment,
     recipe: &RecipeManifest,
     opts: &LowerOptions,
-) -> Result<EnvImage, LowerError> {
-    env_image_and_nodes(env, recipe, opts, false).map(|(image, _)| image)
+    trees: &BTreeMap<String, String>,
+) -> Result<(EnvImage, BTreeMap<String, ImageNode>), LowerError> {
+    env_image_and_nodes(env, recipe, opts, false, trees)
 }
 
 /// Render the environment image of `env` and, for a multi-stage `env dockerfile` when
-/// `split` is set, the image nodes its last stage is built on (`image_graph`).
+/// `split` is set, the image nodes its last stage is built on (`image_graph`). A Dockerfile
+/// with named build contexts is always split: its contexts are nodes (or images) it names;
+/// `trees` gives each repository's tree identity for `repo(…)` contexts.
 pub(crate) fn env_image_and_nodes(
     env: &Environment,
     recipe: &RecipeManifest,
     opts: &LowerOptions,
     split: bool,
+    trees: &BTreeMap<String, String>,
 ) -> Result<(EnvImage, BTreeMap<String, ImageNode>), LowerError> {
     let mut params: BTreeMap<String, Param> = recipe
         .defaults
@@ -84,7 +90,11 @@ pub(crate) fn env_image_and_nodes(
         .map(|(k, v)| (k.clone(), to_param(v)))
         .collect();
     let mut values: BTreeMap<String, Param> = params.clone();
+    let named_contexts = env.contexts();
     for (k, v) in &env.params {
+        if matches!(v, ParamValue::Contexts(_)) {
+            continue;
+        }
         params.insert(k.clone(), to_param(v));
         values.insert(k.clone(), template_value(v));
     }
@@ -156,11 +166,27 @@ pub(crate) fn env_image_and_nodes(
     let mut from_digests = BTreeMap::new();
     let mut nodes = BTreeMap::new();
     let mut parents = Vec::new();
+    let mut contexts = BTreeMap::new();
     let (dockerfile, from_stand_ins) = if r.name == "dockerfile" {
-        let (_, from_stand_ins) = rewrite_from(&dockerfile, &opts.stand_ins);
-        let mut from_map = opts.stand_ins.clone();
-        for image in from_images(&dockerfile) {
-            if from_map.contains_key(&image) {
+        let context_names: Vec<String> = named_contexts
+            .iter()
+            .map(|c| c.name.to_ascii_lowercase())
+            .collect();
+        // `FROM <context>` is no image of the Dockerfile's own.
+        let is_context = |image: &str| context_names.contains(&image.to_ascii_lowercase());
+        let stand_ins: BTreeMap<String, String> = opts
+            .stand_ins
+            .iter()
+            .filter(|(k, _)| !is_context(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let (_, mut from_stand_ins) = rewrite_from(&dockerfile, &stand_ins);
+        let mut from_map = stand_ins.clone();
+        for image in dockerfile_images(&dockerfile, named_contexts) {
+            if let Some(s) = stand_ins.get(&image) {
+                if *s != image {
+                    from_stand_ins.insert(image.clone(), s.clone());
+                }
                 continue;
             }
             if let Some(digest) = opts.base_digests.get(&image) {
@@ -168,9 +194,17 @@ pub(crate) fn env_image_and_nodes(
                 from_digests.insert(image, digest.clone());
             }
         }
-        let graph = split
+        let lowered = super::contexts::lower(named_contexts, trees, &from_map)?;
+        contexts = lowered.plan.clone();
+        let graph = (split || !named_contexts.is_empty())
             .then(|| {
-                super::image_graph::split(&dockerfile, &from_map, &opts.image_ids, context.as_ref())
+                super::image_graph::split(
+                    &dockerfile,
+                    &from_map,
+                    &opts.image_ids,
+                    context.as_ref(),
+                    &lowered,
+                )
             })
             .flatten();
         match graph {
@@ -213,6 +247,7 @@ pub(crate) fn env_image_and_nodes(
         base_image_id: opts.base_image_id.clone(),
         dockerfile,
         context,
+        contexts,
         local: LocalEnv {
             id: short_id("env", &local_digest),
             digest: local_digest,
@@ -242,6 +277,41 @@ pub fn from_images(dockerfile: &str) -> Vec<String> {
         None
     });
     out
+}
+
+/// The images a curator's Dockerfile builds on or reads, in order: its `FROM` images
+/// ([`from_images`]) less the named contexts it declares, then its image contexts
+/// (`contexts { dep image("…") }`), each once — what the runtime resolves (stand-ins,
+/// registry digests) before lowering.
+pub fn dockerfile_images(dockerfile: &str, contexts: &[crate::model::NamedContext]) -> Vec<String> {
+    let names: Vec<String> = contexts
+        .iter()
+        .map(|c| c.name.to_ascii_lowercase())
+        .collect();
+    let mut out: Vec<String> = from_images(dockerfile)
+        .into_iter()
+        .filter(|i| !names.contains(&i.to_ascii_lowercase()))
+        .collect();
+    for c in contexts {
+        if let crate::model::ContextSource::Image(i) = &c.source {
+            if !out.contains(i) {
+                out.push(i.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The images the environment's Dockerfile builds on or reads ([`dockerfile_images`]), for
+/// an `env dockerfile` (or `image dockerfile`); empty for any other recipe.
+pub fn environment_images(env: &Environment) -> Vec<String> {
+    if env.recipe != "dockerfile" {
+        return Vec::new();
+    }
+    match env.params.get("dockerfile") {
+        Some(ParamValue::File { text, .. }) => dockerfile_images(text, env.contexts()),
+        _ => Vec::new(),
+    }
 }
 
 /// `dockerfile` with each `FROM` image `stand_ins` names replaced by its stand-in, and what

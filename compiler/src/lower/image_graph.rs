@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 
 use crate::plan::{canonical_digest, node_image_tag, short_id, BuildContext, ImageNode, NodeFrom};
 
+use super::contexts::{CtxRef, Lowered as Contexts};
+
 /// The environment's Dockerfile split into nodes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Graph {
@@ -19,6 +21,8 @@ pub(crate) struct Graph {
     pub nodes: BTreeMap<String, ImageNode>,
     /// The nodes the last stage names itself (`FROM`, `--from=`), sorted.
     pub parents: Vec<String>,
+    /// The images of image contexts the last stage copies from (as built), sorted.
+    pub images_read: Vec<String>,
 }
 
 /// One `FROM … [AS name]` and the lines after it.
@@ -119,11 +123,16 @@ fn reads_context(body: &[&str]) -> bool {
 /// it, the image built `FROM` instead (a stand-in, or the name pinned by digest);
 /// `image_ids` the engine's content ids of the images built `FROM`, which enter the nodes
 /// built on them.
+///
+/// With named build contexts (`contexts`), a `FROM <name>` / `--from=<name>` that names no
+/// earlier stage names the context: its node (added to the graph) or its image as built;
+/// the graph is then made even for one stage, so the contexts' nodes are built first.
 pub(crate) fn split(
     dockerfile: &str,
     from_map: &BTreeMap<String, String>,
     image_ids: &BTreeMap<String, String>,
     context: Option<&BuildContext>,
+    contexts: &Contexts,
 ) -> Option<Graph> {
     let (preamble, stages) = parse(dockerfile);
     let last = stages.len().checked_sub(1)?;
@@ -148,7 +157,7 @@ pub(crate) fn split(
             stack.extend(needs[j].iter().copied());
         }
     }
-    if !wanted.iter().any(|w| *w) {
+    if !wanted.iter().any(|w| *w) && contexts.refs.is_empty() {
         return None;
     }
     let preamble: String = preamble.concat();
@@ -159,16 +168,25 @@ pub(crate) fn split(
         if !wanted[i] {
             continue;
         }
-        let (text, from, copies) = stage_text(&preamble, &stages, i, &ids, from_map);
+        let st = stage_text(&preamble, &stages, i, &ids, from_map, contexts);
+        let (text, from, copies) = (st.text, st.from, st.copies);
         let ctx = context.filter(|_| reads_context(&s.body));
         let base_id = match &from {
             NodeFrom::Image { used, .. } => image_ids.get(used),
             NodeFrom::Node { .. } => None,
         };
-        let digest = canonical_digest(
-            "taskc.image-node/1",
-            &(&text, base_id, ctx.map(|c| (&c.path, &c.digest))),
-        );
+        let ctx_part = ctx.map(|c| (&c.path, &c.digest));
+        let digest = if st.images_read.is_empty() {
+            canonical_digest("taskc.image-node/1", &(&text, base_id, ctx_part))
+        } else {
+            // Image contexts it copies from enter by their content ids where resolved.
+            let read: Vec<(&String, Option<&String>)> = st
+                .images_read
+                .iter()
+                .map(|u| (u, image_ids.get(u)))
+                .collect();
+            canonical_digest("taskc.image-node/2", &(&text, base_id, ctx_part, read))
+        };
         let id = short_id("img", &digest);
         ids[i] = Some(id.clone());
         nodes.insert(
@@ -181,41 +199,71 @@ pub(crate) fn split(
                 copies_from: copies,
                 dockerfile: text,
                 context: ctx.cloned(),
+                tree: None,
             },
         );
     }
-    let (text, from, copies) = stage_text(&preamble, &stages, last, &ids, from_map);
-    let mut parents = copies;
-    if let NodeFrom::Node { id } = from {
+    let st = stage_text(&preamble, &stages, last, &ids, from_map, contexts);
+    let mut parents = st.copies;
+    if let NodeFrom::Node { id } = st.from {
         parents.push(id);
     }
     parents.sort();
     parents.dedup();
+    // The context nodes some node (or the last stage) reads.
+    let mut read: Vec<String> = parents.clone();
+    read.extend(nodes.values().flat_map(|n| n.needs().map(str::to_string)));
+    for id in read {
+        if let Some(n) = contexts.nodes.get(&id) {
+            nodes.insert(id, n.clone());
+        }
+    }
     Some(Graph {
-        dockerfile: text,
+        dockerfile: st.text,
         nodes,
         parents,
+        images_read: st.images_read,
     })
 }
 
-/// Stage `i` as a Dockerfile of its own, where it starts, and the nodes it copies from.
+/// Stage `i` as a Dockerfile of its own (`stage_text`).
+struct StageText {
+    text: String,
+    from: NodeFrom,
+    /// The nodes it copies from, sorted.
+    copies: Vec<String>,
+    /// The images (as built) of image contexts it copies from, sorted.
+    images_read: Vec<String>,
+}
+
+/// Stage `i` as a Dockerfile of its own, where it starts, and what it copies from.
 fn stage_text(
     preamble: &str,
     stages: &[Stage<'_>],
     i: usize,
     ids: &[Option<String>],
     from_map: &BTreeMap<String, String>,
-) -> (String, NodeFrom, Vec<String>) {
+    contexts: &Contexts,
+) -> StageText {
     let s = &stages[i];
     let node_of = |j: usize| ids.get(j).cloned().flatten();
+    // A reference that names no earlier stage may name a context.
+    let context_of = |r: &str| contexts.refs.get(&r.to_ascii_lowercase());
     let from = match stage_ref(stages, i, s.image).and_then(node_of) {
         Some(id) => NodeFrom::Node { id },
-        None => NodeFrom::Image {
-            named: s.image.to_string(),
-            used: from_map
-                .get(s.image)
-                .cloned()
-                .unwrap_or_else(|| s.image.to_string()),
+        None => match context_of(s.image) {
+            Some(CtxRef::Node(id)) => NodeFrom::Node { id: id.clone() },
+            Some(CtxRef::Image { named, used }) => NodeFrom::Image {
+                named: named.clone(),
+                used: used.clone(),
+            },
+            None => NodeFrom::Image {
+                named: s.image.to_string(),
+                used: from_map
+                    .get(s.image)
+                    .cloned()
+                    .unwrap_or_else(|| s.image.to_string()),
+            },
         },
     };
     let used = match &from {
@@ -228,24 +276,45 @@ fn stage_text(
     text.push_str(&used);
     text.push('\n');
     let mut copies = Vec::new();
+    let mut images_read = Vec::new();
     for line in &s.body {
         let mut out = String::with_capacity(line.len());
         let mut at = 0;
         for (range, r) in from_flags(line) {
-            let Some(id) = stage_ref(stages, i, r).and_then(node_of) else {
-                continue;
+            let with = match stage_ref(stages, i, r).and_then(node_of) {
+                Some(id) => {
+                    copies.push(id.clone());
+                    node_image_tag(&id)
+                }
+                None => match context_of(r) {
+                    Some(CtxRef::Node(id)) => {
+                        copies.push(id.clone());
+                        node_image_tag(id)
+                    }
+                    Some(CtxRef::Image { used, .. }) => {
+                        images_read.push(used.clone());
+                        used.clone()
+                    }
+                    None => continue,
+                },
             };
             out.push_str(&line[at..range.start]);
-            out.push_str(&node_image_tag(&id));
+            out.push_str(&with);
             at = range.end;
-            copies.push(id);
         }
         out.push_str(&line[at..]);
         text.push_str(&out);
     }
     copies.sort();
     copies.dedup();
-    (text, from, copies)
+    images_read.sort();
+    images_read.dedup();
+    StageText {
+        text,
+        from,
+        copies,
+        images_read,
+    }
 }
 
 #[cfg(test)]
@@ -256,7 +325,13 @@ mod tests {
 
     #[test]
     fn stages_the_last_one_needs_become_nodes() {
-        let Some(g) = split(DF, &BTreeMap::new(), &BTreeMap::new(), None) else {
+        let Some(g) = split(
+            DF,
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            None,
+            &Contexts::default(),
+        ) else {
             panic!("two stages are needed");
         };
         assert_eq!(g.nodes.len(), 2, "{:#?}", g.nodes);
@@ -287,9 +362,21 @@ mod tests {
 
     #[test]
     fn a_node_is_the_same_whatever_its_stage_is_called_and_pins_enter_it() {
-        let a = split(DF, &BTreeMap::new(), &BTreeMap::new(), None);
+        let a = split(
+            DF,
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            None,
+            &Contexts::default(),
+        );
         let renamed = DF.replace("base--go", "b");
-        let b = split(&renamed, &BTreeMap::new(), &BTreeMap::new(), None);
+        let b = split(
+            &renamed,
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            None,
+            &Contexts::default(),
+        );
         let (Some(a), Some(b)) = (a, b) else {
             panic!("split");
         };
@@ -301,7 +388,7 @@ mod tests {
         )]
         .into_iter()
         .collect();
-        let Some(c) = split(DF, &pin, &BTreeMap::new(), None) else {
+        let Some(c) = split(DF, &pin, &BTreeMap::new(), None, &Contexts::default()) else {
             panic!("split");
         };
         assert!(ids(&c).iter().all(|id| !a.nodes.contains_key(id)));
@@ -310,10 +397,25 @@ mod tests {
     #[test]
     fn one_stage_stays_one_image() {
         let df = "FROM golang:1.26\nRUN true\n";
-        assert_eq!(split(df, &BTreeMap::new(), &BTreeMap::new(), None), None);
+        assert_eq!(
+            split(
+                df,
+                &BTreeMap::new(),
+                &BTreeMap::new(),
+                None,
+                &Contexts::default()
+            ),
+            None
+        );
         let copy_image = "FROM golang:1.26\nCOPY --from=task_ctx /a /a\n";
         assert_eq!(
-            split(copy_image, &BTreeMap::new(), &BTreeMap::new(), None),
+            split(
+                copy_image,
+                &BTreeMap::new(),
+                &BTreeMap::new(),
+                None,
+                &Contexts::default()
+            ),
             None
         );
     }

@@ -4,9 +4,10 @@
 //! task, nothing reads the clock or the environment.
 
 mod closure;
+mod contexts;
 mod env;
 mod image_graph;
-pub use env::{from_images, pinned, rewrite_from};
+pub use env::{dockerfile_images, environment_images, from_images, pinned, rewrite_from};
 mod manifest;
 mod prepare;
 pub mod relax;
@@ -79,6 +80,8 @@ pub enum LowerError {
     },
     #[error("target `{repo}` has no {what}; every target needs a gold patch and a test block")]
     TargetIncomplete { repo: String, what: &'static str },
+    #[error("build context `{context}` names `{repo}`, which is no repository of the task")]
+    ContextRepo { context: String, repo: String },
     #[error("{count} targets make {configs} configurations; joint verification supports at most {max} targets (use `verify per-repo` or split the task)", configs = 1u128 << (*count).min(127), max = MAX_JOINT_TARGETS)]
     TooManyTargets { count: usize },
 }

@@ -43,7 +43,9 @@ pub(crate) struct Prepared<'t> {
 impl<'t> Prepared<'t> {
     pub fn new(task: &'t Task, opts: &LowerOptions) -> Result<Prepared<'t>, LowerError> {
         let recipe = manifest::load(&task.env.recipe)?;
-        let (environment, nodes) = env::env_image_and_nodes(&task.env, &recipe, opts, true)?;
+        let trees = repo_trees(task);
+        let (environment, mut nodes) =
+            env::env_image_and_nodes(&task.env, &recipe, opts, true, &trees)?;
         let task_img = task_image::task_image(task, &environment);
         let mut blobs = BTreeMap::new();
         let mut add = |text: &str| {
@@ -142,7 +144,9 @@ impl<'t> Prepared<'t> {
             );
         }
         let surface = surface_globs(task);
-        let (service_images, services) = super::service::lower_services(task, opts)?;
+        let (service_images, services, service_nodes) =
+            super::service::lower_services(task, opts, &trees)?;
+        nodes.extend(service_nodes);
         Ok(Prepared {
             task,
             surface,
@@ -301,5 +305,14 @@ fn surface_globs(task: &Task) -> BTreeMap<String, Vec<String>> {
             globs.extend(r.protect.iter().cloned());
             (r.name.clone(), globs.into_iter().collect())
         })
+        .collect()
+}
+
+/// Each repository's tree identity at base (`tree_digest`), by name: what a `repo(…)`
+/// named build context is.
+fn repo_trees(task: &Task) -> BTreeMap<String, String> {
+    task.repos
+        .iter()
+        .map(|r| (r.name.clone(), super::task_image::tree_digest(r)))
         .collect()
 }

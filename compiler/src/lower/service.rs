@@ -4,24 +4,39 @@
 use std::collections::BTreeMap;
 
 use crate::model::Task;
-use crate::plan::{canonical_digest, short_id, EnvImage, LocalEnv, ReadyProbe, RunService};
+use crate::plan::{
+    canonical_digest, short_id, EnvImage, ImageNode, LocalEnv, ReadyProbe, RunService,
+};
 use crate::service::{ReadyCheck, ServiceImage};
 
 use super::{env, manifest, LowerError, LowerOptions};
 
 /// The lowered services of a task: their images by id, and each service as a run starts
 /// it, by name.
-pub(crate) type Lowered = (BTreeMap<String, EnvImage>, BTreeMap<String, RunService>);
+/// And the image nodes their images are built on (named build contexts), by id.
+pub(crate) type Lowered = (
+    BTreeMap<String, EnvImage>,
+    BTreeMap<String, RunService>,
+    BTreeMap<String, ImageNode>,
+);
 
-/// The service images by id, and every service as a run starts it, by name.
-pub(crate) fn lower_services(task: &Task, opts: &LowerOptions) -> Result<Lowered, LowerError> {
+/// The service images by id, every service as a run starts it, by name, and the image
+/// nodes of their named build contexts; `trees`: each repository's tree identity.
+pub(crate) fn lower_services(
+    task: &Task,
+    opts: &LowerOptions,
+    trees: &BTreeMap<String, String>,
+) -> Result<Lowered, LowerError> {
     let mut images = BTreeMap::new();
     let mut services = BTreeMap::new();
+    let mut nodes = BTreeMap::new();
     for s in &task.services {
         let image = match &s.image {
             ServiceImage::Recipe(environment) => {
                 let recipe = manifest::load(&environment.recipe)?;
-                env::env_image(environment, &recipe, opts)?
+                let (image, n) = env::env_image(environment, &recipe, opts, trees)?;
+                nodes.extend(n);
+                image
             }
             ServiceImage::Named(name) => named_image(name, opts),
         };
@@ -49,7 +64,7 @@ pub(crate) fn lower_services(task: &Task, opts: &LowerOptions) -> Result<Lowered
         );
         images.insert(image.id.clone(), image);
     }
-    Ok((images, services))
+    Ok((images, services, nodes))
 }
 
 /// An image the engine holds under `name`, as a one-line Dockerfile (so it is built, tagged
@@ -78,6 +93,7 @@ fn named_image(name: &str, opts: &LowerOptions) -> EnvImage {
         nodes: Vec::new(),
         base_image_id: None,
         dockerfile,
+        contexts: BTreeMap::new(),
         context: None,
         local: LocalEnv {
             id: short_id("env", &local_digest),

@@ -75,8 +75,35 @@ pub struct EnvImage {
     /// The Docker build context (a `dir("…")` recipe parameter), if the recipe takes one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<BuildContext>,
+    /// The named build contexts of its Dockerfile (`contexts { … }`), by name as written:
+    /// each a node of `Images::nodes` (a folder or a repository's tree at base) or an image.
+    /// Absent when there are none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub contexts: BTreeMap<String, PlanContext>,
     /// The same environment on the local backend (no containers).
     pub local: LocalEnv,
+}
+
+/// A named build context as lowered (`EnvImage::contexts`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum PlanContext {
+    /// A folder beside the spec, built as the image node `node` (`FROM scratch`, its tree
+    /// copied to `/`); `digest` is the folder's tree.
+    Dir {
+        path: String,
+        digest: String,
+        node: String,
+    },
+    /// A repository's tree at base, built as the image node `node`.
+    Repo {
+        repo: String,
+        tree: String,
+        node: String,
+    },
+    /// An image: `named` as the spec names it, `used` as the build reads it (itself, its
+    /// `[images.map]` stand-in, or pinned by digest).
+    Image { named: String, used: String },
 }
 
 /// A folder beside the spec sent with the environment image's Dockerfile.

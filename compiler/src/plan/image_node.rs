@@ -36,6 +36,29 @@ pub struct ImageNode {
     /// `--from`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<BuildContext>,
+    /// A named build context (`contexts { … }`) this node is: a folder's or a repository's
+    /// tree, sent under [`CONTEXT_TREE`]`/` of its build context and copied to `/` of an
+    /// image `FROM scratch` (`COPY tree/ /`), so that a `.dockerignore` of the tree is a file
+    /// like any other and never filters what is copied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<ContextTree>,
+}
+
+/// The folder of a context node's build context that holds the tree (`ImageNode::tree`).
+pub const CONTEXT_TREE: &str = "tree";
+
+/// The tree a context node copies (`ImageNode::tree`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ContextTree {
+    /// A folder beside the spec: its path and the digest of its tree (`.git` left out),
+    /// checked before it is sent.
+    Dir { path: String, digest: String },
+    /// A repository of the task at its base commit as taskc materialises it (its work tree,
+    /// without `.git`): never a setup step's, a patch's or a run's effects. `tree` is its
+    /// identity (`RepoMaterial::digest`: the folder's digest, or the URL or bundle with the
+    /// base commit).
+    Repo { name: String, tree: String },
 }
 
 /// Where an image node starts.

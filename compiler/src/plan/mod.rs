@@ -22,10 +22,12 @@ use crate::model::TaskKind;
 
 pub use digest::{canonical_digest, sha256_hex, short_id};
 pub use image::{
-    env_image_tag, task_image_tag, BuildContext, EnvImage, Images, LocalEnv, Param, RepoMaterial,
-    SourceRef, TaskImage, TEST_UID, TEST_USER,
+    env_image_tag, task_image_tag, BuildContext, EnvImage, Images, LocalEnv, Param, PlanContext,
+    RepoMaterial, SourceRef, TaskImage, TEST_UID, TEST_USER,
 };
-pub use image_node::{build_order, multi_stage, node_image_tag, ImageNode, NodeFrom};
+pub use image_node::{
+    build_order, multi_stage, node_image_tag, ContextTree, ImageNode, NodeFrom, CONTEXT_TREE,
+};
 pub use run::{DroppedTest, Run, SelectHow, Step, TestSelection, TestStep};
 pub use score::{ScoreMode, ScorePlan};
 pub use service::{service_image_tag, ReadyProbe, RunService};

@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use taskc_compiler::plan::{service_image_tag, BuildContext, EnvImage, Plan};
+use taskc_compiler::plan::{
+    service_image_tag, BuildContext, ContextTree, EnvImage, Plan, CONTEXT_TREE,
+};
 
 use super::script::sh_quote;
 use crate::backend::{ContextFile, ImageBuild, IMAGE_LABEL};
@@ -67,7 +69,15 @@ fn image_context(image: &EnvImage, spec_dir: &Path) -> std::io::Result<Vec<Conte
 /// The builds of the plan's image nodes (`images.nodes`), each tagged `taskc/node:<id>`,
 /// in dependency order: every node after the nodes it needs (its parent, those it copies
 /// from). A node that reads the build context gets it, checked as [`env_context`] does.
-pub fn node_builds(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ImageBuild>> {
+///
+/// A context node (`ImageNode::tree`: a named build context) gets its tree under `tree/`:
+/// a folder beside the spec, checked as [`env_context`] does, or a repository as
+/// materialised at base in `repos` (its work tree; the synthetic commit's `.git` left out).
+pub fn node_builds(
+    plan: &Plan,
+    spec_dir: &Path,
+    repos: &BTreeMap<String, Materialized>,
+) -> std::io::Result<Vec<ImageBuild>> {
     let nodes = &plan.images.nodes;
     for node in nodes.values() {
         if let Some(missing) = node.needs().find(|n| !nodes.contains_key(*n)) {
@@ -82,16 +92,60 @@ pub fn node_builds(plan: &Plan, spec_dir: &Path) -> std::io::Result<Vec<ImageBui
         let mut labels = BTreeMap::new();
         labels.insert(IMAGE_LABEL.to_string(), node.id.clone());
         labels.insert("taskc.stage".to_string(), node.stage.clone());
+        let context = match &node.tree {
+            None => context_files(node.context.as_ref(), spec_dir)?,
+            Some(tree) => tree_files(tree, spec_dir, repos)?,
+        };
         out.push(ImageBuild {
             tag: node.tag(),
             dockerfile: node.dockerfile.clone(),
-            context: context_files(node.context.as_ref(), spec_dir)?,
+            context,
             labels,
             local_setup: Vec::new(),
             local_requires: Vec::new(),
         });
     }
     Ok(out)
+}
+
+/// The files of a context node's tree, under [`CONTEXT_TREE`]`/`.
+fn tree_files(
+    tree: &ContextTree,
+    spec_dir: &Path,
+    repos: &BTreeMap<String, Materialized>,
+) -> std::io::Result<Vec<ContextFile>> {
+    let mut files = match tree {
+        ContextTree::Dir { path, digest } => {
+            let ctx = BuildContext {
+                path: path.clone(),
+                digest: digest.clone(),
+            };
+            let mut files = context_files(Some(&ctx), spec_dir)?;
+            // As a `dir` source is materialised: a fixed time after 1980, never the epoch.
+            for f in &mut files {
+                f.mtime = crate::repo::DIR_MTIME;
+            }
+            files
+        }
+        ContextTree::Repo { name, .. } => {
+            let Some(m) = repos.get(name) else {
+                return Err(std::io::Error::other(format!(
+                    "repository `{name}`, a named build context, was not materialised"
+                )));
+            };
+            let mut files = Vec::new();
+            collect(&m.path, &m.path, "", m.mtime, &mut files)?;
+            // The synthetic commit is taskc's, not the repository's: a repository context is
+            // its work tree at base.
+            files.retain(|f| f.path != ".git" && !f.path.starts_with(".git/"));
+            files
+        }
+    };
+    for f in &mut files {
+        f.path = format!("{CONTEXT_TREE}/{}", f.path);
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
 }
 
 fn context_files(ctx: Option<&BuildContext>, spec_dir: &Path) -> std::io::Result<Vec<ContextFile>> {

@@ -86,6 +86,12 @@ pub fn check_supported(plan: &Plan, runs: &[&Run]) -> Result<(), String> {
                 .into(),
         );
     }
+    if let Some(n) = plan.images.nodes.values().find(|n| n.tree.is_some()) {
+        return Err(format!(
+            "the environment's Dockerfile reads a named build context (`{}`), which the exporter does not ship yet",
+            n.stage
+        ));
+    }
     for r in runs {
         if let Export::Unsupported { why } = r.test.parser.descriptor().export {
             return Err(format!(

@@ -53,6 +53,18 @@ pub fn call(name: &str, arg: &str) -> Value {
     })
 }
 
+/// `name(arg)` with a name as its argument (`repo(api)`).
+pub fn call_ident(name: &str, arg: &str) -> Value {
+    Value::Call(Call {
+        name: Ident {
+            name: name.to_string(),
+            span: sp(),
+        },
+        args: vec![ident(arg)],
+        span: sp(),
+    })
+}
+
 pub fn list(items: &[String]) -> Value {
     Value::List(List {
         items: items.iter().map(|s| string(s)).collect(),

@@ -46,13 +46,10 @@ async fn from_stand_ins(
     if task.env.recipe != "dockerfile" || site.image_map.is_empty() {
         return Ok(Vec::new());
     }
-    // The curator's Dockerfile as written: the plan's holds only the last stage once the
-    // others are image nodes.
-    let Some(dockerfile) = super::base_pins::curator_dockerfile(task) else {
-        return Ok(Vec::new());
-    };
+    // The curator's Dockerfile as written (the plan's holds only the last stage once the
+    // others are image nodes): its `FROM` images and image contexts.
     let mut ids = Vec::new();
-    for image in taskc_compiler::lower::from_images(dockerfile) {
+    for image in taskc_compiler::lower::environment_images(&task.env) {
         if site.image_map.stand_in(&image).is_none() {
             continue;
         }

@@ -12,8 +12,8 @@ use std::path::Path;
 use taskc_compiler::codes::Code;
 use taskc_compiler::image_ref::ImageRef;
 use taskc_compiler::lock::{lock_path_for, parse_lock};
-use taskc_compiler::lower::{from_images, LowerOptions};
-use taskc_compiler::model::{ParamValue, Task};
+use taskc_compiler::lower::{environment_images, LowerOptions};
+use taskc_compiler::model::Task;
 
 use super::{PipelineError, Site};
 use crate::backend::{Backend, BackendError};
@@ -64,17 +64,6 @@ pub fn locked_base_digests(spec_path: &Path) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-/// The curator's Dockerfile of an `env dockerfile` task, as written.
-pub(crate) fn curator_dockerfile(task: &Task) -> Option<&str> {
-    if task.env.recipe != "dockerfile" {
-        return None;
-    }
-    match task.env.params.get("dockerfile") {
-        Some(ParamValue::File { text, .. }) => Some(text),
-        _ => None,
-    }
-}
-
 /// `out.base_digests` set to the digest each registry `FROM` image of the task's Dockerfile
 /// is built from, checked against `locked` (what the lock pinned).
 pub(crate) async fn pin_bases(
@@ -85,10 +74,8 @@ pub(crate) async fn pin_bases(
     out: &mut LowerOptions,
 ) -> Result<(), PipelineError> {
     out.base_digests.clear();
-    let Some(dockerfile) = curator_dockerfile(task) else {
-        return Ok(());
-    };
-    for name in from_images(dockerfile) {
+    // Its `FROM` images and image contexts (`contexts { dep image("…") }`).
+    for name in environment_images(&task.env) {
         if site.image_map.stand_in(&name).is_some() || ImageRef::parse(&name).digest.is_some() {
             continue;
         }

@@ -75,7 +75,7 @@ pub async fn prepare_images_and_base_files(
     let cache = &session.cache;
     // The image nodes the environment is built on, parents first; each is built once
     // whatever plan or spec of the session names it (`ensure_image` skips an existing tag).
-    let nodes = node_builds(plan, spec_dir).map_err(|source| PipelineError::Io {
+    let nodes = node_builds(plan, spec_dir, &dirs).map_err(|source| PipelineError::Io {
         what: "reading an image node's build context".into(),
         source,
     })?;

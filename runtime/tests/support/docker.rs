@@ -74,3 +74,16 @@ impl Drop for RemoveImages {
         }
     }
 }
+
+/// The engine, or `None` when the suite is told to skip Docker (`TASKC_SKIP_DOCKER=1`);
+/// a Docker that does not answer fails the test loudly.
+pub async fn connect_or_skip() -> Option<taskc_runtime::docker::DockerBackend> {
+    if std::env::var("TASKC_SKIP_DOCKER").as_deref() == Ok("1") {
+        eprintln!("TASKC_SKIP_DOCKER=1: skipping a Docker test");
+        return None;
+    }
+    match taskc_runtime::docker::DockerBackend::connect().await {
+        Ok(d) => Some(d),
+        Err(e) => panic!("Docker is required for this test (set TASKC_SKIP_DOCKER=1 to skip): {e}"),
+    }
+}

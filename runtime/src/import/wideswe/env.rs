@@ -304,7 +304,7 @@ pub fn environment(
                 );
             }
         }
-        let graph = match built {
+        let mut graph = match built {
             Ok(g) => g,
             Err(missing) => {
                 rows.push(ImageRow {
@@ -330,6 +330,10 @@ pub fn environment(
                 return None;
             }
         };
+        // The deps recipes' copies of a repository read it as a named context.
+        let routed =
+            super::contexts::route(&mut graph, case, targets.first().map(|p| p.repo.as_str()));
+        assumed_notes(files, df, &routed);
         let (text, stages) = graph.dockerfile(opts.base_image.as_deref());
         for st in &stages {
             rows.push(ImageRow {
@@ -342,10 +346,10 @@ pub fn environment(
                     df,
                     0,
                     format!(
-                        "the recipe `{}` of `{}` copies `{c}` from its build context (the repository at its base commit, given by WideSWE's build script); the spec's environment has no such context, so its build fails until that file is provided",
+                        "the recipe `{}` of `{}` copies `{c}` from its build context, which is no repository of the case the importer can name (WideSWE's build script gives it); the spec's environment has no such context, so its build fails until that file is provided",
                         st.recipe, st.image
                     ),
-                    "add the files to the task's environment/ folder and a `context dir(\"environment\")` parameter, or drop the step when the tests do not need it",
+                    "name the folder it comes from as a named context (`contexts { src repo(<name>) }` or `dir(\"…\")`) and copy `--from=` it, or drop the step when the tests do not need it",
                 );
             }
         }
@@ -412,27 +416,39 @@ pub fn environment(
             );
         }
         Stmt::new("env", vec![ident("dockerfile")])
-            .block(vec![Stmt::new(
-                "dockerfile",
-                vec![call("file", "environment/Dockerfile")],
-            )])
+            .block(dockerfile_params(&routed))
             .comment(&comment)
     } else {
         // The image the case's own Dockerfile starts from, rebuilt from its recipes first.
-        let parents = match (opts.root.as_deref(), agent) {
+        let mut parents = match (opts.root.as_deref(), agent) {
             (Some(root), false) if from.starts_with("ecosyncbench/") => {
                 graph::resolve(root, from).ok()
             }
             _ => None,
         };
-        let chained = parents.as_ref().and_then(|g| {
-            g.under(&df.text, opts.base_image.as_deref())
-                .map(|t| (g, t))
-        });
+        let profile_repo = targets.first().map(|p| p.repo.as_str());
+        let mut routed = match parents.as_mut() {
+            Some(g) => super::contexts::route(g, case, profile_repo),
+            None => Default::default(),
+        };
+        // The case's own Dockerfile, built with the workspace as its context: its copies of
+        // a repository read that repository's context too.
+        let (own, own_routed) =
+            super::contexts::route_dockerfile(&df.text, &df.rel, case, profile_repo);
+        for c in own_routed.contexts {
+            if !routed.contexts.contains(&c) {
+                routed.contexts.push(c);
+            }
+        }
+        routed.assumed.extend(own_routed.assumed);
+        assumed_notes(files, df, &routed);
+        let chained = parents
+            .as_ref()
+            .and_then(|g| g.under(&own, opts.base_image.as_deref()).map(|t| (g, t)));
         let (text, rebased) = match (&chained, &opts.base_image) {
             (Some((_, t)), _) => (t.clone(), Vec::new()),
-            (None, Some(b)) => rebase(&df.text, b),
-            (None, None) => (df.text.clone(), Vec::new()),
+            (None, Some(b)) => rebase(&own, b),
+            (None, None) => (own.clone(), Vec::new()),
         };
         if let Some((g, _)) = &chained {
             for st in &g.stages {
@@ -462,9 +478,10 @@ pub fn environment(
                 );
             }
         }
-        if df.text.lines().any(|l| {
+        // What it still copies from its build context (not `--from=` a stage or context).
+        if own.lines().any(|l| {
             let l = l.trim_start().to_ascii_uppercase();
-            l.starts_with("COPY ") || l.starts_with("ADD ")
+            (l.starts_with("COPY ") || l.starts_with("ADD ")) && !l.contains("--FROM=")
         }) {
             note(
                 files,
@@ -526,10 +543,7 @@ pub fn environment(
             comment.push_str(&format!("\nFROM {old} rebased onto {new} (--base-image)"));
         }
         Stmt::new("env", vec![ident("dockerfile")])
-            .block(vec![Stmt::new(
-                "dockerfile",
-                vec![call("file", "environment/Dockerfile")],
-            )])
+            .block(dockerfile_params(&routed))
             .comment(&comment)
     };
     Some(Environment {
@@ -537,6 +551,50 @@ pub fn environment(
         setup,
         installs_of,
     })
+}
+
+/// `dockerfile file("environment/Dockerfile")`, and the named contexts the recipes read.
+fn dockerfile_params(routed: &super::contexts::Routed) -> Vec<Stmt> {
+    let mut params = vec![Stmt::new(
+        "dockerfile",
+        vec![call("file", "environment/Dockerfile")],
+    )];
+    if !routed.contexts.is_empty() {
+        let each = routed
+            .contexts
+            .iter()
+            .map(|c| {
+                Stmt::new(
+                    &c.name,
+                    vec![crate::import::build::call_ident(
+                        "repo",
+                        &crate::import::names::repo_name(&c.repo),
+                    )],
+                )
+            })
+            .collect();
+        params.push(Stmt::new("contexts", Vec::new()).block(each));
+    }
+    params
+}
+
+/// A W1108 note per copy routed to the profile's repository by assumption.
+fn assumed_notes(
+    files: &mut CaseFiles,
+    df: &crate::import::files::Text,
+    routed: &super::contexts::Routed,
+) {
+    for (recipe, source, repo) in &routed.assumed {
+        note(
+            files,
+            df,
+            0,
+            format!(
+                "the recipe `{recipe}` copies `{source}` from its build context, which WideSWE's build script gives; taken to be the repository `{repo}` at its base commit (the profile's repository: the recipe names none)"
+            ),
+            "check that the deps image is built from that repository; name another in the spec's `contexts { … }` if not",
+        );
+    }
 }
 
 /// How an image is built, for a spec comment: from its recipes (`image (recipe)`, parents

@@ -103,6 +103,11 @@ fn copies(text: &str) -> Vec<String> {
     out
 }
 
+/// The sources a recipe's `COPY`/`ADD` lines take from its build context (not `--from=`).
+pub(crate) fn context_copies(text: &str) -> Vec<String> {
+    copies(text)
+}
+
 /// Read the chain of `image` under `root`; `Err` names the image with no recipe.
 pub fn resolve(root: &Path, image: &str) -> Result<Graph, String> {
     chain(root, Vec::new(), image.to_string())

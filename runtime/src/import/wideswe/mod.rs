@@ -6,6 +6,7 @@ pub(crate) mod built;
 pub(crate) mod cargo_patch;
 pub mod case;
 pub(crate) mod chain;
+pub(crate) mod contexts;
 pub(crate) mod copied_script;
 pub mod data;
 pub mod env;
