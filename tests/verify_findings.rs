@@ -149,6 +149,42 @@ fn a_command_that_cannot_start_says_why_and_decides_nothing() {
     }
 }
 
+/// A test command that exits non-zero without any test result (cargo cannot get a crate:
+/// the runs have no network, WideSWE case 6 as imported) passed nothing: its cells fail,
+/// even over an empty oracle, and the verdict says the command reported no test instead of
+/// "every F2P and P2P test passes" (it showed "pass 0/0" with gold, ✓).
+#[test]
+fn a_run_that_reports_no_test_and_fails_passes_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Without the setup that wires `miniqueue` to the `queue` repository, `cargo test
+    // --offline` in app cannot get it from crates.io and stops before any test.
+    let ex = edited(dir.path(), "rust-force-push", |t| {
+        let at = t.find("    setup \"mkdir -p .cargo").expect("app's setup");
+        let end = at + t[at..].find('\n').expect("line end") + 1;
+        format!("{}{}", &t[..at], &t[end..])
+    });
+    let r = verify(&ex, "rust-force-push", &dir.path().join("cache"));
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let s = &r.stdout;
+    assert!(
+        s.contains("`app` reported no test result (its test command exited "),
+        "{s}"
+    );
+    let log = s
+        .split("full log: ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("no log path in:\n{s}"));
+    assert!(std::path::Path::new(log).is_file(), "{log}\n{s}");
+    let gold_row = s
+        .lines()
+        .find(|l| l.starts_with("app + queue"))
+        .unwrap_or_else(|| panic!("no gold row in:\n{s}"));
+    assert!(gold_row.contains("fail 0/0"), "{gold_row}\n{s}");
+    assert!(gold_row.trim_end().ends_with('✗'), "{gold_row}\n{s}");
+    assert!(!s.contains("every F2P and P2P test passes"), "{s}");
+}
+
 /// Targeted verification (the default) and `--full` give the same verdict, problems and
 /// oracle on every joint example, the unsound one included; a second targeted verify
 /// executes nothing.

@@ -328,7 +328,20 @@ pub fn evaluate_with_gold_docs(
                 .cells
                 .iter()
                 .filter(|(_, c)| !c.pass)
-                .map(|(r, c)| format!("`{r}` fails {} of {} tests", c.failed, c.passed + c.failed))
+                .map(|(r, c)| {
+                    let res = merged.get(&c.run);
+                    match res.and_then(|res| truth::ran_no_test(res, r)) {
+                        Some(code) => format!(
+                            "`{r}` reported no test result (its test command exited {code}{})",
+                            res.and_then(|res| res.logs.get(r))
+                                .map(|l| format!("; full log: {l}"))
+                                .unwrap_or_default()
+                        ),
+                        None => {
+                            format!("`{r}` fails {} of {} tests", c.failed, c.passed + c.failed)
+                        }
+                    }
+                })
                 .collect();
             if !failing.is_empty() {
                 problems.push(format!(

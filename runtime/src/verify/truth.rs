@@ -67,6 +67,17 @@ pub struct Row {
     pub ok: bool,
 }
 
+/// The exit code of `repo`'s test command in `result` when it reported no test result at
+/// all and exited non-zero (cargo could not fetch its crates or build the tests): the run
+/// shows that nothing passed, not that an empty oracle passes vacuously.
+pub fn ran_no_test(result: &RunResult, repo: &str) -> Option<i64> {
+    let t = result.repos.get(repo)?;
+    if !t.tests.is_empty() {
+        return None;
+    }
+    t.exit_code.filter(|c| *c != 0)
+}
+
 /// Evaluate one configuration against the oracles and the (first) result of each run.
 pub fn row(
     config: &Configuration,
@@ -110,7 +121,10 @@ pub fn row(
             (None, _) => Some("no result".to_string()),
             (Some(r), _) => r.failure_text(),
         };
-        let pass = invalid.is_none() && failed == 0;
+        // A run that reported no test and failed (cargo could not fetch or build) passed
+        // nothing, even over an empty oracle.
+        let ran_nothing = result.is_some_and(|r| ran_no_test(r, repo).is_some());
+        let pass = invalid.is_none() && failed == 0 && !ran_nothing;
         let ok = check.expected.met_by(pass);
         cells.insert(
             repo.clone(),
