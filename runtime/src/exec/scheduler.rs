@@ -1,6 +1,7 @@
 //! Executing a plan's runs on a backend: each image built once, up to `jobs` runs at
 //! once, every result stored by run id as soon as it is known, cached results reused,
-//! Ctrl-C stops new work and removes this session's containers.
+//! Ctrl-C or SIGTERM stops new work and removes this session's containers, service
+//! containers and networks (interrupt.rs).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,6 +14,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::interpret::interpret;
+use super::interrupt::{signalled, Signal};
 use super::progress::{Event, Progress};
 use super::script;
 use super::store::{ResultKey, ResultStore};
@@ -32,8 +34,8 @@ pub enum ExecError {
         path: String,
         source: std::io::Error,
     },
-    #[error("interrupted: {finished} results kept; re-run to resume")]
-    Interrupted { finished: usize },
+    #[error("interrupted ({}): {finished} results kept; re-run to resume", signal.name())]
+    Interrupted { finished: usize, signal: Signal },
     #[error("{0}")]
     Prepare(String),
 }
@@ -218,8 +220,8 @@ impl Executor {
                 Some((key, job.run.under_test, partial, result))
             });
         }
-        let ctrl_c = tokio::signal::ctrl_c();
-        tokio::pin!(ctrl_c);
+        let signal = signalled();
+        tokio::pin!(signal);
         loop {
             tokio::select! {
                 next = set.join_next() => {
@@ -250,9 +252,12 @@ impl Executor {
                     exec.executed += 1;
                     exec.results.entry(key.subject()).or_default().push(result);
                 }
-                _ = &mut ctrl_c => {
+                signal = &mut signal => {
                     stop.store(true, Ordering::SeqCst);
                     set.abort_all();
+                    // Every run's future dropped before the session is cleaned up, so no
+                    // container or network a run was creating appears after it.
+                    while set.join_next().await.is_some() {}
                     let _ = self.backend.remove_session(&self.session).await;
                     self.progress.emit(Event::Interrupted {
                         finished: exec.executed,
@@ -260,6 +265,7 @@ impl Executor {
                     });
                     return Err(ExecError::Interrupted {
                         finished: exec.executed + exec.cached,
+                        signal,
                     });
                 }
             }
