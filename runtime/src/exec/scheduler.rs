@@ -14,7 +14,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::interpret::interpret;
-use super::interrupt::{signalled, Signal};
+use super::interrupt::{Handling, Signal, Signals};
 use super::progress::{Event, Progress};
 use super::script;
 use super::store::{ResultKey, ResultStore};
@@ -167,6 +167,9 @@ impl Executor {
             }
         }
         let pending = todo.len();
+        // SIGINT/SIGTERM are this scheduler's from before its first run starts.
+        let mut signals = Signals::new();
+        let _handling = Handling::start();
         let stop = Arc::new(AtomicBool::new(false));
         let permits = Arc::new(Semaphore::new(self.jobs.max(1)));
         let mut set = JoinSet::new();
@@ -220,8 +223,6 @@ impl Executor {
                 Some((key, job.run.under_test, partial, result))
             });
         }
-        let signal = signalled();
-        tokio::pin!(signal);
         loop {
             tokio::select! {
                 next = set.join_next() => {
@@ -252,7 +253,7 @@ impl Executor {
                     exec.executed += 1;
                     exec.results.entry(key.subject()).or_default().push(result);
                 }
-                signal = &mut signal => {
+                signal = signals.recv() => {
                     stop.store(true, Ordering::SeqCst);
                     set.abort_all();
                     // Every run's future dropped before the session is cleaned up, so no
