@@ -3,6 +3,7 @@
 //! error's hint) and an exit code (`docs/cli.md`, "Exit codes").
 
 use taskc_compiler::lower::LowerError;
+use taskc_runtime::exec::interrupt::Signal;
 use taskc_runtime::pipeline::{LockUseError, PipelineError, ProjectError};
 
 use crate::exit::Exit;
@@ -93,7 +94,12 @@ impl CliError {
             CliError::Usage { .. } | CliError::Project(_) | CliError::Lock { .. } => Exit::Usage,
             CliError::Shown(exit) => *exit,
             CliError::Lower { .. } | CliError::Findings { .. } => Exit::Findings,
-            CliError::Pipeline { error, .. } if error.is_interrupted() => Exit::Interrupted,
+            CliError::Pipeline { error, .. } if error.is_interrupted() => {
+                match error.interrupted_by() {
+                    Some(Signal::Terminate) => Exit::Terminated,
+                    _ => Exit::Interrupted,
+                }
+            }
             CliError::Pipeline { error, .. } => match error.as_ref() {
                 PipelineError::Lower(_) => Exit::Findings,
                 _ => Exit::Usage,
@@ -192,9 +198,22 @@ mod tests {
             (
                 CliError::pipeline(
                     "s",
-                    PipelineError::Exec(ExecError::Interrupted { finished: 3 }),
+                    PipelineError::Exec(ExecError::Interrupted {
+                        finished: 3,
+                        signal: Signal::Interrupt,
+                    }),
                 ),
                 Exit::Interrupted,
+            ),
+            (
+                CliError::pipeline(
+                    "s",
+                    PipelineError::Exec(ExecError::Interrupted {
+                        finished: 3,
+                        signal: Signal::Terminate,
+                    }),
+                ),
+                Exit::Terminated,
             ),
             (CliError::pipeline("s", io()), Exit::Usage),
         ];

@@ -16,6 +16,9 @@ pub enum Exit {
     /// 130 (128 + SIGINT): interrupted by Ctrl-C; every finished run result was kept and
     /// a re-run resumes.
     Interrupted = 130,
+    /// 143 (128 + SIGTERM): stopped by SIGTERM, with the same cleanup as Ctrl-C: the
+    /// session's containers, service containers and networks removed, finished results kept.
+    Terminated = 143,
 }
 
 impl Exit {
@@ -43,4 +46,5 @@ Exit codes:
   2  usage, I/O or infrastructure error: bad arguments, a path that does not exist, a
      file or folder that cannot be read or written, a malformed taskc.toml, the Docker
      Engine unreachable, an image that does not build
-  130 interrupted (Ctrl-C): finished runs are kept; run the command again to resume";
+  130 interrupted (Ctrl-C): finished runs are kept; run the command again to resume
+  143 stopped by SIGTERM: the same as 130";

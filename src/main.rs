@@ -78,6 +78,8 @@ fn main() -> ExitCode {
             return exit::Exit::Usage.into();
         }
     };
+    // SIGINT/SIGTERM outside a scheduler's runs end the process as their default would.
+    rt.spawn(taskc_runtime::exec::interrupt::watch());
     let ctx = Context::new(cli.color, rt);
     let result = match cli.command {
         Command::Check(args) => commands::check::run(&args, &ctx),

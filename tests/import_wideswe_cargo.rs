@@ -4,7 +4,10 @@
 //! crates (`cargo fetch --locked`) before tests that run offline, and the scoring manifest
 //! names every test `cargo::<test path>` whichever repository runs it. The fetch becomes
 //! each repository's `setup` (taskc's runs have no network); the `cargo::` prefix is removed
-//! from the imported oracle with a note, never read as another repository's name.
+//! from the imported oracle with a note, never read as another repository's name. Each
+//! run's test build is a `setup` (`cargo test --no-run` with the run's own selection: WideSWE
+//! keeps a target directory between runs), and wheels' profile, on another Rust than the
+//! environment (`rust:1.89-bookworm`), gets that toolchain installed and first on its PATH.
 // Test code: an unwrap/expect/panic that fires is a failed test (the workspace lints deny
 // them outside tests; clippy's `allow-*-in-tests` does not reach integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -53,8 +56,9 @@ fn cargo_fetch_of_run_profile_becomes_each_repositorys_setup() {
             .nth(1)
             .and_then(|b| b.split("\n  }").next())
             .unwrap_or_else(|| panic!("no `repo {repo}` block in\n{spec}"));
+        // (wheels' on its own toolchain: `PATH=… cargo fetch --locked`)
         assert_eq!(
-            block.matches("setup \"cargo fetch --locked\"").count(),
+            block.matches("cargo fetch --locked\"").count(),
             1,
             "`repo {repo}` fetches its crates once:\n{block}"
         );
@@ -105,4 +109,38 @@ fn a_hidden_patch_keeping_the_gold_index_line_over_other_hunks_is_noted() {
         1,
         "{log}"
     );
+}
+
+/// The `repo` blocks of `spec`, from the first to the end of the last.
+fn repo_blocks(spec: &str) -> String {
+    let start = spec.find("  repo ").unwrap_or(0);
+    let end = spec.rfind("\n  }\n").map_or(spec.len(), |e| e + 5);
+    spec[start..end].to_string()
+}
+
+#[test]
+fn each_run_is_built_at_image_build_and_runs_on_its_profiles_rust() {
+    let (_dir, task, log, stderr) = import();
+    let spec = read(&task.join(format!("{CASE}.task")));
+    // gears (the environment's Rust 1.95): its crates fetched, then its run's own test build.
+    // wheels (`rust:1.89-bookworm`, run_profile.sh's `…/toolchains/1.89.0-…`): Rust 1.89.0
+    // installed first, and every cargo command of it on that toolchain's bin.
+    insta::assert_snapshot!(repo_blocks(&spec));
+    let wheels = spec.split("repo wheels {").nth(1).unwrap_or_default();
+    assert!(!wheels.contains("cargo +"), "{wheels}");
+    assert_eq!(
+        stderr
+            .matches("WideSWE keeps the cargo target directory of")
+            .count(),
+        2,
+        "{log}"
+    );
+    assert_eq!(
+        stderr
+            .matches("WideSWE runs the tests of `wheels` on Rust 1.89")
+            .count(),
+        1,
+        "{log}"
+    );
+    assert!(!stderr.contains("the tests of `gears` on Rust"), "{log}");
 }

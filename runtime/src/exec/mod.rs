@@ -4,6 +4,7 @@
 mod go_order;
 pub mod images;
 pub mod interpret;
+pub mod interrupt;
 pub mod progress;
 pub mod scheduler;
 pub mod script;

@@ -1,6 +1,7 @@
 //! Executing a plan's runs on a backend: each image built once, up to `jobs` runs at
 //! once, every result stored by run id as soon as it is known, cached results reused,
-//! Ctrl-C stops new work and removes this session's containers.
+//! Ctrl-C or SIGTERM stops new work and removes this session's containers, service
+//! containers and networks (interrupt.rs).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,6 +14,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::interpret::interpret;
+use super::interrupt::{Handling, Signal, Signals};
 use super::progress::{Event, Progress};
 use super::script;
 use super::store::{ResultKey, ResultStore};
@@ -32,8 +34,8 @@ pub enum ExecError {
         path: String,
         source: std::io::Error,
     },
-    #[error("interrupted: {finished} results kept; re-run to resume")]
-    Interrupted { finished: usize },
+    #[error("interrupted ({}): {finished} results kept; re-run to resume", signal.name())]
+    Interrupted { finished: usize, signal: Signal },
     #[error("{0}")]
     Prepare(String),
 }
@@ -165,6 +167,9 @@ impl Executor {
             }
         }
         let pending = todo.len();
+        // SIGINT/SIGTERM are this scheduler's from before its first run starts.
+        let mut signals = Signals::new();
+        let _handling = Handling::start();
         let stop = Arc::new(AtomicBool::new(false));
         let permits = Arc::new(Semaphore::new(self.jobs.max(1)));
         let mut set = JoinSet::new();
@@ -218,8 +223,6 @@ impl Executor {
                 Some((key, job.run.under_test, partial, result))
             });
         }
-        let ctrl_c = tokio::signal::ctrl_c();
-        tokio::pin!(ctrl_c);
         loop {
             tokio::select! {
                 next = set.join_next() => {
@@ -250,9 +253,12 @@ impl Executor {
                     exec.executed += 1;
                     exec.results.entry(key.subject()).or_default().push(result);
                 }
-                _ = &mut ctrl_c => {
+                signal = signals.recv() => {
                     stop.store(true, Ordering::SeqCst);
                     set.abort_all();
+                    // Every run's future dropped before the session is cleaned up, so no
+                    // container or network a run was creating appears after it.
+                    while set.join_next().await.is_some() {}
                     let _ = self.backend.remove_session(&self.session).await;
                     self.progress.emit(Event::Interrupted {
                         finished: exec.executed,
@@ -260,6 +266,7 @@ impl Executor {
                     });
                     return Err(ExecError::Interrupted {
                         finished: exec.executed + exec.cached,
+                        signal,
                     });
                 }
             }

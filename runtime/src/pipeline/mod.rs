@@ -163,9 +163,17 @@ pub enum PipelineError {
 }
 
 impl PipelineError {
-    /// Ctrl-C stopped it (finished runs were kept; the command exits 130).
+    /// Ctrl-C or SIGTERM stopped it (finished runs were kept; the command exits 130 or 143).
     pub fn is_interrupted(&self) -> bool {
-        matches!(self, PipelineError::Exec(ExecError::Interrupted { .. }))
+        self.interrupted_by().is_some()
+    }
+
+    /// The signal that stopped it, if one did.
+    pub fn interrupted_by(&self) -> Option<crate::exec::interrupt::Signal> {
+        match self {
+            PipelineError::Exec(ExecError::Interrupted { signal, .. }) => Some(*signal),
+            _ => None,
+        }
     }
 
     /// What to do about it (the CLI shows it as `help:`), when something is known: runtime

@@ -42,7 +42,7 @@ pub struct Environment {
 }
 
 /// Whether `dockerfile` is WideSWE's agent case layer rather than a test environment.
-fn is_agent_layer(dockerfile: &str) -> bool {
+pub(super) fn is_agent_layer(dockerfile: &str) -> bool {
     dockerfile.contains("org.ecosyncbench.layer=case-base")
         || dockerfile.contains("--from=task_ctx")
 }

@@ -4,6 +4,7 @@
 pub(crate) mod branch;
 pub(crate) mod built;
 pub(crate) mod cargo_patch;
+pub(crate) mod cargo_run;
 pub mod case;
 pub(crate) mod chain;
 pub(crate) mod contexts;
@@ -398,6 +399,8 @@ fn convert(
     }
 
     let cargo_setup = cargo_setup(case, files);
+    // A profile on another Rust than the environment's: its toolchain (cargo_run.rs).
+    let toolchains = cargo_run::toolchains(case, files, true);
     let mut repo_stmts = Vec::new();
     // Target repositories, written once their `uses` are known to form no cycle: the place
     // among `repo_stmts`, name, body, uses, test block, WideSWE role.
@@ -421,6 +424,15 @@ fn convert(
         if r.target && !names.is_empty() {
             body.push(Stmt::new("services", names));
         }
+        let toolchain = toolchains.get(&r.name);
+        if let Some(t) = toolchain {
+            body.push(
+                Stmt::new("setup", vec![string(&t.install())]).comment(&format!(
+                    "the Rust of WideSWE's `{}` for this repository's tests",
+                    t.image
+                )),
+            );
+        }
         if let Some((_, cmd)) = cargo_setup.as_ref().filter(|(holder, _)| *holder == r.name) {
             body.push(Stmt::new("setup", vec![string(cmd)]).comment(
                 "from harness.yaml's agent_cargo_workspace_patches: crates.io packages built from repositories of the task",
@@ -433,9 +445,11 @@ fn convert(
                 } else {
                     "from an install step of environment/run_profile.sh"
                 };
-                body.push(Stmt::new("setup", vec![string(cmd)]).comment(from));
+                let cmd = toolchain.map_or_else(|| cmd.clone(), |t| t.on_path(cmd));
+                body.push(Stmt::new("setup", vec![string(&cmd)]).comment(from));
             }
         }
+        let setups_end = body.len();
         if !r.target {
             repo_stmts.push(
                 Stmt::new("context", vec![ident(&name)])
@@ -469,12 +483,20 @@ fn convert(
             out.insert(rel.clone(), g.text.clone().into_bytes());
             body.push(Stmt::new("gold", vec![call("file", &rel)]));
         }
-        let Some((test, mut uses, relax)) =
+        let Some((test, mut uses, relax, warm)) =
             test_block(case, r, &name, &paths, files, &mut out, summary)
         else {
             failed = true;
             continue;
         };
+        if let Some(warm) = warm {
+            body.insert(
+                setups_end,
+                Stmt::new("setup", vec![string(&warm)]).comment(
+                    "the run's own test build, at base and at image build (WideSWE keeps a target directory between runs)",
+                ),
+            );
+        }
         if !relax.is_empty() {
             relax_stmts.push(Stmt::new("relax", vec![ident(&name)]).block(relax).spaced());
         }
@@ -611,6 +633,10 @@ fn convert(
     Some(TaskFolder { id, files: out })
 }
 
+/// A repository's `test` block, the repositories it uses, its `relax` statements and the
+/// warm build of its run (cargo_run.rs).
+type TestBlock = (Stmt, Vec<String>, Vec<Stmt>, Option<String>);
+
 /// The test block of target `r`, and the repositories its profile puts on its path.
 fn test_block(
     case: &Case,
@@ -620,7 +646,7 @@ fn test_block(
     files: &mut CaseFiles,
     out: &mut BTreeMap<String, Vec<u8>>,
     summary: &mut CaseSummary,
-) -> Option<(Stmt, Vec<String>, Vec<Stmt>)> {
+) -> Option<TestBlock> {
     let patches = case.hidden.get(&r.name).cloned().unwrap_or_default();
     let Some(first) = patches.first() else {
         let source = files
@@ -1117,6 +1143,42 @@ fn test_block(
             run = format!("{cd}{run}");
         }
     }
+    // Cargo: the run on its profile's toolchain, and built once at image build (cargo_run.rs).
+    let mut warm = None;
+    if cmd.runner == runner::Runner::CargoTest {
+        let toolchain = cargo_run::toolchains(case, files, false).remove(&r.name);
+        match cargo_run::warm_build(&run) {
+            Ok(w) => {
+                let w = toolchain.as_ref().map_or(w.clone(), |t| t.on_path(&w));
+                note(
+                    files,
+                    &doc_text,
+                    profile.command_at,
+                    format!(
+                        "WideSWE keeps the cargo target directory of `{}` between runs, taskc's runs start from the task image: the spec builds the run's tests at image build (`setup \"{w}\"`, at base), so each run compiles only what the patches change",
+                        r.name
+                    ),
+                    "check that the setup selects what the run compiles (packages, targets, features); it builds the base's tests, never the hidden ones",
+                );
+                warm = Some(w);
+            }
+            Err(cargo_run::NoWarmBuild::NoCargoTest) => {}
+            Err(why) => note(
+                files,
+                &doc_text,
+                profile.command_at,
+                format!(
+                    "no warm build is written for `{}`: {}; each run compiles its tests from the task image",
+                    r.name,
+                    why.reason()
+                ),
+                "add `setup \"cargo test --no-run …\"` with the run's selection to the repository if the build is long",
+            ),
+        }
+        if let Some(t) = &toolchain {
+            run = t.on_path(&run);
+        }
+    }
     let mut test = vec![
         Stmt::new("patch", stack.iter().map(|p| call("file", p)).collect()),
         Stmt::new("run", vec![string(&run)]),
@@ -1172,7 +1234,7 @@ fn test_block(
             );
         }
     }
-    Some((block, uses, relax))
+    Some((block, uses, relax, warm))
 }
 
 /// The test command of `r` in a script baked into the profile's image that a Dockerfile of
