@@ -3,7 +3,7 @@
 //! error's hint) and an exit code (`docs/cli.md`, "Exit codes").
 
 use taskc_compiler::lower::LowerError;
-use taskc_runtime::exec::interrupt::Signal;
+use taskc_runtime::pipeline::Signal;
 use taskc_runtime::pipeline::{LockUseError, PipelineError, ProjectError};
 
 use crate::exit::Exit;

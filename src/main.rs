@@ -79,7 +79,7 @@ fn main() -> ExitCode {
         }
     };
     // SIGINT/SIGTERM outside a scheduler's runs end the process as their default would.
-    rt.spawn(taskc_runtime::exec::interrupt::watch());
+    rt.spawn(taskc_runtime::pipeline::watch_signals());
     let ctx = Context::new(cli.color, rt);
     let result = match cli.command {
         Command::Check(args) => commands::check::run(&args, &ctx),

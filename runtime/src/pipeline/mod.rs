@@ -30,6 +30,7 @@ mod workspace;
 mod workspace_spec;
 
 pub use crate::backend::{session_is_live, GcItem, GcReport, BASE_IMAGE_PREFIX};
+pub use crate::exec::interrupt::{watch as watch_signals, Signal};
 pub use crate::exec::ProgressStyle;
 pub use at_revision::{spec_at_revision, AtRevisionError, SpecAtRevision};
 pub use backend_choice::{open_backend, BackendChoice};
