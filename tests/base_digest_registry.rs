@@ -23,7 +23,7 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{docker_or_skip, DockerGuard};
+use common::{docker_or_skip, text, DockerGuard};
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -197,15 +197,6 @@ fn write_task(dir: &Path, image: &str, last: &str) -> PathBuf {
     )
     .unwrap();
     spec
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// The `[base-images]` line of `lock` for `image`, its digest.

@@ -15,7 +15,7 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{docker_or_skip, DockerGuard};
+use common::{docker_or_skip, text, DockerGuard};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -81,15 +81,6 @@ fn taskc(guard: &DockerGuard, args: &[&str], cwd: &Path) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_taskc"));
     cmd.args(args).current_dir(cwd).env_remove("NO_COLOR");
     guard.output(&mut cmd)
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// Removes what taskc built under `cache` (its own labelled images and results).

@@ -22,7 +22,7 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{docker_or_skip, root, DockerGuard};
+use common::{docker_or_skip, root, text, DockerGuard};
 
 const STAND_IN: &str = "taskc-standin/rust:1.95";
 
@@ -30,15 +30,6 @@ fn taskc(guard: &DockerGuard, args: &[&str], cwd: &Path) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_taskc"));
     cmd.args(args).current_dir(cwd).env_remove("NO_COLOR");
     guard.output(&mut cmd)
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 #[test]

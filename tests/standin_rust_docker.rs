@@ -16,18 +16,9 @@ mod common;
 
 use std::process::{Command, Output};
 
-use common::{docker_or_skip, root};
+use common::{docker_or_skip, root, text};
 
 const STAND_IN: &str = "taskc-standin/rust:1.95";
-
-fn text(o: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 /// `script` in a throwaway container of the stand-in, with no network, as `user`.
 fn offline(user: &str, script: &str) -> Output {

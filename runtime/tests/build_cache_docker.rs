@@ -18,18 +18,6 @@ use taskc_runtime::docker::{Builder, DockerBackend};
 
 use support::docker::RemoveImages;
 
-/// Connects, or returns `None` when the suite is told to skip Docker.
-async fn docker() -> Option<DockerBackend> {
-    if std::env::var("TASKC_SKIP_DOCKER").as_deref() == Ok("1") {
-        eprintln!("TASKC_SKIP_DOCKER=1: skipping a Docker test");
-        return None;
-    }
-    match DockerBackend::connect().await {
-        Ok(d) => Some(d),
-        Err(e) => panic!("Docker is required for this test (set TASKC_SKIP_DOCKER=1 to skip): {e}"),
-    }
-}
-
 fn copy(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
@@ -76,21 +64,12 @@ async fn contents(docker: &DockerBackend, tag: &str) -> String {
     let script = "dpkg-query -W -f '${Package} ${Version}\\n' | sort; \
                   find /usr /opt /etc /root /var/cache/taskc -xdev -type d -printf 'd %p\\n' | sort; \
                   find /usr /opt /etc /root /var/cache/taskc -xdev ! -type d -printf '%y %p %s\\n' | sort";
-    let mut req = RunRequest::new(
-        tag,
-        format!("cache-contents-{}", tag.replace(':', "-")),
-        "cache-test",
-        script,
-    );
-    req.timeout = Duration::from_secs(120);
-    let out = docker.run(&req).await.unwrap();
-    assert!(out.succeeded(), "{}", out.log_text());
-    out.log_text()
+    support::docker::run_script(docker, tag, "cache-contents", "cache-test", script).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rebuilt_layer_installs_from_the_cache_offline_and_the_cache_is_not_in_the_image() {
-    let Some(docker) = docker().await else {
+    let Some(docker) = support::docker::connect_or_skip().await else {
         return;
     };
     let nonce = format!(
@@ -232,7 +211,7 @@ fn with_a_link_step_of_its_own(dockerfile: &str) -> String {
 /// (the link an earlier layer made is gone). Needs the package index.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requirement_layers_that_link_pytest_give_the_files_of_a_link_step_after_them() {
-    let Some(docker) = docker().await else {
+    let Some(docker) = support::docker::connect_or_skip().await else {
         return;
     };
     let nonce = format!(

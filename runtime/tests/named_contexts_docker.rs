@@ -11,12 +11,11 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
 use taskc_compiler::check::check_spec;
 use taskc_compiler::lower::{lower_verify, LowerOptions};
 use taskc_compiler::plan::Plan;
-use taskc_runtime::backend::{Backend, ImageBuild, RunRequest};
+use taskc_runtime::backend::{Backend, ImageBuild};
 use taskc_runtime::docker::{Builder, DockerBackend};
 use taskc_runtime::exec::images::{env_build, env_context, node_builds};
 use taskc_runtime::repo::{materialize, RepoSource, Rewrites};
@@ -61,16 +60,7 @@ fn builds(work: &Path, prefix: &str) -> (Plan, Vec<ImageBuild>) {
 
 async fn listing(docker: &DockerBackend, tag: &str) -> String {
     let script = "cat /opt/ctx/expected /opt/deps/calc.lock; find /opt/src | sort";
-    let mut req = RunRequest::new(
-        tag,
-        format!("ctx-contexts-{}", tag.replace([':', '/'], "-")),
-        "ctx-contexts",
-        script,
-    );
-    req.timeout = Duration::from_secs(120);
-    let out = docker.run(&req).await.unwrap();
-    assert!(out.succeeded(), "{}", out.log_text());
-    out.log_text()
+    support::docker::run_script(docker, tag, "ctx-contexts", "ctx-contexts", script).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

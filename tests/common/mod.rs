@@ -220,3 +220,14 @@ pub fn ensure_stand_in(tag: &str) {
         "scripts/standins/build.sh {what}: {o:?}"
     );
 }
+
+/// A finished command as text for an assertion's message: its exit code, stdout and stderr.
+#[allow(dead_code)] // not every test binary needs it
+pub fn text(o: &std::process::Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}

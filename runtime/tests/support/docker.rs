@@ -87,3 +87,25 @@ pub async fn connect_or_skip() -> Option<taskc_runtime::docker::DockerBackend> {
         Err(e) => panic!("Docker is required for this test (set TASKC_SKIP_DOCKER=1 to skip): {e}"),
     }
 }
+
+/// `script` in a container of image `tag` (run id `<prefix>-<tag>`, session `session`), which
+/// must succeed within two minutes; its log.
+pub async fn run_script(
+    docker: &taskc_runtime::docker::DockerBackend,
+    tag: &str,
+    prefix: &str,
+    session: &str,
+    script: &str,
+) -> String {
+    use taskc_runtime::backend::{Backend, RunRequest};
+    let mut req = RunRequest::new(
+        tag,
+        format!("{prefix}-{}", tag.replace([':', '/'], "-")),
+        session,
+        script,
+    );
+    req.timeout = std::time::Duration::from_secs(120);
+    let out = docker.run(&req).await.unwrap();
+    assert!(out.succeeded(), "{}", out.log_text());
+    out.log_text()
+}
